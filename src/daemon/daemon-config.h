@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Daemon-wide settings: /etc/igmpd/igmpd.conf and /etc/igmpd/igmpd.conf.d/ *.conf, section
+ * [Daemon]. Every key has a built-in default, so the files are optional. Later issues add keys
+ * by adding a row to the table in daemon-config.c.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf-parser.h"
+
+#define AUDIT_HISTORY_MAX 65536
+#define NETLINK_RCVBUF_MIN 4096
+#define NETLINK_RCVBUF_MAX (1024ULL * 1024 * 1024)
+
+typedef enum AuditSourceMask {
+        AUDIT_SOURCE_KMSG = 1 << 0,
+        AUDIT_SOURCE_AUDIT = 1 << 1,
+} AuditSourceMask;
+
+typedef enum NMMode {
+        NM_MODE_AUTO,
+        NM_MODE_NO,
+} NMMode;
+
+typedef struct DaemonConfig {
+        size_t netlink_rcvbuf;   /* NetlinkReceiveBufferSize= */
+        unsigned audit_sources;  /* AuditSources=, AuditSourceMask */
+        bool audit_rule;         /* AuditRule= */
+        unsigned audit_history;  /* AuditHistory= */
+        NMMode network_manager;  /* NetworkManager= */
+} DaemonConfig;
+
+void daemon_config_defaults(DaemonConfig *c);
+
+/* Parses one file's text on top of *c. Returns the number of problems (≥ 0) or -ENOMEM. */
+int daemon_config_parse(DaemonConfig *c, const char *path, const char *buf, size_t len, ConfigDiagFn diag,
+                        void *userdata);
+
+/* Loads defaults, then ROOT/etc/igmpd/igmpd.conf, then igmpd.conf.d/ *.conf (same-name override
+ * across /etc, /run, /usr/local/lib, /usr/lib). Returns problems (≥ 0) or -ENOMEM. */
+int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, void *userdata);

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Link lifecycle and the write path: effective values → /proc/sys, keyed by ifindex, safe
+ * against renames.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ifname.h"
+#include "link.h"
+#include "log.h"
+#include "manager.h"
+#include "sysctl-util.h"
+
+#define LINK_MATCHED_MAX 64 /* files remembered per link for display; matching itself is unbounded */
+#define LINK_RENAME_RETRIES 3
+
+static const char *const link_state_table[_LINK_STATE_MAX] = {
+        [LINK_STATE_PENDING] = "pending",
+        [LINK_STATE_CONFIGURED] = "configured",
+        [LINK_STATE_FAILED] = "failed",
+        [LINK_STATE_UNMANAGED] = "unmanaged",
+};
+
+const char *link_state_to_string(LinkState s)
+{
+        if (s < 0 || s >= _LINK_STATE_MAX)
+                return NULL;
+        return link_state_table[s];
+}
+
+static char **strv_copy(char *const *l)
+{
+        size_t n = 0;
+        char **c;
+
+        if (!l)
+                return NULL;
+        while (l[n])
+                n++;
+        c = calloc(n + 1, sizeof *c);
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                c[i] = strdup(l[i]);
+                if (!c[i]) {
+                        strv_freep(&c);
+                        return NULL;
+                }
+        }
+        return c;
+}
+
+static bool strv_equal(char *const *a, char *const *b)
+{
+        size_t i = 0;
+
+        for (; a && b && a[i] && b[i]; i++)
+                if (!streq(a[i], b[i]))
+                        return false;
+        return (!a || !a[i]) && (!b || !b[i]);
+}
+
+Link *link_free(Link *l)
+{
+        if (!l)
+                return NULL;
+        free(l->ifname);
+        strv_freep(&l->altnames);
+        free(l->kind);
+        free(l->last_error);
+        free(l->matched);
+        free(l);
+        return NULL;
+}
+
+static int link_set_info(Link *l, const LinkMessage *msg)
+{
+        int r;
+
+        if (!streq_ptr(l->ifname, msg->ifname)) {
+                r = free_and_strdup(&l->ifname, msg->ifname);
+                if (r < 0)
+                        return r;
+        }
+        if (!streq_ptr(l->kind, msg->kind)) {
+                r = free_and_strdup(&l->kind, msg->kind);
+                if (r < 0)
+                        return r;
+        }
+        if (!strv_equal(l->altnames, msg->altnames)) {
+                char **c = strv_copy(msg->altnames);
+                if (msg->altnames && !c)
+                        return -ENOMEM;
+                strv_freep(&l->altnames);
+                l->altnames = c;
+        }
+        snprintf(l->type, sizeof l->type, "%s", strempty(msg->type));
+        l->has_mac = msg->mac;
+        if (msg->mac)
+                l->mac = *msg->mac;
+        l->flags = msg->flags;
+        l->mtu = msg->mtu;
+        return 0;
+}
+
+int link_new(Manager *m, const LinkMessage *msg, Link **ret)
+{
+        _cleanup_(link_freep) Link *l = NULL;
+        int r;
+
+        assert(m);
+        assert(msg);
+
+        l = calloc(1, sizeof *l);
+        if (!l)
+                return -ENOMEM;
+        l->manager = m;
+        l->ifindex = msg->ifindex;
+        l->state = LINK_STATE_PENDING;
+        r = link_set_info(l, msg);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+static bool ipv6_dir_exists(Link *l)
+{
+        int fd = l->manager->conf_fd[KNOB_FAMILY_IPV6];
+
+        if (fd < 0 || !ifname_valid(l->ifname))
+                return false;
+        return faccessat(fd, l->ifname, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
+{
+        bool renamed, went_up, ipv6_appeared, rematch;
+        int r;
+
+        renamed = !streq_ptr(l->ifname, msg->ifname);
+        went_up = !(l->flags & IFF_UP) && (msg->flags & IFF_UP);
+        /* Matching also looks at altnames, kind and MAC address. */
+        rematch = !strv_equal(l->altnames, msg->altnames) || !streq_ptr(l->kind, msg->kind) ||
+                  (msg->mac && (!l->has_mac || memcmp(&l->mac, msg->mac, sizeof l->mac) != 0));
+
+        r = link_set_info(l, msg);
+        if (r < 0)
+                return r;
+
+        ipv6_appeared = !l->ipv6_available && ipv6_dir_exists(l);
+
+        if (renamed)
+                log_link_debug(l, "Link %d renamed, matching policy by the new name.", l->ifindex);
+        if (went_up)
+                log_link_debug(l, "Link went up, re-checking values.");
+        if (ipv6_appeared)
+                log_link_debug(l, "IPv6 configuration appeared.");
+
+        *ret_reconfigure = renamed || went_up || ipv6_appeared || rematch || l->state == LINK_STATE_PENDING;
+        return 0;
+}
+
+void link_to_info(const Link *l, LinkInfo *ret)
+{
+        *ret = (LinkInfo) {
+                .name = l->ifname,
+                .altnames = l->altnames,
+                .kind = l->kind,
+                .type = l->type,
+                .mac = l->has_mac ? &l->mac : NULL,
+                .loopback = (l->flags & IFF_LOOPBACK) || streq(l->type, "loopback"),
+        };
+}
+
+static bool knob_matches_cb(int32_t want, int32_t have, const void *userdata)
+{
+        return knob_value_matches(*(const Knob *) userdata, want, have);
+}
+
+static void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
+static void link_set_error(Link *l, const char *fmt, ...)
+{
+        char *s = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        free(l->last_error);
+        l->last_error = s;
+}
+
+/* Applies the knobs of one family through an already verified directory fd. Returns the number
+ * of knobs that failed, or -ENOENT if the directory vanished under us (renamed). */
+static int link_apply_family(Link *l, KnobFamily family, int dfd)
+{
+        Manager *m = l->manager;
+        unsigned failed = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                int32_t old = 0, want;
+                bool written = false;
+                int r;
+
+                if (i->family != family)
+                        continue;
+
+                if (l->effective[k].set)
+                        want = l->effective[k].value;
+                else if (l->changed[k])
+                        want = l->original[k]; /* no longer covered: put back what we found */
+                else
+                        continue;
+
+                if (!m->knob_supported[k]) {
+                        if (l->effective[k].set && !m->knob_missing_warned[k]) {
+                                log_warning("Policy sets %s (from %s), but this kernel does not have it "
+                                            "(added by %s); ignoring it on all links.",
+                                            i->name, l->effective[k].source, i->patch);
+                                m->knob_missing_warned[k] = true;
+                        }
+                        continue;
+                }
+
+                r = sysctl_update_int_at(dfd, i->name, want, knob_matches_cb, &k, &old, &written);
+                if (r == -ENOENT)
+                        return -ENOENT;
+                if (r < 0) {
+                        log_link_warning_errno(l, r, "Failed to set %s to %d, ignoring: %m", i->name, want);
+                        link_set_error(l, "Failed to set %s to %d: %s", i->name, want, strerror(-r));
+                        failed++;
+                        continue;
+                }
+
+                if (l->effective[k].set) {
+                        if (written && !l->changed[k]) {
+                                l->original[k] = old;
+                                l->changed[k] = true;
+                        }
+                } else
+                        l->changed[k] = false;
+
+                l->kernel[k] = written ? want : old;
+                l->kernel_known[k] = true;
+
+                if (written)
+                        log_link_debug(l, "Set %s=%d (was %d, from %s).", i->name, want, old,
+                                       l->effective[k].set ? l->effective[k].source : "value before igmpd");
+        }
+        return (int) failed;
+}
+
+static bool link_wants_family(Link *l, KnobFamily family)
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (knob_info(k)->family == family && (l->effective[k].set || l->changed[k]))
+                        return true;
+        return false;
+}
+
+static void link_check_mld_all(Link *l)
+{
+        Manager *m = l->manager;
+        int32_t all;
+
+        if (m->mld_all_warned || !l->effective[KNOB_MLD_VERSION].set || m->conf_fd[KNOB_FAMILY_IPV6] < 0)
+                return;
+        if (sysctl_read_int_at(m->conf_fd[KNOB_FAMILY_IPV6], "all/force_mld_version", &all) < 0 || all == 0)
+                return;
+        log_link_warning(l, "net.ipv6.conf.all.force_mld_version=%d overrides the per-link MLD version "
+                         "%d set by %s.", all, l->effective[KNOB_MLD_VERSION].value,
+                         l->effective[KNOB_MLD_VERSION].source);
+        m->mld_all_warned = true;
+}
+
+int link_configure(Link *l)
+{
+        Manager *m = l->manager;
+        unsigned failed = 0;
+        bool any = false;
+
+        for (int attempt = 0;; attempt++) {
+                _cleanup_free_ const PolicyFile **matched = NULL;
+                LinkInfo info;
+                size_t n_matched = 0;
+                char now[IF_NAMESIZE];
+                bool renamed = false;
+                int r;
+
+                if (!ifname_valid(l->ifname)) {
+                        link_set_error(l, "Interface name is not usable as a path component");
+                        l->state = LINK_STATE_FAILED;
+                        return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
+                }
+
+                matched = calloc(LINK_MATCHED_MAX, sizeof *matched);
+                if (!matched)
+                        return log_oom();
+                link_to_info(l, &info);
+                manager_effective(m, &info, l->effective, matched, LINK_MATCHED_MAX, &n_matched);
+                free(l->matched);
+                l->matched = TAKE_PTR(matched);
+                l->n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
+
+                failed = 0;
+                any = false;
+                for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                        _cleanup_close_ int dfd = -EBADF;
+
+                        if (f == KNOB_FAMILY_IPV6)
+                                l->ipv6_available = ipv6_dir_exists(l);
+                        if (!link_wants_family(l, f))
+                                continue;
+                        any = true;
+                        if (m->conf_fd[f] < 0)
+                                continue; /* whole family absent from this kernel */
+
+                        dfd = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
+                        if (dfd == -ENOENT && f == KNOB_FAMILY_IPV6) {
+                                /* MTU < 1280 or IPv6 off: unavailable, applied when it appears. */
+                                log_link_debug(l, "IPv6 configuration not present, MLD knobs wait for it.");
+                                continue;
+                        }
+
+                        /* Verify the directory we opened belongs to our ifindex: the name may
+                         * have moved to another link in the meantime. */
+                        r = manager_ifindex_to_name(m, l->ifindex, now);
+                        if (r == -ENODEV || r == -ENXIO)
+                                return 0; /* gone; RTM_DELLINK follows */
+                        if (r >= 0 && !streq(now, l->ifname)) {
+                                renamed = true;
+                                (void) free_and_strdup(&l->ifname, now);
+                                break;
+                        }
+                        if (dfd < 0) {
+                                if (dfd == -ENOENT)
+                                        return 0; /* no IPv4 conf (yet); a later event brings it */
+                                link_set_error(l, "Cannot open %s conf directory: %s", knob_family_dir(f),
+                                               strerror(-dfd));
+                                l->state = LINK_STATE_FAILED;
+                                return log_link_warning_errno(l, dfd, "Failed to open %s conf directory: %m",
+                                                              knob_family_dir(f));
+                        }
+
+                        if (f == KNOB_FAMILY_IPV6)
+                                link_check_mld_all(l);
+
+                        r = link_apply_family(l, f, dfd);
+                        if (r == -ENOENT) {
+                                renamed = true;
+                                if (manager_ifindex_to_name(m, l->ifindex, now) >= 0)
+                                        (void) free_and_strdup(&l->ifname, now);
+                                break;
+                        }
+                        failed += (unsigned) r;
+                }
+
+                if (!renamed)
+                        break;
+                if (attempt >= LINK_RENAME_RETRIES) {
+                        link_set_error(l, "Link keeps being renamed");
+                        l->state = LINK_STATE_PENDING;
+                        return log_link_warning_errno(l, EAGAIN,
+                                                      "Link renamed while configuring it, giving up for now; "
+                                                      "the rename event will retry.");
+                }
+                log_link_debug(l, "Link was renamed while configuring it, redoing under the new name.");
+        }
+
+        if (failed > 0) {
+                l->state = LINK_STATE_FAILED;
+                return -EIO;
+        }
+        free(l->last_error);
+        l->last_error = NULL;
+        l->state = any ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
+        return 0;
+}
+
+void link_read_kernel(Link *l)
+{
+        Manager *m = l->manager;
+
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                _cleanup_close_ int dfd = -EBADF;
+
+                if (m->conf_fd[f] < 0)
+                        continue;
+                dfd = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        if (knob_info(k)->family != f)
+                                continue;
+                        l->kernel_known[k] = dfd >= 0 && sysctl_read_int_at(dfd, knob_info(k)->name, &l->kernel[k]) >= 0;
+                }
+        }
+}

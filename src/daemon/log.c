@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The daemon's one logging sink.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+
+#include "log.h"
+
+static LogTarget log_target = LOG_TARGET_CONSOLE;
+static int log_max_level = LOG_INFO;
+
+static int level_from_string(const char *s)
+{
+        static const char *const names[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
+
+        for (int i = 0; i < (int) ELEMENTSOF(names); i++)
+                if (streq(s, names[i]))
+                        return i;
+        if (streq(s, "error"))
+                return LOG_ERR;
+        if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
+                return s[0] - '0';
+        return -EINVAL;
+}
+
+/* stderr is connected to the journal if JOURNAL_STREAM names its device and inode. */
+static bool stderr_is_journal(void)
+{
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+                return false;
+        if (fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return st.st_dev == dev && st.st_ino == ino;
+}
+
+void log_setup(void)
+{
+        const char *t = getenv("SYSTEMD_LOG_TARGET"), *l = getenv("SYSTEMD_LOG_LEVEL");
+
+        if (t && streq(t, "journal"))
+                log_target = LOG_TARGET_JOURNAL;
+        else if (t && streq(t, "console"))
+                log_target = LOG_TARGET_CONSOLE;
+        else
+                log_target = stderr_is_journal() ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
+
+        if (l) {
+                int v = level_from_string(l);
+                if (v >= 0)
+                        log_max_level = v;
+        }
+}
+
+void log_set_max_level(int level)
+{
+        log_max_level = level;
+}
+
+int log_get_max_level(void)
+{
+        return log_max_level;
+}
+
+int log_internal(int level, int error, const char *ifname, int ifindex, const char *message_id,
+                 const char *fmt, ...)
+{
+        char buf[1024];
+        va_list ap;
+        int saved = errno;
+
+        if (error < 0)
+                error = -error;
+        if (level > log_max_level)
+                return -error;
+
+        /* Make %m print the error we were given. */
+        errno = error;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+
+        if (log_target == LOG_TARGET_JOURNAL) {
+                char msg[1100], prio[16], ifx[32], ifn[64], mid[64], err[32];
+                struct iovec iov[6];
+                int n = 0;
+
+                snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(ifname), ifname ? ": " : "", buf);
+                iov[n++] = (struct iovec) { msg, strlen(msg) };
+                snprintf(prio, sizeof prio, "PRIORITY=%d", level);
+                iov[n++] = (struct iovec) { prio, strlen(prio) };
+                if (ifname) {
+                        snprintf(ifn, sizeof ifn, "INTERFACE=%s", ifname);
+                        iov[n++] = (struct iovec) { ifn, strlen(ifn) };
+                        snprintf(ifx, sizeof ifx, "IFINDEX=%d", ifindex);
+                        iov[n++] = (struct iovec) { ifx, strlen(ifx) };
+                }
+                if (error) {
+                        snprintf(err, sizeof err, "ERRNO=%d", error);
+                        iov[n++] = (struct iovec) { err, strlen(err) };
+                }
+                if (message_id) {
+                        snprintf(mid, sizeof mid, "MESSAGE_ID=%s", message_id);
+                        iov[n++] = (struct iovec) { mid, strlen(mid) };
+                }
+                (void) sd_journal_sendv(iov, n);
+        } else {
+                if (ifname)
+                        fprintf(stderr, "%s: %s\n", ifname, buf);
+                else
+                        fprintf(stderr, "%s\n", buf);
+        }
+
+        errno = saved;
+        return -error;
+}

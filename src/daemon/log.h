@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Daemon logging: to stderr, or to the journal with structured fields (INTERFACE=, IFINDEX=,
+ * MESSAGE_ID=) when running under systemd. Only event handlers, bus methods and main log
+ * (STYLE.md: log once, at the boundary). log_*_errno() return -abs(error) for tail calls.
+ */
+
+#include <stdarg.h>
+#include <syslog.h>
+
+#include "macro.h"
+
+typedef enum LogTarget {
+        LOG_TARGET_CONSOLE,
+        LOG_TARGET_JOURNAL,
+} LogTarget;
+
+/* Picks the target from SYSTEMD_LOG_TARGET (console|journal) or JOURNAL_STREAM, and the level
+ * from SYSTEMD_LOG_LEVEL (debug|info|notice|warning|err or a number). */
+void log_setup(void);
+void log_set_max_level(int level);
+int log_get_max_level(void);
+
+int log_internal(int level, int error, const char *ifname, int ifindex, const char *message_id,
+                 const char *fmt, ...) _printf_(6, 7);
+
+#define log_full_errno(level, error, ...) log_internal(level, error, NULL, 0, NULL, __VA_ARGS__)
+#define log_full(level, ...) (void) log_internal(level, 0, NULL, 0, NULL, __VA_ARGS__)
+
+#define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
+
+#define log_debug_errno(e, ...) log_full_errno(LOG_DEBUG, e, __VA_ARGS__)
+#define log_info_errno(e, ...) log_full_errno(LOG_INFO, e, __VA_ARGS__)
+#define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, e, __VA_ARGS__)
+#define log_error_errno(e, ...) log_full_errno(LOG_ERR, e, __VA_ARGS__)
+
+/* Per-link messages: "eth0: …" on the console, INTERFACE=eth0 in the journal. */
+#define log_link_full_errno(link, level, error, ...) \
+        log_internal(level, error, (link) ? (link)->ifname : NULL, (link) ? (link)->ifindex : 0, NULL, __VA_ARGS__)
+#define log_link_full(link, level, ...) (void) log_link_full_errno(link, level, 0, __VA_ARGS__)
+
+#define log_link_debug(link, ...) log_link_full(link, LOG_DEBUG, __VA_ARGS__)
+#define log_link_info(link, ...) log_link_full(link, LOG_INFO, __VA_ARGS__)
+#define log_link_notice(link, ...) log_link_full(link, LOG_NOTICE, __VA_ARGS__)
+#define log_link_warning(link, ...) log_link_full(link, LOG_WARNING, __VA_ARGS__)
+#define log_link_error(link, ...) log_link_full(link, LOG_ERR, __VA_ARGS__)
+#define log_link_warning_errno(link, e, ...) log_link_full_errno(link, LOG_WARNING, e, __VA_ARGS__)
+#define log_link_error_errno(link, e, ...) log_link_full_errno(link, LOG_ERR, e, __VA_ARGS__)
+#define log_link_debug_errno(link, e, ...) log_link_full_errno(link, LOG_DEBUG, e, __VA_ARGS__)
+
+#define log_oom() log_error_errno(ENOMEM, "Out of memory.")

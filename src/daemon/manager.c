@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Manager: event loop, configuration sets, the link table, and the glue between netlink
+ * events and link configuration.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "link.h"
+#include "log.h"
+#include "manager.h"
+#include "netlink.h"
+#include "sysctl-util.h"
+
+void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message)
+{
+        if (file && line > 0)
+                log_warning("%s:%u: %s", file, line, message);
+        else if (file)
+                log_warning("%s: %s", file, message);
+        else
+                log_warning("%s", message);
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        Manager *m = userdata;
+
+        log_info("Received SIG%s, stopping.", sigabbrev_np((int) si->ssi_signo));
+        (void) sd_notify(false, "STOPPING=1");
+        return sd_event_exit(m->event, 0);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void) manager_reload(userdata);
+        return 0;
+}
+
+int manager_new(const char *root, Manager **ret)
+{
+        _cleanup_(manager_freep) Manager *m = NULL;
+        sigset_t mask;
+        int r;
+
+        m = calloc(1, sizeof *m);
+        if (!m)
+                return -ENOMEM;
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
+                m->conf_fd[f] = -EBADF;
+        m->ioctl_fd = -EBADF;
+        daemon_config_defaults(&m->config);
+
+        m->root = strdup(root ?: "");
+        m->proc_root = strdup("/proc");
+        if (!m->root || !m->proc_root)
+                return -ENOMEM;
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return negative_errno();
+        r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_sigterm, m);
+        if (r < 0)
+                return r;
+        r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_sigterm, m);
+        if (r < 0)
+                return r;
+        r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m);
+        if (r < 0)
+                return r;
+
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
+                m->conf_fd[f] = sysctl_open_conf_dir(m->proc_root, knob_family_dir(f));
+        if (m->conf_fd[KNOB_FAMILY_IPV4] < 0)
+                return m->conf_fd[KNOB_FAMILY_IPV4];
+
+        m->ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (m->ioctl_fd < 0)
+                return negative_errno();
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+Manager *manager_free(Manager *m)
+{
+        void **links = NULL;
+        size_t n = 0;
+
+        if (!m)
+                return NULL;
+
+        netlink_free(m->netlink);
+        if (intmap_values(&m->links, &links, &n) >= 0) {
+                for (size_t i = 0; i < n; i++)
+                        link_free(links[i]);
+                free(links);
+        }
+        intmap_done(&m->links);
+
+        policy_free(m->policy);
+        runtime_config_free(m->runtime);
+
+        sd_event_source_unref(m->sigterm_source);
+        sd_event_source_unref(m->sigint_source);
+        sd_event_source_unref(m->sighup_source);
+        sd_event_unref(m->event);
+
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
+                safe_close(m->conf_fd[f]);
+        safe_close(m->ioctl_fd);
+        free(m->root);
+        free(m->proc_root);
+        free(m);
+        return NULL;
+}
+
+void manager_probe_kernel(Manager *m)
+{
+        char line[512];
+        size_t off = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                int fd = m->conf_fd[i->family];
+                char path[96];
+
+                snprintf(path, sizeof path, "default/%s", i->name);
+                m->knob_supported[k] = fd >= 0 && faccessat(fd, path, F_OK, 0) == 0;
+                off += (size_t) snprintf(line + off, sizeof line - off, "%s%s %s", k > 0 ? ", " : "", i->name,
+                                         m->knob_supported[k] ? "yes" : "no");
+        }
+        log_info("Kernel knobs: %s%s.", line,
+                 m->conf_fd[KNOB_FAMILY_IPV6] < 0 ? " (no IPv6 in this kernel or namespace)" : "");
+}
+
+typedef struct ConfigSet {
+        Policy *policy;
+        RuntimeConfig *runtime;
+        DaemonConfig config;
+        unsigned n_errors;
+} ConfigSet;
+
+static void config_set_done(ConfigSet *s)
+{
+        policy_free(s->policy);
+        runtime_config_free(s->runtime);
+        *s = (ConfigSet) {};
+}
+
+static int config_set_load(const char *root, ConfigDiagFn diag, void *userdata, ConfigSet *ret)
+{
+        _cleanup_(config_set_done) ConfigSet s = {};
+        int r;
+
+        r = daemon_config_load(&s.config, root, diag, userdata);
+        if (r < 0)
+                return r;
+        s.n_errors += (unsigned) r;
+
+        r = policy_load(root, diag, userdata, &s.policy);
+        if (r < 0)
+                return r;
+        s.n_errors += s.policy->n_errors;
+
+        r = runtime_config_load(root, diag, userdata, &s.runtime);
+        if (r < 0)
+                return r;
+
+        *ret = s;
+        s = (ConfigSet) {};
+        return 0;
+}
+
+int manager_load_config(Manager *m)
+{
+        ConfigSet s = {};
+        int r;
+
+        r = config_set_load(m->root, manager_config_diag, m, &s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load configuration, keeping the previous one: %m");
+
+        policy_free(m->policy);
+        runtime_config_free(m->runtime);
+        m->policy = s.policy;
+        m->runtime = s.runtime;
+        m->config = s.config;
+        log_info("Loaded %zu policy file%s (%zu masked), %zu runtime override%s%s.", m->policy->n_files,
+                 m->policy->n_files == 1 ? "" : "s", m->policy->n_masked, m->runtime->n,
+                 m->runtime->n == 1 ? "" : "s", s.n_errors > 0 ? ", with problems (see above)" : "");
+        return 0;
+}
+
+static void manager_configure_all(Manager *m)
+{
+        _cleanup_free_ void **links = NULL;
+        size_t n = 0;
+
+        if (intmap_values(&m->links, &links, &n) < 0) {
+                log_oom();
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                (void) link_configure(links[i]);
+}
+
+int manager_reload(Manager *m)
+{
+        int r;
+
+        log_info("Reloading configuration.");
+        (void) sd_notify(false, "RELOADING=1");
+        r = manager_load_config(m);
+        if (r >= 0)
+                manager_configure_all(m);
+        manager_notify_status(m);
+        (void) sd_notify(false, "READY=1");
+        return r;
+}
+
+void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
+                       const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
+{
+        policy_merge(m->policy, info, out, matched, max_matched, ret_n_matched);
+        runtime_config_merge(m->runtime, info->name, out);
+}
+
+Link *manager_get_link(Manager *m, int ifindex)
+{
+        return intmap_get(&m->links, ifindex);
+}
+
+int manager_ifindex_to_name(Manager *m, int ifindex, char ret[IF_NAMESIZE])
+{
+        struct ifreq ifr = { .ifr_ifindex = ifindex };
+
+        if (ioctl(m->ioctl_fd, SIOCGIFNAME, &ifr) < 0)
+                return negative_errno();
+        memcpy(ret, ifr.ifr_name, IF_NAMESIZE);
+        ret[IF_NAMESIZE - 1] = '\0';
+        return 0;
+}
+
+void manager_on_link_message(Manager *m, const LinkMessage *msg)
+{
+        Link *l;
+        bool reconfigure = true;
+        int r;
+
+        if (msg->ifindex <= 0 || !msg->ifname)
+                return;
+
+        l = manager_get_link(m, msg->ifindex);
+        if (!l) {
+                r = link_new(m, msg, &l);
+                if (r < 0) {
+                        log_oom();
+                        return;
+                }
+                r = intmap_put(&m->links, l->ifindex, l);
+                if (r < 0) {
+                        link_free(l);
+                        log_oom();
+                        return;
+                }
+                log_link_debug(l, "New link %d.", l->ifindex);
+        } else {
+                r = link_update(l, msg, &reconfigure);
+                if (r < 0) {
+                        log_oom();
+                        return;
+                }
+        }
+        l->seen = true;
+
+        if (reconfigure)
+                (void) link_configure(l);
+}
+
+void manager_on_link_removed(Manager *m, int ifindex)
+{
+        Link *l = intmap_remove(&m->links, ifindex);
+
+        if (!l)
+                return;
+        log_link_debug(l, "Link %d removed.", ifindex);
+        link_free(l);
+}
+
+void manager_on_ipv6_hint(Manager *m, int ifindex)
+{
+        Link *l = manager_get_link(m, ifindex);
+        bool reconfigure = false;
+
+        if (!l || l->ipv6_available)
+                return;
+        LinkMessage same = {
+                .ifindex = l->ifindex, .ifname = l->ifname, .altnames = l->altnames, .kind = l->kind,
+                .type = l->type, .mac = l->has_mac ? &l->mac : NULL, .flags = l->flags, .mtu = l->mtu,
+        };
+        if (link_update(l, &same, &reconfigure) >= 0 && reconfigure)
+                (void) link_configure(l);
+}
+
+int manager_enumerate(Manager *m)
+{
+        _cleanup_free_ void **links = NULL;
+        size_t n = 0;
+        int r;
+
+        if (intmap_values(&m->links, &links, &n) < 0)
+                return log_oom();
+        for (size_t i = 0; i < n; i++)
+                ((Link *) links[i])->seen = false;
+
+        r = netlink_enumerate(m->netlink);
+        if (r < 0)
+                return log_error_errno(r, "Failed to enumerate links: %m");
+
+        /* Links that vanished while we were not listening. */
+        for (size_t i = 0; i < n; i++) {
+                Link *l = links[i];
+                if (!l->seen)
+                        manager_on_link_removed(m, l->ifindex);
+        }
+        return 0;
+}
+
+void manager_notify_status(Manager *m)
+{
+        (void) sd_notifyf(false, "STATUS=Managing %zu links, %zu policies", intmap_size(&m->links),
+                          m->policy ? m->policy->n_files : 0);
+}
+
+int manager_start(Manager *m)
+{
+        int r;
+
+        r = netlink_new(m, m->config.netlink_rcvbuf, &m->netlink);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the netlink socket: %m");
+
+        r = manager_enumerate(m);
+        if (r < 0)
+                return r;
+
+        size_t configured = 0, total = 0, i = 0;
+        void *v;
+        while (intmap_iterate(&m->links, &i, &v)) {
+                total++;
+                if (((Link *) v)->state == LINK_STATE_CONFIGURED)
+                        configured++;
+        }
+        m->ready = true;
+        log_info("Configured %zu of %zu links, ready.", configured, total);
+        manager_notify_status(m);
+        (void) sd_notify(false, "READY=1");
+        return 0;
+}
+
+int manager_run(Manager *m)
+{
+        return sd_event_loop(m->event);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The Manager owns the event loop, the netlink sockets, the configuration and the links.
+ */
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "daemon-config.h"
+#include "link.h"
+#include "intmap.h"
+#include "knob.h"
+#include "policy.h"
+#include "runtime-config.h"
+
+typedef struct Netlink Netlink;
+
+typedef struct Manager {
+        sd_event *event;
+        char *root;       /* config root ("" = /) */
+        char *proc_root;  /* normally "/proc" */
+        bool check_only;
+
+        int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
+        int ioctl_fd;                  /* for SIOCGIFNAME */
+        bool knob_supported[_KNOB_MAX];
+        bool knob_missing_warned[_KNOB_MAX];
+        bool mld_all_warned;
+
+        DaemonConfig config;
+        Policy *policy;
+        RuntimeConfig *runtime;
+
+        IntMap links; /* ifindex → Link* */
+        Netlink *netlink;
+
+        unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
+        bool ready;
+
+        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+} Manager;
+
+int manager_new(const char *root, Manager **ret);
+Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+/* Loads policy, runtime and daemon configuration. On -ENOMEM the previous set is kept. */
+int manager_load_config(Manager *m);
+/* Reload: parse everything anew, swap it in, reconfigure every link. */
+int manager_reload(Manager *m);
+
+/* Probes which knobs this kernel has. */
+void manager_probe_kernel(Manager *m);
+
+int manager_start(Manager *m);
+int manager_run(Manager *m);
+
+/* Called by netlink.c. */
+void manager_on_link_message(Manager *m, const LinkMessage *msg);
+void manager_on_link_removed(Manager *m, int ifindex);
+void manager_on_ipv6_hint(Manager *m, int ifindex);
+int manager_enumerate(Manager *m); /* full dump + mark/sweep */
+
+Link *manager_get_link(Manager *m, int ifindex);
+
+/* Name currently carried by ifindex, via SIOCGIFNAME. 0 or -errno (-ENODEV if gone). */
+int manager_ifindex_to_name(Manager *m, int ifindex, char ret[16]);
+
+/* Diagnostic sink for config problems: logs "FILE:LINE: message". */
+void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message);
+
+/* Effective values for a link from every source, weakest first. */
+void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
+                       const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched);
+
+void manager_notify_status(Manager *m);

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Netlink link events and dumps through libnl-3/libnl-route-3, integrated into sd-event.
+ */
+
+#include <errno.h>
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <netlink/route/rtnl.h>
+#include <netlink/utils.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <systemd/sd-event.h>
+
+#include "link.h"
+#include "log.h"
+#include "manager.h"
+#include "netlink.h"
+
+/* Messages handled per wake-up before yielding to other event sources (signals, the bus). */
+#define NETLINK_BATCH 256
+#define ALTNAMES_MAX 32
+
+struct Netlink {
+        Manager *manager;
+        struct nl_sock *events;
+        struct nl_sock *dump;
+        sd_event_source *io;
+        size_t rcvbuf;
+};
+
+static void altnames_free(char **l)
+{
+        for (char **p = l; p && *p; p++)
+                free(*p);
+}
+
+/* libnl's rtnl_link does not carry IFLA_PROP_LIST (altnames): read it from the raw message. */
+static void parse_altnames(struct nlmsghdr *nlh, char *ret[ALTNAMES_MAX + 1])
+{
+        struct nlattr *list, *a;
+        size_t n = 0;
+        int rem;
+
+        ret[0] = NULL;
+        list = nlmsg_find_attr(nlh, sizeof(struct ifinfomsg), IFLA_PROP_LIST);
+        if (!list)
+                return;
+        nla_for_each_nested(a, list, rem) {
+                if (nla_type(a) != IFLA_ALT_IFNAME || n >= ALTNAMES_MAX)
+                        continue;
+                ret[n] = strndup(nla_data(a), (size_t) nla_len(a));
+                if (ret[n])
+                        n++;
+        }
+        ret[n] = NULL;
+}
+
+typedef struct ParseCtx {
+        Netlink *netlink;
+        struct nlmsghdr *nlh;
+} ParseCtx;
+
+static void on_link_object(struct nl_object *obj, void *arg)
+{
+        ParseCtx *ctx = arg;
+        Manager *m = ctx->netlink->manager;
+        struct rtnl_link *link = (struct rtnl_link *) obj;
+        struct nl_addr *addr;
+        char type[32], *altnames[ALTNAMES_MAX + 1];
+        struct ether_addr mac;
+        bool has_mac = false;
+        int ifindex = rtnl_link_get_ifindex(link);
+
+        if (ctx->nlh->nlmsg_type == RTM_DELLINK) {
+                manager_on_link_removed(m, ifindex);
+                return;
+        }
+
+        addr = rtnl_link_get_addr(link);
+        if (addr && nl_addr_get_len(addr) == ETH_ALEN) {
+                memcpy(&mac, nl_addr_get_binary_addr(addr), ETH_ALEN);
+                has_mac = true;
+        }
+        nl_llproto2str((int) rtnl_link_get_arptype(link), type, sizeof type);
+        parse_altnames(ctx->nlh, altnames);
+
+        LinkMessage msg = {
+                .ifindex = ifindex,
+                .ifname = rtnl_link_get_name(link),
+                .altnames = altnames[0] ? altnames : NULL,
+                .kind = rtnl_link_get_type(link),
+                .type = type,
+                .mac = has_mac ? &mac : NULL,
+                .flags = rtnl_link_get_flags(link),
+                .mtu = rtnl_link_get_mtu(link),
+        };
+        manager_on_link_message(m, &msg);
+        altnames_free(altnames);
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+        Netlink *n = arg;
+        struct nlmsghdr *nlh = nlmsg_hdr(msg);
+        struct ifinfomsg *ifi;
+
+        if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
+                return NL_OK;
+        if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+                return NL_OK;
+        ifi = nlmsg_data(nlh);
+
+        /* AF_BRIDGE messages describe bridge ports (a DELLINK there is "left the bridge"), and
+         * AF_INET6 ones IPv6 state; only AF_UNSPEC messages describe the link itself. */
+        if (ifi->ifi_family == AF_INET6) {
+                if (nlh->nlmsg_type == RTM_NEWLINK)
+                        manager_on_ipv6_hint(n->manager, ifi->ifi_index);
+                return NL_OK;
+        }
+        if (ifi->ifi_family != AF_UNSPEC)
+                return NL_OK;
+
+        ParseCtx ctx = { .netlink = n, .nlh = nlh };
+        int r = nl_msg_parse(msg, on_link_object, &ctx);
+        if (r < 0)
+                log_debug("Ignoring unparsable link message: %s", nl_geterror(r));
+        return NL_OK;
+}
+
+static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Netlink *n = userdata;
+
+        for (unsigned i = 0; i < NETLINK_BATCH; i++) {
+                int r = nl_recvmsgs_default(n->events);
+                if (r == -NLE_AGAIN)
+                        return 0;
+                if (r == -NLE_NOMEM) {
+                        /* ENOBUFS: the kernel dropped events. Nothing tells us which, so take
+                         * a fresh full picture and reconcile every link against it. */
+                        n->manager->n_resyncs++;
+                        log_warning("Netlink receive buffer overrun (ENOBUFS), link events were lost; "
+                                    "re-enumerating all links (resync #%u).", n->manager->n_resyncs);
+                        (void) manager_enumerate(n->manager);
+                        continue;
+                }
+                if (r < 0) {
+                        log_warning("Failed to receive netlink message, ignoring: %s", nl_geterror(r));
+                        return 0;
+                }
+        }
+        return 0;
+}
+
+static int set_rcvbuf(struct nl_sock *sk, size_t size, size_t *ret_granted)
+{
+        int fd = nl_socket_get_fd(sk), v = (int) MIN(size, (size_t) INT32_MAX / 2);
+        socklen_t l = sizeof v;
+
+        /* SO_RCVBUFFORCE goes past net.core.rmem_max with CAP_NET_ADMIN, which we have anyway. */
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v) < 0 &&
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof v) < 0)
+                return negative_errno();
+        if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l) >= 0)
+                *ret_granted = (size_t) v;
+        return 0;
+}
+
+static int socket_open(Netlink *n, struct nl_sock **ret)
+{
+        struct nl_sock *sk = nl_socket_alloc();
+        int r;
+
+        if (!sk)
+                return -ENOMEM;
+        nl_socket_disable_seq_check(sk);
+        r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, n);
+        if (r >= 0)
+                r = nl_connect(sk, NETLINK_ROUTE);
+        if (r < 0) {
+                nl_socket_free(sk);
+                return -EIO;
+        }
+        *ret = sk;
+        return 0;
+}
+
+int netlink_new(Manager *m, size_t rcvbuf, Netlink **ret)
+{
+        Netlink *n;
+        int r;
+
+        n = calloc(1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        n->manager = m;
+
+        r = socket_open(n, &n->events);
+        if (r < 0)
+                goto fail;
+        nl_socket_disable_auto_ack(n->events);
+        r = nl_socket_add_memberships(n->events, RTNLGRP_LINK, RTNLGRP_IPV6_IFINFO, 0);
+        if (r < 0) {
+                r = -EIO;
+                goto fail;
+        }
+        r = nl_socket_set_nonblocking(n->events);
+        if (r < 0) {
+                r = -EIO;
+                goto fail;
+        }
+        n->rcvbuf = rcvbuf;
+        r = set_rcvbuf(n->events, rcvbuf, &n->rcvbuf);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set netlink receive buffer to %zu bytes, ignoring: %m", rcvbuf);
+        log_debug("Netlink receive buffer: %zu bytes.", n->rcvbuf);
+
+        r = socket_open(n, &n->dump);
+        if (r < 0)
+                goto fail;
+        /* Dumps are answered on this socket only; give it room for a big batch too. */
+        (void) set_rcvbuf(n->dump, 4 * 1024 * 1024, &(size_t) { 0 });
+
+        r = sd_event_add_io(m->event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
+        if (r < 0)
+                goto fail;
+
+        *ret = n;
+        return 0;
+
+fail:
+        netlink_free(n);
+        return r;
+}
+
+Netlink *netlink_free(Netlink *n)
+{
+        if (!n)
+                return NULL;
+        sd_event_source_disable_unref(n->io);
+        if (n->events)
+                nl_socket_free(n->events);
+        if (n->dump)
+                nl_socket_free(n->dump);
+        free(n);
+        return NULL;
+}
+
+int netlink_enumerate(Netlink *n)
+{
+        int r;
+
+        r = nl_rtgen_request(n->dump, RTM_GETLINK, AF_UNSPEC, NLM_F_DUMP);
+        if (r < 0)
+                return -EIO;
+        /* Blocking read until NLMSG_DONE; with seq checks off libnl stops at DONE. */
+        r = nl_recvmsgs_default(n->dump);
+        if (r < 0)
+                return r == -NLE_NOMEM ? -ENOBUFS : -EIO;
+        return 0;
+}
+
+size_t netlink_get_rcvbuf(Netlink *n)
+{
+        return n->rcvbuf;
+}

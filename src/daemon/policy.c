@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Policy files: parse, load in order, match, merge.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf-files.h"
+#include "policy.h"
+
+const char *const policy_dirs[] = {
+        "/etc/igmpd/conf.d",
+        "/run/igmpd/conf.d",
+        "/usr/local/lib/igmpd/conf.d",
+        "/usr/lib/igmpd/conf.d",
+        NULL,
+};
+
+static const char *const policy_sections[] = { "Match", "IGMP", "MLD", NULL };
+static const char *const knob_sections[] = { "IGMP", "MLD", NULL };
+
+int parse_ether_addr(const char *s, struct ether_addr *ret)
+{
+        struct ether_addr a;
+        char sep = 0;
+
+        if (!s || strlen(s) != 17)
+                return -EINVAL;
+        for (int i = 0; i < 6; i++) {
+                const char *p = s + i * 3;
+                unsigned v = 0;
+
+                for (int j = 0; j < 2; j++) {
+                        int c = tolower((unsigned char) p[j]);
+                        if (c >= '0' && c <= '9')
+                                v = v * 16 + (unsigned) (c - '0');
+                        else if (c >= 'a' && c <= 'f')
+                                v = v * 16 + (unsigned) (c - 'a' + 10);
+                        else
+                                return -EINVAL;
+                }
+                if (i < 5) {
+                        if (p[2] != ':' && p[2] != '-')
+                                return -EINVAL;
+                        if (sep && p[2] != sep)
+                                return -EINVAL;
+                        sep = p[2];
+                }
+                a.ether_addr_octet[i] = (uint8_t) v;
+        }
+        *ret = a;
+        return 0;
+}
+
+static void match_done(PolicyMatch *m)
+{
+        strv_freep(&m->names);
+        strv_freep(&m->kinds);
+        strv_freep(&m->types);
+        free(m->macs);
+        *m = (PolicyMatch) {};
+}
+
+PolicyFile *policy_file_free(PolicyFile *f)
+{
+        if (!f)
+                return NULL;
+        match_done(&f->match);
+        free(f->path);
+        free(f->name);
+        free(f);
+        return NULL;
+}
+
+/* Appends the whitespace-separated words of value to *l. An empty value resets the list. */
+static int strv_extend_words(char ***l, const char *value)
+{
+        size_t n = 0;
+
+        if (isempty(value)) {
+                strv_freep(l);
+                *l = NULL;
+                return 0;
+        }
+        if (*l)
+                while ((*l)[n])
+                        n++;
+
+        for (const char *p = value; *p;) {
+                while (isspace((unsigned char) *p))
+                        p++;
+                if (!*p)
+                        break;
+                const char *e = p;
+                while (*e && !isspace((unsigned char) *e))
+                        e++;
+                char **nl = realloc(*l, (n + 2) * sizeof(char *));
+                if (!nl)
+                        return -ENOMEM;
+                *l = nl;
+                nl[n] = strndup(p, (size_t) (e - p));
+                if (!nl[n])
+                        return -ENOMEM;
+                nl[++n] = NULL;
+                p = e;
+        }
+        return 0;
+}
+
+typedef struct ParseState {
+        PolicyMatch *match;       /* NULL for runtime files */
+        KnobSetting *knobs;
+} ParseState;
+
+static int parse_knob(ConfigContext *ctx, KnobSetting *knobs, const char *section, const char *key,
+                      const char *value)
+{
+        Knob k = knob_from_config_key(section, key);
+        int32_t v;
+        int r;
+
+        if (k < 0) {
+                config_diag(ctx, "Unknown key '%.64s' in section [%s], ignoring.", key, section);
+                return -EINVAL;
+        }
+        if (isempty(value)) {
+                /* An empty assignment resets the key, as in systemd. */
+                knobs[k] = (KnobSetting) {};
+                return 0;
+        }
+        r = knob_parse_value(k, value, &v);
+        if (r == -ERANGE) {
+                config_diag(ctx, "%s=%.64s is out of range (%s), ignoring.", key, value,
+                            knob_range_string(k));
+                return r;
+        }
+        if (r < 0) {
+                config_diag(ctx, "Invalid %s= value '%.64s' (expected %s), ignoring.", key, value,
+                            knob_info(k)->kind == KNOB_KIND_INTERVAL ? "a duration such as 200, 200ms or 1.5s"
+                                                                     : knob_range_string(k));
+                return r;
+        }
+        knobs[k] = (KnobSetting) { .value = v, .line = ctx->line };
+        return 0;
+}
+
+static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, const char *value)
+{
+        int r;
+
+        if (streq(key, "Name")) {
+                const char *v = value;
+                bool invert = false;
+
+                if (*v == '!') {
+                        invert = true;
+                        v++;
+                }
+                r = strv_extend_words(&m->names, v);
+                if (r < 0)
+                        return r;
+                if (isempty(value))
+                        m->names_invert = false;
+                else if (invert)
+                        m->names_invert = true;
+                return 0;
+        }
+        if (streq(key, "Kind"))
+                return strv_extend_words(&m->kinds, value);
+        if (streq(key, "Type"))
+                return strv_extend_words(&m->types, value);
+        if (streq(key, "MACAddress")) {
+                _cleanup_strv_free_ char **words = NULL;
+                size_t n = 0;
+
+                if (isempty(value)) {
+                        free(m->macs);
+                        m->macs = NULL;
+                        m->n_macs = 0;
+                        return 0;
+                }
+                r = strv_extend_words(&words, value);
+                if (r < 0)
+                        return r;
+                for (char **w = words; w && *w; w++)
+                        n++;
+                struct ether_addr *nm = realloc(m->macs, (m->n_macs + n) * sizeof *nm);
+                if (!nm)
+                        return -ENOMEM;
+                m->macs = nm;
+                for (char **w = words; w && *w; w++) {
+                        if (parse_ether_addr(*w, &m->macs[m->n_macs]) < 0) {
+                                config_diag(ctx, "Invalid MAC address '%.64s' in MACAddress=, ignoring.", *w);
+                                continue;
+                        }
+                        m->n_macs++;
+                }
+                return 0;
+        }
+
+        config_diag(ctx, "Unknown key '%.64s' in section [Match], ignoring.", key);
+        return -EINVAL;
+}
+
+static int policy_item(ConfigContext *ctx, const char *section, const char *key, const char *value)
+{
+        ParseState *s = ctx->item_userdata;
+
+        if (streq(section, "Match")) {
+                if (!s->match) {
+                        config_diag(ctx, "[Match] is not allowed in this file, ignoring.");
+                        return -EINVAL;
+                }
+                return parse_match(ctx, s->match, key, value);
+        }
+        return parse_knob(ctx, s->knobs, section, key, value);
+}
+
+static int parse_common(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
+                        ParseState *state, const char *const *sections)
+{
+        ConfigContext ctx = {
+                .filename = path,
+                .item = policy_item,
+                .diag = diag,
+                .userdata = userdata,
+                .item_userdata = state,
+                .sections = sections,
+        };
+        return config_parse_buffer(&ctx, buf, len);
+}
+
+int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
+                      PolicyFile **ret, unsigned *ret_n_errors)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = NULL;
+        const char *slash;
+        int r;
+
+        f = calloc(1, sizeof *f);
+        if (!f)
+                return -ENOMEM;
+        f->path = strdup(path);
+        slash = strrchr(path, '/');
+        f->name = strdup(slash ? slash + 1 : path);
+        if (!f->path || !f->name)
+                return -ENOMEM;
+
+        ParseState state = { .match = &f->match, .knobs = f->knobs };
+        r = parse_common(path, buf, len, diag, userdata, &state, policy_sections);
+        if (r < 0)
+                return r;
+
+        if (ret_n_errors)
+                *ret_n_errors = (unsigned) r;
+        *ret = TAKE_PTR(f);
+        return 0;
+}
+
+int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
+                        KnobSetting ret[_KNOB_MAX], unsigned *ret_n_errors)
+{
+        KnobSetting knobs[_KNOB_MAX] = {};
+        ParseState state = { .knobs = knobs };
+        int r;
+
+        r = parse_common(path, buf, len, diag, userdata, &state, knob_sections);
+        if (r < 0)
+                return r;
+        memcpy(ret, knobs, sizeof knobs);
+        if (ret_n_errors)
+                *ret_n_errors = (unsigned) r;
+        return 0;
+}
+
+static bool strv_fnmatch(char *const *patterns, const char *s)
+{
+        if (!s)
+                return false;
+        for (char *const *p = patterns; p && *p; p++)
+                if (fnmatch(*p, s, 0) == 0)
+                        return true;
+        return false;
+}
+
+static bool strv_contains(char *const *l, const char *s)
+{
+        if (!s)
+                return false;
+        for (char *const *p = l; p && *p; p++)
+                if (streq(*p, s))
+                        return true;
+        return false;
+}
+
+bool policy_match(const PolicyMatch *m, const LinkInfo *link)
+{
+        bool any = m->names || m->kinds || m->types || m->n_macs > 0;
+
+        /* No condition at all: every link but loopback. */
+        if (!any)
+                return !link->loopback;
+
+        if (m->names) {
+                bool hit = strv_fnmatch(m->names, link->name);
+                for (char *const *a = link->altnames; !hit && a && *a; a++)
+                        hit = strv_fnmatch(m->names, *a);
+                if (hit == m->names_invert)
+                        return false;
+        }
+        if (m->kinds && !strv_contains(m->kinds, link->kind))
+                return false;
+        if (m->types && !strv_contains(m->types, link->type))
+                return false;
+        if (m->n_macs > 0) {
+                bool hit = false;
+                for (size_t i = 0; link->mac && i < m->n_macs; i++)
+                        if (memcmp(&m->macs[i], link->mac, sizeof(struct ether_addr)) == 0)
+                                hit = true;
+                if (!hit)
+                        return false;
+        }
+        return true;
+}
+
+void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX],
+                  const PolicyFile **ret_matched, size_t max_matched, size_t *ret_n_matched)
+{
+        size_t n_matched = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                out[k] = (KnobValue) {};
+
+        for (size_t i = 0; p && i < p->n_files; i++) {
+                const PolicyFile *f = p->files[i];
+
+                if (!policy_match(&f->match, link))
+                        continue;
+                if (ret_matched && n_matched < max_matched)
+                        ret_matched[n_matched] = f;
+                n_matched++;
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (f->knobs[k].line > 0)
+                                out[k] = (KnobValue) { .value = f->knobs[k].value, .set = true, .source = f->path };
+        }
+        if (ret_n_matched)
+                *ret_n_matched = n_matched;
+}
+
+Policy *policy_free(Policy *p)
+{
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_files; i++)
+                policy_file_free(p->files[i]);
+        free(p->files);
+        free(p);
+        return NULL;
+}
+
+int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **ret)
+{
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_(conf_file_list_done) ConfFileList list = {};
+        int r;
+
+        p = calloc(1, sizeof *p);
+        if (!p)
+                return -ENOMEM;
+
+        r = conf_files_list(root, policy_dirs, ".conf", &list);
+        if (r < 0)
+                return r;
+        p->n_masked = list.n_masked;
+        if (list.n_dropped > 0) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "Too many policy files, ignoring %zu beyond the first %d.",
+                         list.n_dropped, CONF_FILES_MAX);
+                if (diag)
+                        diag(userdata, NULL, 0, msg);
+                p->n_errors++;
+        }
+
+        p->files = calloc(list.n ?: 1, sizeof *p->files);
+        if (!p->files)
+                return -ENOMEM;
+
+        for (size_t i = 0; i < list.n; i++) {
+                _cleanup_free_ char *buf = NULL;
+                size_t len;
+                PolicyFile *f;
+                unsigned n_errors = 0;
+
+                r = config_read_file(list.files[i].path, &buf, &len);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        char msg[256];
+                        snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.",
+                                 r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+                        if (diag)
+                                diag(userdata, list.files[i].path, 0, msg);
+                        p->n_errors++;
+                        continue;
+                }
+
+                r = policy_file_parse(list.files[i].path, buf, len, diag, userdata, &f, &n_errors);
+                if (r < 0)
+                        return r;
+                p->n_errors += n_errors;
+                p->files[p->n_files++] = f;
+        }
+
+        *ret = TAKE_PTR(p);
+        return 0;
+}

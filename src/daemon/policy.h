@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Policy files: parsing one .conf into a PolicyFile, loading the whole ordered set from the four
+ * directories, matching a link against [Match], and merging every matching file into the
+ * effective value of each knob. Pure except for policy_load(), which reads the files.
+ */
+
+#include <net/ethernet.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf-parser.h"
+#include "knob.h"
+
+/* The directories, strongest first (joined to the config root). */
+extern const char *const policy_dirs[];
+
+typedef struct PolicyMatch {
+        char **names;      /* shell globs, NULL-terminated, or NULL */
+        bool names_invert; /* list started with '!' */
+        char **kinds;
+        char **types;
+        struct ether_addr *macs;
+        size_t n_macs;
+} PolicyMatch;
+
+typedef struct KnobSetting {
+        int32_t value;
+        unsigned line; /* 0 = not set */
+} KnobSetting;
+
+typedef struct PolicyFile {
+        char *path;
+        char *name;
+        PolicyMatch match;
+        KnobSetting knobs[_KNOB_MAX];
+} PolicyFile;
+
+typedef struct Policy {
+        PolicyFile **files; /* lexical order of file name */
+        size_t n_files;
+        size_t n_masked;
+        unsigned n_errors; /* problems found while parsing (all already reported) */
+} Policy;
+
+/* What matching needs to know of a link: plain data, no kernel I/O. */
+typedef struct LinkInfo {
+        const char *name;
+        char *const *altnames; /* NULL-terminated or NULL */
+        const char *kind;      /* IFLA_INFO_KIND or NULL */
+        const char *type;      /* "ether", "loopback", "none", … */
+        const struct ether_addr *mac; /* NULL if the link has no 6-byte address */
+        bool loopback;
+} LinkInfo;
+
+/* The effective value of one knob and where it came from. */
+typedef struct KnobValue {
+        int32_t value;
+        bool set;
+        const char *source; /* file path, "runtime", "NetworkManager:<id>"; NULL if unset */
+} KnobValue;
+
+PolicyFile *policy_file_free(PolicyFile *f);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyFile *, policy_file_free);
+
+/* Parses a policy file's text. Problems go to diag as "FILE:LINE: …, ignoring."; the rest of
+ * the file still applies. Returns 0 or -ENOMEM; the number of problems goes to ret_n_errors. */
+int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
+                      PolicyFile **ret, unsigned *ret_n_errors);
+
+/* Parses the [IGMP]/[MLD] sections only (runtime files have no [Match]). */
+int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
+                        KnobSetting ret[_KNOB_MAX], unsigned *ret_n_errors);
+
+bool policy_match(const PolicyMatch *m, const LinkInfo *link);
+
+/* Fills out[] from every matching file, in order, later files overriding earlier ones. Sets
+ * ret_matched (may be NULL) to the matching files, up to max_matched. */
+void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX],
+                  const PolicyFile **ret_matched, size_t max_matched, size_t *ret_n_matched);
+
+/* Loads the ordered set from the four directories under root. An unreadable file is reported
+ * and skipped. Returns 0, or -ENOMEM (the caller then keeps its previous set). */
+int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **ret);
+Policy *policy_free(Policy *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
+
+int parse_ether_addr(const char *s, struct ether_addr *ret);

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Runtime drop-ins: loading, lookup, atomic writing and removal.
+ */
+
+#include <assert.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "conf-files.h"
+#include "ifname.h"
+#include "runtime-config.h"
+
+const char *const runtime_dirs[_RUNTIME_SCOPE_MAX] = {
+        [RUNTIME_SCOPE_RUN] = "/run/igmpd/runtime.d",
+        [RUNTIME_SCOPE_PERSIST] = "/etc/igmpd/runtime.d",
+};
+
+RuntimeConfig *runtime_config_free(RuntimeConfig *c)
+{
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n; i++)
+                free(c->entries[i].ifname);
+        free(c->entries);
+        free(c);
+        return NULL;
+}
+
+static RuntimeEntry *find_mutable(const RuntimeConfig *c, const char *ifname)
+{
+        for (size_t i = 0; c && i < c->n; i++)
+                if (streq(c->entries[i].ifname, ifname))
+                        return &c->entries[i];
+        return NULL;
+}
+
+const RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname)
+{
+        return find_mutable(c, ifname);
+}
+
+static RuntimeEntry *entry_get_or_add(RuntimeConfig *c, const char *ifname)
+{
+        RuntimeEntry *e = find_mutable(c, ifname);
+
+        if (e)
+                return e;
+        if (c->n >= CONF_FILES_MAX)
+                return NULL;
+        RuntimeEntry *ne = realloc(c->entries, (c->n + 1) * sizeof *ne);
+        if (!ne)
+                return NULL;
+        c->entries = ne;
+        e = &ne[c->n];
+        *e = (RuntimeEntry) { .ifname = strdup(ifname) };
+        if (!e->ifname)
+                return NULL;
+        c->n++;
+        return e;
+}
+
+int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, RuntimeConfig **ret)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = NULL;
+        int r;
+
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+
+        for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
+                _cleanup_free_ char *dir = path_join_root(root, runtime_dirs[s]);
+                DIR *dp;
+                struct dirent *de;
+
+                if (!dir)
+                        return -ENOMEM;
+                dp = opendir(dir);
+                if (!dp)
+                        continue;
+                while ((de = readdir(dp))) {
+                        _cleanup_free_ char *path = NULL, *buf = NULL, *name = NULL;
+                        size_t len;
+
+                        if (de->d_name[0] == '.' || !endswith(de->d_name, ".conf"))
+                                continue;
+                        name = strndup(de->d_name, strlen(de->d_name) - STRLEN(".conf"));
+                        if (!name || asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+                                closedir(dp);
+                                return -ENOMEM;
+                        }
+                        if (!ifname_valid(name)) {
+                                if (diag)
+                                        diag(userdata, path, 0, "File name is not a valid interface name, ignoring.");
+                                continue;
+                        }
+                        r = config_read_file(path, &buf, &len);
+                        if (r < 0) {
+                                if (r == -ENOMEM) {
+                                        closedir(dp);
+                                        return r;
+                                }
+                                if (diag) {
+                                        char msg[256];
+                                        snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.", strerror(-r));
+                                        diag(userdata, path, 0, msg);
+                                }
+                                continue;
+                        }
+                        RuntimeEntry *e = entry_get_or_add(c, name);
+                        if (!e) {
+                                closedir(dp);
+                                return -ENOMEM;
+                        }
+                        r = knob_settings_parse(path, buf, len, diag, userdata, e->knobs[s], NULL);
+                        if (r < 0) {
+                                closedir(dp);
+                                return r;
+                        }
+                }
+                closedir(dp);
+        }
+
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue out[_KNOB_MAX])
+{
+        const RuntimeEntry *e = runtime_config_find(c, ifname);
+
+        if (!e)
+                return;
+        /* /etc (persistent) first, then /run on top: a temporary change beats a persistent one. */
+        static const RuntimeScope order[] = { RUNTIME_SCOPE_PERSIST, RUNTIME_SCOPE_RUN };
+        for (size_t i = 0; i < ELEMENTSOF(order); i++)
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (e->knobs[order[i]][k].line > 0)
+                                out[k] = (KnobValue) { .value = e->knobs[order[i]][k].value, .set = true,
+                                                       .source = RUNTIME_SOURCE };
+}
+
+char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        if (!f)
+                return NULL;
+        fputs("# Written by igmpd (igmpctl link / SetLinkKnobs). Remove with: igmpctl link IF --revert\n", f);
+        const char *sections[] = { "IGMP", "MLD" };
+        for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
+                bool header = false;
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        const KnobInfo *i = knob_info(k);
+                        if (!streq(i->section, sections[s]) || knobs[k].line == 0)
+                                continue;
+                        if (!header) {
+                                fprintf(f, "\n[%s]\n", sections[s]);
+                                header = true;
+                        }
+                        if (i->kind == KNOB_KIND_VERSION && knobs[k].value == 0)
+                                fprintf(f, "%s=auto\n", i->key);
+                        else if (i->kind == KNOB_KIND_VERSION)
+                                fprintf(f, "%s=%d\n", i->key, knobs[k].value);
+                        else
+                                fprintf(f, "%s=%dms\n", i->key, knobs[k].value);
+                }
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static int mkdir_parents(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/')
+                        continue;
+                *s = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *s = '/';
+        }
+        if (mkdir(p, mode) < 0 && errno != EEXIST)
+                return negative_errno();
+        return 0;
+}
+
+static int write_atomic(const char *dir, const char *name, const char *content)
+{
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        char tmp[64];
+        size_t len = strlen(content), done = 0;
+        int r;
+
+        r = mkdir_parents(dir, 0755);
+        if (r < 0)
+                return r;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return negative_errno();
+
+        snprintf(tmp, sizeof tmp, ".#%.20s.%d.%u", name, getpid(), (unsigned) random());
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return negative_errno();
+
+        while (done < len) {
+                ssize_t n = write(fd, content + done, len - done);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = negative_errno();
+                        goto fail;
+                }
+                done += (size_t) n;
+        }
+        if (fsync(fd) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if (fsync(dfd) < 0)
+                return negative_errno();
+        return 0;
+
+fail:
+        (void) unlinkat(dfd, tmp, 0);
+        return r;
+}
+
+int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
+                       const KnobSetting set[_KNOB_MAX])
+{
+        _cleanup_free_ char *dir = NULL, *name = NULL, *content = NULL;
+        KnobSetting merged[_KNOB_MAX] = {};
+        const RuntimeEntry *e;
+        int r;
+
+        assert(scope >= 0 && scope < _RUNTIME_SCOPE_MAX);
+        if (!ifname_valid(ifname))
+                return -EINVAL;
+
+        e = runtime_config_find(c, ifname);
+        if (e)
+                memcpy(merged, e->knobs[scope], sizeof merged);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (set[k].line > 0)
+                        merged[k] = set[k];
+
+        content = runtime_config_format(merged);
+        dir = path_join_root(root, runtime_dirs[scope]);
+        if (!content || !dir || asprintf(&name, "%s.conf", ifname) < 0)
+                return -ENOMEM;
+
+        /* Reserve the in-memory slot first, so that after a successful write nothing can fail. */
+        RuntimeEntry *slot = entry_get_or_add(c, ifname);
+        if (!slot)
+                return -ENOMEM;
+
+        r = write_atomic(dir, name, content);
+        if (r < 0)
+                return r;
+
+        memcpy(slot->knobs[scope], merged, sizeof merged);
+        return 0;
+}
+
+int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname)
+{
+        RuntimeEntry *e;
+
+        if (!ifname_valid(ifname))
+                return -EINVAL;
+
+        for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
+                _cleanup_free_ char *dir = path_join_root(root, runtime_dirs[s]);
+                _cleanup_close_ int dfd = -EBADF;
+                _cleanup_free_ char *name = NULL;
+
+                if (!dir || asprintf(&name, "%s.conf", ifname) < 0)
+                        return -ENOMEM;
+                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd < 0) {
+                        if (errno == ENOENT)
+                                continue;
+                        return negative_errno();
+                }
+                if (unlinkat(dfd, name, 0) < 0) {
+                        if (errno == ENOENT)
+                                continue;
+                        return negative_errno();
+                }
+                (void) fsync(dfd);
+        }
+
+        e = find_mutable(c, ifname);
+        if (e)
+                memset(e->knobs, 0, sizeof e->knobs);
+        return 0;
+}

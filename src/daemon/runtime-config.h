@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The runtime layer: one file per link name, /etc/igmpd/runtime.d/IF.conf (persistent) and
+ * /run/igmpd/runtime.d/IF.conf (until reboot; overrides the /etc one key by key). Written by
+ * SetLinkKnobs/igmpctl link, read at start and reload, strongest of all sources.
+ */
+
+#include <stdbool.h>
+
+#include "policy.h"
+
+#define RUNTIME_SOURCE "runtime"
+
+typedef enum RuntimeScope {
+        RUNTIME_SCOPE_RUN,     /* /run/igmpd/runtime.d */
+        RUNTIME_SCOPE_PERSIST, /* /etc/igmpd/runtime.d */
+        _RUNTIME_SCOPE_MAX,
+} RuntimeScope;
+
+extern const char *const runtime_dirs[_RUNTIME_SCOPE_MAX];
+
+typedef struct RuntimeEntry {
+        char *ifname;
+        KnobSetting knobs[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
+} RuntimeEntry;
+
+typedef struct RuntimeConfig {
+        RuntimeEntry *entries;
+        size_t n;
+} RuntimeConfig;
+
+int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, RuntimeConfig **ret);
+RuntimeConfig *runtime_config_free(RuntimeConfig *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RuntimeConfig *, runtime_config_free);
+
+const RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname);
+
+/* Overlays the runtime values for ifname (the /etc layer, then /run) onto out[]. */
+void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue out[_KNOB_MAX]);
+
+/* Stores values for ifname in scope: merges set[] knobs into what the file already holds and
+ * writes it atomically (temp file, fsync, rename, fsync of the directory), creating the
+ * directory if needed. On failure nothing changed on disk or in c. 0 or -errno. */
+int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
+                       const KnobSetting set[_KNOB_MAX]);
+
+/* Removes the files for ifname in both scopes (absent files are fine). 0 or -errno. */
+int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname);
+
+/* Renders a runtime file's text. Caller frees. NULL on ENOMEM. */
+char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX]);

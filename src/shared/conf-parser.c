@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The INI tokenizer shared by policy files, runtime files and igmpd.conf.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "conf-parser.h"
+
+void config_diag(ConfigContext *ctx, const char *fmt, ...)
+{
+        char msg[512];
+        va_list ap;
+
+        ctx->n_errors++;
+        if (!ctx->diag)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        ctx->diag(ctx->userdata, ctx->filename, ctx->line, msg);
+}
+
+static char *strip(char *s)
+{
+        char *e;
+
+        while (isspace((unsigned char) *s))
+                s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char) e[-1]))
+                *--e = '\0';
+        return s;
+}
+
+static bool section_known(ConfigContext *ctx, const char *section)
+{
+        if (!ctx->sections)
+                return true;
+        for (const char *const *s = ctx->sections; *s; s++)
+                if (streq(*s, section))
+                        return true;
+        return false;
+}
+
+/* Prints at most 40 bytes of untrusted text, with anything unprintable shown as '?'. */
+static const char *sanitize(const char *s, char *buf, size_t size)
+{
+        size_t i;
+
+        for (i = 0; s[i] && i + 4 < size && i < 40; i++)
+                buf[i] = isprint((unsigned char) s[i]) ? s[i] : '?';
+        if (s[i])
+                buf[i++] = '.', buf[i++] = '.', buf[i++] = '.';
+        buf[i] = '\0';
+        return buf;
+}
+
+int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
+{
+        _cleanup_free_ char *section = NULL;
+        bool section_ignored = false;
+        char line[CONFIG_LINE_MAX + 1], tmp[64];
+        size_t pos = 0;
+
+        ctx->n_errors = 0;
+        ctx->line = 0;
+
+        while (pos < len) {
+                const char *nl = memchr(buf + pos, '\n', len - pos);
+                size_t n = nl ? (size_t) (nl - (buf + pos)) : len - pos;
+                const char *raw = buf + pos;
+                char *l, *eq;
+
+                pos += n + (nl ? 1 : 0);
+                ctx->line++;
+
+                if (memchr(raw, '\0', n)) {
+                        config_diag(ctx, "Line contains a NUL byte (binary file?), ignoring.");
+                        continue;
+                }
+                if (n > CONFIG_LINE_MAX) {
+                        config_diag(ctx, "Line longer than %d bytes, ignoring.", CONFIG_LINE_MAX);
+                        continue;
+                }
+                memcpy(line, raw, n);
+                line[n] = '\0';
+                l = strip(line);
+
+                if (*l == '\0' || *l == '#' || *l == ';')
+                        continue;
+
+                if (*l == '[') {
+                        size_t k = strlen(l);
+                        if (k < 3 || l[k - 1] != ']') {
+                                config_diag(ctx, "Invalid section header '%s', ignoring the section.",
+                                            sanitize(l, tmp, sizeof tmp));
+                                free(section);
+                                section = NULL;
+                                section_ignored = true;
+                                continue;
+                        }
+                        l[k - 1] = '\0';
+                        free(section);
+                        section = strdup(l + 1);
+                        if (!section)
+                                return -ENOMEM;
+                        section_ignored = !section_known(ctx, section);
+                        if (section_ignored)
+                                config_diag(ctx, "Unknown section [%s], ignoring.",
+                                            sanitize(section, tmp, sizeof tmp));
+                        continue;
+                }
+
+                eq = strchr(l, '=');
+                if (!eq) {
+                        config_diag(ctx, "Missing '=' in '%s', ignoring.", sanitize(l, tmp, sizeof tmp));
+                        continue;
+                }
+                if (section_ignored)
+                        continue;
+                if (!section) {
+                        config_diag(ctx, "Assignment outside of a section, ignoring.");
+                        continue;
+                }
+                *eq = '\0';
+                char *key = strip(l), *value = strip(eq + 1);
+                if (*key == '\0') {
+                        config_diag(ctx, "Missing key name before '=', ignoring.");
+                        continue;
+                }
+                if (ctx->item) {
+                        int r = ctx->item(ctx, section, key, value);
+                        if (r == -ENOMEM)
+                                return r;
+                }
+        }
+
+        return (int) ctx->n_errors;
+}
+
+int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+                return -EBADFD;
+        if (st.st_size > CONFIG_FILE_MAX)
+                return -EFBIG;
+
+        buf = malloc(CONFIG_FILE_MAX + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > CONFIG_FILE_MAX)
+                        return -EFBIG;
+        }
+        buf[len] = '\0';
+
+        char *shrunk = realloc(buf, len + 1);
+        if (shrunk)
+                buf = shrunk;
+
+        *ret_buf = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+int parse_boolean(const char *s)
+{
+        static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+        static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(s, yes[i]) == 0)
+                        return 1;
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                if (strcasecmp(s, no[i]) == 0)
+                        return 0;
+        return -EINVAL;
+}
+
+int parse_size(const char *s, unsigned long long *ret)
+{
+        unsigned long long v, mult = 1;
+        char *end;
+
+        if (!s || !isdigit((unsigned char) *s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        while (isspace((unsigned char) *end))
+                end++;
+        if (*end) {
+                switch (*end) {
+                case 'K': case 'k': mult = 1024ULL; break;
+                case 'M': case 'm': mult = 1024ULL * 1024; break;
+                case 'G': case 'g': mult = 1024ULL * 1024 * 1024; break;
+                default: return -EINVAL;
+                }
+                end++;
+                if (*end == 'i' || *end == 'B')
+                        end++;
+                if (*end == 'B' && end[-1] == 'i')
+                        end++;
+                if (*end)
+                        return -EINVAL;
+        }
+        if (v > ULLONG_MAX / mult)
+                return -ERANGE;
+        *ret = v * mult;
+        return 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A small INI parser in the style of systemd's unit files: "[Section]" headers, "Key=Value"
+ * lines, '#' and ';' comments, surrounding whitespace trimmed. It never logs: problems go to the
+ * caller's diagnostic callback as (file, line, message), so the daemon, --check and the tests
+ * all see the same text.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+#define CONFIG_FILE_MAX (1024 * 1024) /* larger files are refused as a whole */
+#define CONFIG_LINE_MAX 4096
+
+typedef struct ConfigContext ConfigContext;
+
+/* Called for every assignment. Returns 0, or <0 after reporting the problem with config_diag(). */
+typedef int (*ConfigItemFn)(ConfigContext *ctx, const char *section, const char *key, const char *value);
+
+/* Receives every problem, already formatted ("Unknown key 'Foo' in section [IGMP], ignoring."). */
+typedef void (*ConfigDiagFn)(void *userdata, const char *file, unsigned line, const char *message);
+
+struct ConfigContext {
+        const char *filename;
+        unsigned line;
+        ConfigItemFn item;
+        ConfigDiagFn diag;
+        void *userdata;      /* for diag */
+        void *item_userdata; /* for item */
+        unsigned n_errors;
+        const char *const *sections; /* NULL-terminated list of known sections, or NULL for any */
+};
+
+void config_diag(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
+
+/* Parses a buffer (need not be NUL-terminated). Returns the number of problems found (≥ 0). */
+int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len);
+
+/* Reads a whole file, refusing more than CONFIG_FILE_MAX bytes. Returns 0 or -errno (-EFBIG). */
+int config_read_file(const char *path, char **ret_buf, size_t *ret_len);
+
+/* Parses yes/no/true/false/on/off/1/0. Returns 1, 0 or -EINVAL. */
+int parse_boolean(const char *s);
+
+/* Parses a size with optional K, M, G suffix (1024-based). 0 or -EINVAL/-ERANGE. */
+int parse_size(const char *s, unsigned long long *ret);

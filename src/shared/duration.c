@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Duration parsing for config files and the command line, always into milliseconds.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "duration.h"
+#include "macro.h"
+
+static const struct {
+        const char *suffix;
+        int64_t ms;
+} units[] = {
+        { "ms",      1 },
+        { "msec",    1 },
+        { "s",       1000 },
+        { "sec",     1000 },
+        { "min",     60 * 1000 },
+        { "m",       60 * 1000 },
+};
+
+int parse_duration_ms(const char *s, int64_t *ret)
+{
+        int64_t whole = 0, frac = 0, frac_div = 1, mult = 1;
+        const char *p = s;
+        bool digits = false;
+
+        if (!s)
+                return -EINVAL;
+
+        while (isspace((unsigned char) *p))
+                p++;
+
+        for (; isdigit((unsigned char) *p); p++) {
+                digits = true;
+                if (whole > (INT64_MAX - 9) / 10)
+                        return -ERANGE;
+                whole = whole * 10 + (*p - '0');
+        }
+        if (*p == '.') {
+                p++;
+                for (; isdigit((unsigned char) *p); p++) {
+                        digits = true;
+                        if (frac_div >= 1000000000)
+                                continue; /* more precision than anyone needs; ignore */
+                        frac = frac * 10 + (*p - '0');
+                        frac_div *= 10;
+                }
+        }
+        if (!digits)
+                return -EINVAL;
+
+        while (isspace((unsigned char) *p))
+                p++;
+
+        if (*p) {
+                size_t n = strlen(p);
+
+                while (n > 0 && isspace((unsigned char) p[n - 1]))
+                        n--;
+
+                bool found = false;
+                for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                        if (strlen(units[i].suffix) == n && strncmp(units[i].suffix, p, n) == 0) {
+                                mult = units[i].ms;
+                                found = true;
+                                break;
+                        }
+                if (!found)
+                        return -EINVAL;
+        } else if (frac_div > 1)
+                /* "1.5" without a unit: milliseconds cannot be fractional */
+                return -EINVAL;
+
+        if (whole > INT64_MAX / mult)
+                return -ERANGE;
+        int64_t v = whole * mult;
+
+        /* The fractional part must come out as whole milliseconds: 1.5s yes, 1.0005s no. */
+        if (frac > 0) {
+                int64_t f = frac * mult;
+                if (f % frac_div != 0)
+                        return -EINVAL;
+                v += f / frac_div;
+        }
+
+        *ret = v;
+        return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Interface name validation: the gate before any name is used in a path.
+ */
+
+#include <ctype.h>
+#include <net/if.h>
+#include <string.h>
+
+#include "ifname.h"
+#include "macro.h"
+
+#define ALTIFNAMSIZ_ 128
+
+static bool ifname_valid_len(const char *s, size_t max)
+{
+        size_t n;
+
+        if (isempty(s))
+                return false;
+        n = strnlen(s, max);
+        if (n >= max)
+                return false;
+        if (streq(s, ".") || streq(s, ".."))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (*p == '/' || *p == ':' || isspace((unsigned char) *p) || !isprint((unsigned char) *p))
+                        return false;
+        return true;
+}
+
+bool ifname_valid(const char *s)
+{
+        return ifname_valid_len(s, IFNAMSIZ);
+}
+
+bool ifname_valid_alt(const char *s)
+{
+        return ifname_valid_len(s, ALTIFNAMSIZ_);
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The ifindex → object map.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "intmap.h"
+
+static size_t slot_of(const IntMap *m, int key)
+{
+        uint32_t h = (uint32_t) key * 2654435761u; /* Knuth's multiplicative hash */
+        return h & (m->n_slots - 1);
+}
+
+void *intmap_get(const IntMap *m, int key)
+{
+        if (m->n_slots == 0)
+                return NULL;
+        for (size_t i = slot_of(m, key);; i = (i + 1) & (m->n_slots - 1)) {
+                if (!m->slots[i].value)
+                        return NULL;
+                if (m->slots[i].key == key)
+                        return m->slots[i].value;
+        }
+}
+
+static int resize(IntMap *m, size_t n_slots)
+{
+        IntMap new = { .n_slots = n_slots };
+
+        new.slots = calloc(n_slots, sizeof *new.slots);
+        if (!new.slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_slots; i++) {
+                if (!m->slots[i].value)
+                        continue;
+                size_t j = slot_of(&new, m->slots[i].key);
+                while (new.slots[j].value)
+                        j = (j + 1) & (n_slots - 1);
+                new.slots[j] = m->slots[i];
+                new.n++;
+        }
+        free(m->slots);
+        *m = new;
+        return 0;
+}
+
+int intmap_put(IntMap *m, int key, void *value)
+{
+        if (!value)
+                return -EINVAL;
+        /* Keep the load factor at or below 1/2. */
+        if ((m->n + 1) * 2 > m->n_slots) {
+                int r = resize(m, m->n_slots ? m->n_slots * 2 : 16);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = slot_of(m, key);; i = (i + 1) & (m->n_slots - 1)) {
+                if (!m->slots[i].value) {
+                        m->slots[i] = (IntMapEntry) { .key = key, .value = value };
+                        m->n++;
+                        return 0;
+                }
+                if (m->slots[i].key == key) {
+                        m->slots[i].value = value;
+                        return 0;
+                }
+        }
+}
+
+void *intmap_remove(IntMap *m, int key)
+{
+        size_t mask = m->n_slots - 1, i;
+        void *v;
+
+        if (m->n_slots == 0)
+                return NULL;
+        for (i = slot_of(m, key);; i = (i + 1) & mask) {
+                if (!m->slots[i].value)
+                        return NULL;
+                if (m->slots[i].key == key)
+                        break;
+        }
+        v = m->slots[i].value;
+        m->slots[i] = (IntMapEntry) {};
+        m->n--;
+
+        /* Backward-shift the following entries of the cluster into the hole. */
+        for (size_t j = (i + 1) & mask; m->slots[j].value; j = (j + 1) & mask) {
+                size_t home = slot_of(m, m->slots[j].key);
+                /* Move j to i if home is not cyclically in (i, j]. */
+                if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+                        m->slots[i] = m->slots[j];
+                        m->slots[j] = (IntMapEntry) {};
+                        i = j;
+                }
+        }
+
+        if (m->n_slots > 16 && m->n * 8 < m->n_slots)
+                (void) resize(m, m->n_slots / 2); /* failure to shrink is harmless */
+        return v;
+}
+
+void intmap_done(IntMap *m)
+{
+        free(m->slots);
+        *m = (IntMap) {};
+}
+
+int intmap_iterate(const IntMap *m, size_t *i, void **ret_value)
+{
+        for (; *i < m->n_slots; (*i)++)
+                if (m->slots[*i].value) {
+                        *ret_value = m->slots[(*i)++].value;
+                        return 1;
+                }
+        return 0;
+}
+
+int intmap_values(const IntMap *m, void ***ret, size_t *ret_n)
+{
+        void **l = malloc((m->n ?: 1) * sizeof *l);
+        size_t n = 0, i = 0;
+        void *v;
+
+        if (!l)
+                return -ENOMEM;
+        while (intmap_iterate(m, &i, &v))
+                l[n++] = v;
+        *ret = l;
+        *ret_n = n;
+        return 0;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The knob table and the value rules that go with it (ranges, parsing, jiffies rounding).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "duration.h"
+#include "knob.h"
+#include "macro.h"
+
+#define PATCH_IGMP "2690048c01f3 (Linux 3.12)"
+#define PATCH_MLD "MLD report-interval patch (Linux 3.12)"
+
+const KnobInfo knob_table[_KNOB_MAX] = {
+        [KNOB_IGMPV2_INTERVAL] = {
+                .name = "igmpv2_unsolicited_report_interval",
+                .family = KNOB_FAMILY_IPV4,
+                .kind = KNOB_KIND_INTERVAL,
+                .section = "IGMP",
+                .key = "V2UnsolicitedReportInterval",
+                .option = "v2-interval",
+                .kernel_default = 10000,
+                .patch = PATCH_IGMP,
+        },
+        [KNOB_IGMPV3_INTERVAL] = {
+                .name = "igmpv3_unsolicited_report_interval",
+                .family = KNOB_FAMILY_IPV4,
+                .kind = KNOB_KIND_INTERVAL,
+                .section = "IGMP",
+                .key = "V3UnsolicitedReportInterval",
+                .option = "v3-interval",
+                .kernel_default = 1000,
+                .patch = PATCH_IGMP,
+        },
+        [KNOB_IGMP_VERSION] = {
+                .name = "force_igmp_version",
+                .family = KNOB_FAMILY_IPV4,
+                .kind = KNOB_KIND_VERSION,
+                .section = "IGMP",
+                .key = "Version",
+                .option = "igmp-version",
+                .kernel_default = 0,
+                .max_version = 3,
+                .patch = "always present",
+        },
+        [KNOB_MLDV1_INTERVAL] = {
+                .name = "mldv1_unsolicited_report_interval",
+                .family = KNOB_FAMILY_IPV6,
+                .kind = KNOB_KIND_INTERVAL,
+                .section = "MLD",
+                .key = "V1UnsolicitedReportInterval",
+                .option = "mld-v1-interval",
+                .kernel_default = 10000,
+                .jiffies = true,
+                .patch = PATCH_MLD,
+        },
+        [KNOB_MLDV2_INTERVAL] = {
+                .name = "mldv2_unsolicited_report_interval",
+                .family = KNOB_FAMILY_IPV6,
+                .kind = KNOB_KIND_INTERVAL,
+                .section = "MLD",
+                .key = "V2UnsolicitedReportInterval",
+                .option = "mld-v2-interval",
+                .kernel_default = 1000,
+                .jiffies = true,
+                .patch = PATCH_MLD,
+        },
+        [KNOB_MLD_VERSION] = {
+                .name = "force_mld_version",
+                .family = KNOB_FAMILY_IPV6,
+                .kind = KNOB_KIND_VERSION,
+                .section = "MLD",
+                .key = "Version",
+                .option = "mld-version",
+                .kernel_default = 0,
+                .max_version = 2,
+                .patch = "always present",
+        },
+};
+
+const char *knob_to_string(Knob k)
+{
+        if (k < 0 || k >= _KNOB_MAX)
+                return NULL;
+        return knob_table[k].name;
+}
+
+Knob knob_from_string(const char *s)
+{
+        if (!s)
+                return _KNOB_INVALID;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (streq(knob_table[k].name, s))
+                        return k;
+        return _KNOB_INVALID;
+}
+
+Knob knob_from_config_key(const char *section, const char *key)
+{
+        if (!section || !key)
+                return _KNOB_INVALID;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (streq(knob_table[k].section, section) && streq(knob_table[k].key, key))
+                        return k;
+        return _KNOB_INVALID;
+}
+
+Knob knob_from_option(const char *option)
+{
+        if (!option)
+                return _KNOB_INVALID;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (streq(knob_table[k].option, option))
+                        return k;
+        return _KNOB_INVALID;
+}
+
+const char *knob_family_dir(KnobFamily f)
+{
+        return f == KNOB_FAMILY_IPV6 ? "ipv6" : "ipv4";
+}
+
+int knob_check_value(Knob k, int64_t v)
+{
+        const KnobInfo *i = knob_info(k);
+
+        if (i->kind == KNOB_KIND_INTERVAL)
+                return v >= KNOB_INTERVAL_MIN && v <= KNOB_INTERVAL_MAX ? 0 : -ERANGE;
+        return v >= 0 && v <= i->max_version ? 0 : -ERANGE;
+}
+
+int knob_parse_value(Knob k, const char *s, int32_t *ret)
+{
+        const KnobInfo *i = knob_info(k);
+        int64_t v;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+
+        if (i->kind == KNOB_KIND_INTERVAL) {
+                r = parse_duration_ms(s, &v);
+                if (r < 0)
+                        return r;
+        } else {
+                char *end;
+
+                if (strcasecmp(s, "auto") == 0)
+                        v = 0;
+                else {
+                        if (*s < '0' || *s > '9')
+                                return -EINVAL;
+                        errno = 0;
+                        unsigned long long u = strtoull(s, &end, 10);
+                        if (errno != 0 || *end != '\0')
+                                return errno == ERANGE ? -ERANGE : -EINVAL;
+                        v = u > INT32_MAX ? INT64_MAX : (int64_t) u;
+                }
+        }
+
+        r = knob_check_value(k, v);
+        if (r < 0)
+                return r;
+
+        *ret = (int32_t) v;
+        return 0;
+}
+
+bool knob_value_matches(Knob k, int32_t want, int32_t have)
+{
+        if (want == have)
+                return true;
+        /* The kernel keeps the MLD intervals in jiffies and reads them back rounded up to a tick. */
+        return knob_info(k)->jiffies && have > want && (int64_t) have - want < KNOB_JIFFY_SLACK_MS;
+}
+
+const char *knob_range_string(Knob k)
+{
+        switch (k) {
+        case KNOB_IGMP_VERSION:
+                return "auto, 1, 2 or 3";
+        case KNOB_MLD_VERSION:
+                return "auto, 1 or 2";
+        default:
+                return "1ms…2147483647ms";
+        }
+}

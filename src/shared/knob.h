@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The knob table: the one place that names the six per-link IGMP/MLD sysctls. Config parsing,
+ * D-Bus, igmpctl options and JSON keys are all driven from it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum Knob {
+        KNOB_IGMPV2_INTERVAL,
+        KNOB_IGMPV3_INTERVAL,
+        KNOB_IGMP_VERSION,
+        KNOB_MLDV1_INTERVAL,
+        KNOB_MLDV2_INTERVAL,
+        KNOB_MLD_VERSION,
+        _KNOB_MAX,
+        _KNOB_INVALID = -22, /* -EINVAL */
+} Knob;
+
+typedef enum KnobFamily {
+        KNOB_FAMILY_IPV4,
+        KNOB_FAMILY_IPV6,
+        _KNOB_FAMILY_MAX,
+} KnobFamily;
+
+typedef enum KnobKind {
+        KNOB_KIND_INTERVAL, /* milliseconds, 1 … INT32_MAX */
+        KNOB_KIND_VERSION,  /* 0 (auto) … max_version */
+} KnobKind;
+
+typedef struct KnobInfo {
+        const char *name;        /* kernel name: file under /proc/sys/net/ipvX/conf/IF/, D-Bus, JSON */
+        KnobFamily family;
+        KnobKind kind;
+        const char *section;     /* config section: "IGMP" or "MLD" */
+        const char *key;         /* config key */
+        const char *option;      /* igmpctl long option, without "--" */
+        int32_t kernel_default;  /* value of a fresh link */
+        int32_t max_version;     /* KNOB_KIND_VERSION only */
+        bool jiffies;            /* stored in jiffies: reads back rounded up to the tick */
+        const char *patch;       /* kernel change that added the knob */
+} KnobInfo;
+
+#define KNOB_INTERVAL_MIN 1
+#define KNOB_INTERVAL_MAX INT32_MAX
+/* Largest tick of any kernel (HZ=100): a jiffies knob may read back this much above what was written. */
+#define KNOB_JIFFY_SLACK_MS 10
+
+extern const KnobInfo knob_table[_KNOB_MAX];
+
+static inline const KnobInfo *knob_info(Knob k)
+{
+        return &knob_table[k];
+}
+
+const char *knob_to_string(Knob k);
+Knob knob_from_string(const char *s);
+Knob knob_from_config_key(const char *section, const char *key);
+Knob knob_from_option(const char *option);
+const char *knob_family_dir(KnobFamily f); /* "ipv4" or "ipv6" */
+
+/* Checks a value against the knob's range. 0 or -ERANGE. */
+int knob_check_value(Knob k, int64_t v);
+
+/* Parses a config/CLI value for the knob: durations for intervals ("200", "200ms", "1.5s"),
+ * "auto" or a number for versions. 0, -EINVAL (syntax) or -ERANGE (out of range). */
+int knob_parse_value(Knob k, const char *s, int32_t *ret);
+
+/* Whether value read from the kernel is what writing want leaves there (jiffies rounding). */
+bool knob_value_matches(Knob k, int32_t want, int32_t have);
+
+/* Human description of the valid range, e.g. "1ms…2147483647ms" or "auto, 1, 2, 3". */
+const char *knob_range_string(Knob k);

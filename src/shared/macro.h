@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Cleanup macros and small helpers used everywhere. Nothing here logs or allocates on its own.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _pure_ __attribute__((pure))
+#define _likely_(x) (__builtin_expect(!!(x), 1))
+#define _unlikely_(x) (__builtin_expect(!!(x), 0))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define STRLEN(x) (sizeof("" x "") - 1)
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Take ownership of a pointer: returns it and sets the variable to NULL, so cleanup skips it. */
+#define TAKE_PTR(p)                                  \
+        ({                                           \
+                __typeof__(p) _ptr_ = (p);           \
+                (p) = NULL;                          \
+                _ptr_;                               \
+        })
+
+#define TAKE_FD(fd)                                  \
+        ({                                           \
+                int _fd_ = (fd);                     \
+                (fd) = -EBADF;                       \
+                _fd_;                                \
+        })
+
+/* Defines name##p(type *p) that calls func(*p) when *p is non-NULL. */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)      \
+        static inline void func##p(type *p)          \
+        {                                            \
+                if (*p)                              \
+                        func(*p);                    \
+        }
+
+static inline void freep(void *p)
+{
+        free(*(void **) p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline int safe_close(int fd)
+{
+        if (fd >= 0) {
+                int saved = errno;
+                close(fd);
+                errno = saved;
+        }
+        return -EBADF;
+}
+
+static inline void closep(int *fd)
+{
+        safe_close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+        if (*f)
+                fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline void strv_freep(char ***l)
+{
+        if (!*l)
+                return;
+        for (char **i = *l; *i; i++)
+                free(*i);
+        free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+static inline bool streq(const char *a, const char *b)
+{
+        return strcmp(a, b) == 0;
+}
+
+static inline bool streq_ptr(const char *a, const char *b)
+{
+        if (!a || !b)
+                return a == b;
+        return streq(a, b);
+}
+
+static inline bool isempty(const char *s)
+{
+        return !s || !*s;
+}
+
+static inline const char *strempty(const char *s)
+{
+        return s ?: "";
+}
+
+static inline const char *strna(const char *s)
+{
+        return s ?: "n/a";
+}
+
+/* Returns the part of s after prefix, or NULL if s does not start with it. */
+static inline const char *startswith(const char *s, const char *prefix)
+{
+        size_t l = strlen(prefix);
+        return strncmp(s, prefix, l) == 0 ? s + l : NULL;
+}
+
+static inline bool endswith(const char *s, const char *suffix)
+{
+        size_t ls = strlen(s), lx = strlen(suffix);
+        return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+/* Replaces *p with a copy of s (or NULL). Returns 0 or -ENOMEM. */
+static inline int free_and_strdup(char **p, const char *s)
+{
+        char *t = NULL;
+
+        if (s) {
+                t = strdup(s);
+                if (!t)
+                        return -ENOMEM;
+        }
+        free(*p);
+        *p = t;
+        return 0;
+}
+
+/* errno as a negative value, never 0 (for libc calls that failed without setting errno). */
+static inline int negative_errno(void)
+{
+        return errno > 0 ? -errno : -EIO;
+}

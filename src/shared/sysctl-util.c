@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Integer sysctl I/O through /proc/sys, relative to directory fds.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ifname.h"
+#include "macro.h"
+#include "sysctl-util.h"
+
+int sysctl_open_conf_dir(const char *proc_root, const char *family)
+{
+        char path[256];
+        int fd;
+
+        snprintf(path, sizeof path, "%s/sys/net/%s/conf", proc_root ?: "/proc", family);
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int sysctl_open_link_dir(int conf_fd, const char *ifname)
+{
+        int fd;
+
+        if (!ifname_valid(ifname))
+                return -EINVAL;
+        fd = openat(conf_fd, ifname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+static int parse_int32(const char *buf, int32_t *ret)
+{
+        char *end;
+        long long v;
+
+        errno = 0;
+        v = strtoll(buf, &end, 10);
+        if (errno != 0 || end == buf)
+                return -EIO;
+        while (*end == '\n' || *end == ' ' || *end == '\t')
+                end++;
+        if (*end != '\0' || v < INT32_MIN || v > INT32_MAX)
+                return -EIO;
+        *ret = (int32_t) v;
+        return 0;
+}
+
+static int read_fd_int(int fd, int32_t *ret)
+{
+        char buf[32];
+        ssize_t n;
+
+        n = pread(fd, buf, sizeof buf - 1, 0);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+        return parse_int32(buf, ret);
+}
+
+static int write_fd_int(int fd, int32_t value)
+{
+        char buf[16];
+        int n;
+        ssize_t w;
+
+        n = snprintf(buf, sizeof buf, "%" PRIi32 "\n", value);
+        w = pwrite(fd, buf, (size_t) n, 0);
+        if (w < 0)
+                return negative_errno();
+        if (w != n)
+                return -EIO;
+        return 0;
+}
+
+int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret)
+{
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        return read_fd_int(fd, ret);
+}
+
+int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
+{
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        return write_fd_int(fd, value);
+}
+
+int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
+                         bool (*matches)(int32_t want, int32_t have, const void *userdata),
+                         const void *userdata, int32_t *ret_old, bool *ret_written)
+{
+        _cleanup_close_ int fd = -EBADF;
+        int32_t old;
+        int r;
+
+        fd = openat(dir_fd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+
+        r = read_fd_int(fd, &old);
+        if (r < 0)
+                return r;
+        if (ret_old)
+                *ret_old = old;
+
+        if (matches ? matches(value, old, userdata) : value == old) {
+                if (ret_written)
+                        *ret_written = false;
+                return 0;
+        }
+
+        r = write_fd_int(fd, value);
+        if (r < 0)
+                return r;
+        if (ret_written)
+                *ret_written = true;
+        return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Reading and writing integer sysctls relative to a directory fd (e.g. /proc/sys/net/ipv4/conf),
+ * so no path is ever built from an untrusted string: the interface name is one validated path
+ * component and the knob name comes from the knob table.
+ */
+
+/* Opens /proc/sys/net/<family>/conf as a directory fd. Returns fd or -errno. */
+int sysctl_open_conf_dir(const char *proc_root, const char *family);
+
+/* Opens <ifname> below the conf dir. -EINVAL for an invalid name, -ENOENT if absent. */
+int sysctl_open_link_dir(int conf_fd, const char *ifname);
+
+int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret);
+int sysctl_write_int_at(int dir_fd, const char *name, int32_t value);
+
+/* Opens the knob once read-write: reads the current value into *ret_old, and writes value
+ * unless matches(value, old) says it is already there. Sets *ret_written accordingly.
+ * On failure to write, *ret_old is still set if the read succeeded (returns -errno). */
+int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
+                         bool (*matches)(int32_t want, int32_t have, const void *userdata),
+                         const void *userdata, int32_t *ret_old, bool *ret_written);

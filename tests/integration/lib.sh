@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers for integration tests. Source it first thing in a test script:
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# Environment (set by meson test; defaults work from a build dir named "build"):
+#   IGMPD     path to the built igmpd
+#   IGMPCTL   path to the built igmpctl
+#   HELPERS   directory holding the built test helper programs
+#   SRCDIR    source tree root
+#
+# Every namespace, process and temporary directory made through these helpers is removed
+# when the script exits, whatever the reason. Exit 77 means "skipped" (meson convention).
+
+set -euo pipefail
+
+SRCDIR=${SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+IGMPD=${IGMPD:-$SRCDIR/build/src/daemon/igmpd}
+IGMPCTL=${IGMPCTL:-$SRCDIR/build/src/client/igmpctl}
+HELPERS=${HELPERS:-$SRCDIR/build/tests/helpers}
+T_NAME=$(basename "$0" .sh)
+
+_T_NAMESPACES=()
+_T_PIDS=()
+T_TMP=""
+
+skip() {
+        echo "SKIP: $T_NAME: $*"
+        exit 77
+}
+
+fail() {
+        echo "FAIL: $T_NAME: $*" >&2
+        if [ -n "${T_LOG:-}" ] && [ -f "$T_LOG" ]; then
+                echo "---- last lines of igmpd log ($T_LOG) ----" >&2
+                tail -n 40 "$T_LOG" >&2 || true
+        fi
+        exit 1
+}
+
+info() {
+        echo "# $*"
+}
+
+_t_cleanup() {
+        local rc=$?
+        set +e
+        for pid in "${_T_PIDS[@]}"; do
+                kill -TERM "$pid" 2>/dev/null
+        done
+        for pid in "${_T_PIDS[@]}"; do
+                for _ in $(seq 50); do
+                        kill -0 "$pid" 2>/dev/null || break
+                        sleep 0.05
+                done
+                kill -KILL "$pid" 2>/dev/null
+                wait "$pid" 2>/dev/null
+        done
+        for ns in "${_T_NAMESPACES[@]}"; do
+                # Kill anything still running inside before removing it.
+                ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+                ip netns del "$ns" 2>/dev/null
+        done
+        if [ -n "$T_TMP" ] && [ -d "$T_TMP" ]; then
+                if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ -n "${KEEP_TMP:-}" ]; then
+                        echo "kept $T_TMP" >&2
+                else
+                        rm -rf "$T_TMP"
+                fi
+        fi
+        exit $rc
+}
+trap _t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+command -v ip >/dev/null || skip "iproute2 (ip) is not installed"
+[ -x "$IGMPD" ] || fail "igmpd binary not found at $IGMPD"
+
+T_TMP=$(mktemp -d "/tmp/igmpd-test-$T_NAME.XXXXXX")
+T_ROOT=$T_TMP/root                  # --config-root for the daemon
+T_CONF=$T_ROOT/etc/igmpd/conf.d     # where tests drop policy files
+T_LOG=$T_TMP/igmpd.log
+mkdir -p "$T_CONF"
+
+# Short, unique namespace names: igt-<test>-<pid>-<suffix>.
+ns_new() {
+        local ns="igt-${T_NAME:0:12}-$$-$1"
+        ip netns add "$ns" || fail "cannot create network namespace $ns"
+        _T_NAMESPACES+=("$ns")
+        ip -n "$ns" link set lo up
+        echo "$ns"
+}
+
+# Runs a command in a namespace.
+in_ns() {
+        local ns=$1
+        shift
+        ip netns exec "$ns" "$@"
+}
+
+# veth_add NS NAME PEER [extra ip args…]: a veth pair inside NS.
+veth_add() {
+        local ns=$1 a=$2 b=$3
+        shift 3
+        ip -n "$ns" link add "$a" "$@" type veth peer name "$b"
+}
+
+# Writes a policy file: conf_put NAME <<EOF … EOF (into $T_CONF unless a dir is given as $2).
+conf_put() {
+        local dir=${2:-$T_CONF}
+        mkdir -p "$dir"
+        cat > "$dir/$1"
+}
+
+# Reads a knob: knob_get NS ipv4|ipv6 IF KNOB
+knob_get() {
+        in_ns "$1" cat "/proc/sys/net/$2/conf/$3/$4"
+}
+
+# Polls a shell condition until true, up to $WAIT_SECS (default 10) seconds.
+wait_until() {
+        local secs=${WAIT_SECS:-10} i
+        for ((i = 0; i < secs * 20; i++)); do
+                if eval "$1"; then
+                        return 0
+                fi
+                sleep 0.05
+        done
+        return 1
+}
+
+# expect_knob NS FAMILY IF KNOB VALUE: waits until the kernel value is VALUE, fails otherwise.
+expect_knob() {
+        local ns=$1 fam=$2 ifn=$3 knob=$4 want=$5
+        if ! wait_until "[ \"\$(knob_get $ns $fam $ifn $knob 2>/dev/null)\" = '$want' ]"; then
+                fail "$fam/conf/$ifn/$knob is '$(knob_get "$ns" "$fam" "$ifn" "$knob" 2>&1)', expected '$want'"
+        fi
+}
+
+# Starts igmpd inside NS with $T_ROOT as config root; extra args are passed on. All its output
+# goes to $T_LOG (appended across restarts). Waits until the daemon logs that its first
+# configuration pass is done ("Configured N links, ready.").
+igmpd_start() {
+        local ns=$1 before
+        shift
+        touch "$T_LOG"
+        before=$(grep -c 'links, ready' "$T_LOG" || true)
+        ip netns exec "$ns" env SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=${IGMPD_LOG_LEVEL:-debug} \
+                "$IGMPD" --config-root "$T_ROOT" "$@" >> "$T_LOG" 2>&1 &
+        T_IGMPD_PID=$!
+        _T_PIDS+=("$T_IGMPD_PID")
+        wait_until "[ \$(grep -c 'links, ready' '$T_LOG' || true) -gt $before ] || ! kill -0 $T_IGMPD_PID 2>/dev/null" ||
+                fail "igmpd did not become ready"
+        kill -0 "$T_IGMPD_PID" 2>/dev/null || fail "igmpd exited during start-up"
+}
+
+# Counts log lines matching a pattern (grep -E).
+log_count() {
+        grep -cE "$1" "$T_LOG" || true
+}
+
+igmpd_stop() {
+        [ -n "${T_IGMPD_PID:-}" ] || return 0
+        kill -TERM "$T_IGMPD_PID" 2>/dev/null || true
+        wait "$T_IGMPD_PID" 2>/dev/null || true
+        T_IGMPD_PID=""
+}
+
+igmpd_reload() {
+        kill -HUP "$T_IGMPD_PID"
+}
