@@ -56,6 +56,10 @@ _t_cleanup() {
                 kill -KILL "$pid" 2>/dev/null
                 wait "$pid" 2>/dev/null
         done
+        # ns_new may run in a subshell ($(ns_new x)); it records names in a file too.
+        if [ -n "$T_TMP" ] && [ -f "$T_TMP/.namespaces" ]; then
+                mapfile -t -O "${#_T_NAMESPACES[@]}" _T_NAMESPACES < "$T_TMP/.namespaces"
+        fi
         for ns in "${_T_NAMESPACES[@]}"; do
                 # Kill anything still running inside before removing it.
                 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
@@ -83,12 +87,14 @@ T_CONF=$T_ROOT/etc/igmpd/conf.d     # where tests drop policy files
 T_LOG=$T_TMP/igmpd.log
 mkdir -p "$T_CONF"
 
-# Short, unique namespace names: igt-<test>-<pid>-<suffix>.
+# Short, unique namespace names: igt-<test>-<pid>-<suffix>. Prints the name; safe to call as
+# NS=$(ns_new a): the name is recorded in a file the cleanup reads.
 ns_new() {
         local ns="igt-${T_NAME:0:12}-$$-$1"
-        ip netns add "$ns" || fail "cannot create network namespace $ns"
+        echo "$ns" >> "$T_TMP/.namespaces"
+        ip netns add "$ns" >&2 || fail "cannot create network namespace $ns"
         _T_NAMESPACES+=("$ns")
-        ip -n "$ns" link set lo up
+        ip -n "$ns" link set lo up >&2
         echo "$ns"
 }
 

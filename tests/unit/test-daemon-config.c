@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon-config.h"
+
+static char diags[2048];
+
+static void diag(void *userdata, const char *file, unsigned line, const char *msg)
+{
+        size_t l = strlen(diags);
+        snprintf(diags + l, sizeof diags - l, "%s:%u: %s\n", file, line, msg);
+}
+
+static int parse(DaemonConfig *c, const char *text)
+{
+        diags[0] = '\0';
+        daemon_config_defaults(c);
+        return daemon_config_parse(c, "igmpd.conf", text, strlen(text), diag, NULL);
+}
+
+Test(daemon_config, defaults)
+{
+        DaemonConfig c;
+        daemon_config_defaults(&c);
+        cr_expect_eq(c.netlink_rcvbuf, 8 * 1024 * 1024);
+        cr_expect_eq(c.audit_history, 256);
+        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG | AUDIT_SOURCE_AUDIT);
+        cr_expect(!c.audit_rule);
+        cr_expect_eq(c.network_manager, NM_MODE_AUTO);
+}
+
+Test(daemon_config, every_key)
+{
+        DaemonConfig c;
+        cr_assert_eq(parse(&c, "[Daemon]\nNetlinkReceiveBufferSize=64K\nAuditSources=kmsg\nAuditRule=yes\n"
+                               "AuditHistory=1000\nNetworkManager=no\n"), 0);
+        cr_expect_str_eq(diags, "");
+        cr_expect_eq(c.netlink_rcvbuf, 65536);
+        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG);
+        cr_expect(c.audit_rule);
+        cr_expect_eq(c.audit_history, 1000);
+        cr_expect_eq(c.network_manager, NM_MODE_NO);
+}
+
+Test(daemon_config, bad_values_keep_defaults)
+{
+        DaemonConfig c;
+        cr_assert_eq(parse(&c, "[Daemon]\nNetlinkReceiveBufferSize=1\nAuditSources=kmsg bogus\nAuditRule=perhaps\n"
+                               "AuditHistory=0\nAuditHistory=70000\nNetworkManager=sometimes\nColor=blue\n"), 7);
+        cr_expect(strstr(diags, "igmpd.conf:2: Invalid NetlinkReceiveBufferSize=1 (expected a size between 4K and 1G), ignoring.") != NULL, "%s", diags);
+        cr_expect(strstr(diags, "igmpd.conf:3: Unknown audit source 'bogus'") != NULL);
+        cr_expect(strstr(diags, "igmpd.conf:8: Unknown key 'Color' in section [Daemon], ignoring.") != NULL);
+        DaemonConfig d;
+        daemon_config_defaults(&d);
+        cr_expect_eq(c.netlink_rcvbuf, d.netlink_rcvbuf);
+        cr_expect_eq(c.audit_sources, d.audit_sources);
+        cr_expect_eq(c.audit_rule, d.audit_rule);
+        cr_expect_eq(c.audit_history, d.audit_history);
+        cr_expect_eq(c.network_manager, d.network_manager);
+}
+
+Test(daemon_config, empty_resets_to_default)
+{
+        DaemonConfig c;
+        cr_assert_eq(parse(&c, "[Daemon]\nAuditHistory=5\nAuditHistory=\n"), 0);
+        cr_expect_eq(c.audit_history, 256);
+}

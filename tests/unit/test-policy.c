@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf-files.h"
+#include "policy.h"
+
+static char diags[4096];
+
+static void diag(void *userdata, const char *file, unsigned line, const char *msg)
+{
+        size_t l = strlen(diags);
+        snprintf(diags + l, sizeof diags - l, "%s:%u: %s\n", file ?: "-", line, msg);
+}
+
+static PolicyFile *parse(const char *text)
+{
+        PolicyFile *f = NULL;
+        diags[0] = '\0';
+        cr_assert_eq(policy_file_parse("/etc/igmpd/conf.d/t.conf", text, strlen(text), diag, NULL, &f, NULL), 0);
+        return f;
+}
+
+Test(policy, every_key_and_unit)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = parse(
+                "[IGMP]\n"
+                "V2UnsolicitedReportInterval=2s\n"
+                "V3UnsolicitedReportInterval=200ms\n"
+                "Version=3\n"
+                "[MLD]\n"
+                "V1UnsolicitedReportInterval=1.5s\n"
+                "V2UnsolicitedReportInterval=250\n"
+                "Version=auto\n");
+        cr_expect_str_eq(diags, "");
+        cr_expect_eq(f->knobs[KNOB_IGMPV2_INTERVAL].value, 2000);
+        cr_expect_eq(f->knobs[KNOB_IGMPV2_INTERVAL].line, 2);
+        cr_expect_eq(f->knobs[KNOB_IGMPV3_INTERVAL].value, 200);
+        cr_expect_eq(f->knobs[KNOB_IGMP_VERSION].value, 3);
+        cr_expect_eq(f->knobs[KNOB_MLDV1_INTERVAL].value, 1500);
+        cr_expect_eq(f->knobs[KNOB_MLDV2_INTERVAL].value, 250);
+        cr_expect_eq(f->knobs[KNOB_MLD_VERSION].value, 0);
+        cr_expect_eq(f->knobs[KNOB_MLD_VERSION].line, 8);
+        cr_expect_str_eq(f->name, "t.conf");
+}
+
+static const struct {
+        const char *text;
+        const char *diag;
+} error_cases[] = {
+        { "[IGMP]\nV3UnsolicitedReportInterval=0\n",
+          "t.conf:2: V3UnsolicitedReportInterval=0 is out of range (1ms…2147483647ms), ignoring.\n" },
+        { "[IGMP]\nV3UnsolicitedReportInterval=2147483648\n",
+          "t.conf:2: V3UnsolicitedReportInterval=2147483648 is out of range (1ms…2147483647ms), ignoring.\n" },
+        { "[IGMP]\nV2UnsolicitedReportInterval=soon\n",
+          "t.conf:2: Invalid V2UnsolicitedReportInterval= value 'soon' (expected a duration such as 200, 200ms or 1.5s), ignoring.\n" },
+        { "[IGMP]\nVersion=4\n", "t.conf:2: Version=4 is out of range (auto, 1, 2 or 3), ignoring.\n" },
+        { "[MLD]\nVersion=3\n", "t.conf:2: Version=3 is out of range (auto, 1 or 2), ignoring.\n" },
+        { "[MLD]\nVersion=two\n", "t.conf:2: Invalid Version= value 'two' (expected auto, 1 or 2), ignoring.\n" },
+        { "[IGMP]\nFoo=1\n", "t.conf:2: Unknown key 'Foo' in section [IGMP], ignoring.\n" },
+        { "[MLD]\nV3UnsolicitedReportInterval=1\n",
+          "t.conf:2: Unknown key 'V3UnsolicitedReportInterval' in section [MLD], ignoring.\n" },
+        { "[Match]\nColor=red\n", "t.conf:2: Unknown key 'Color' in section [Match], ignoring.\n" },
+        { "[Match]\nMACAddress=zz:00:00:00:00:00\n",
+          "t.conf:2: Invalid MAC address 'zz:00:00:00:00:00' in MACAddress=, ignoring.\n" },
+        { "[Network]\nX=1\n", "t.conf:1: Unknown section [Network], ignoring.\n" },
+};
+
+Test(policy, error_messages)
+{
+        for (size_t i = 0; i < ELEMENTSOF(error_cases); i++) {
+                _cleanup_(policy_file_freep) PolicyFile *f = parse(error_cases[i].text);
+                const char *d = strstr(diags, "t.conf:");
+                cr_expect(d && streq(d, error_cases[i].diag), "case %zu: got '%s'", i, diags);
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        cr_expect_eq(f->knobs[k].line, 0, "case %zu: a bad value was kept", i);
+        }
+}
+
+Test(policy, bad_value_keeps_rest_of_file)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = parse(
+                "[IGMP]\nV3UnsolicitedReportInterval=-5\nV2UnsolicitedReportInterval=3s\n");
+        cr_expect(strstr(diags, "t.conf:2:") != NULL);
+        cr_expect_eq(f->knobs[KNOB_IGMPV3_INTERVAL].line, 0);
+        cr_expect_eq(f->knobs[KNOB_IGMPV2_INTERVAL].value, 3000);
+}
+
+Test(policy, later_assignment_wins_empty_resets)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = parse(
+                "[IGMP]\nV3UnsolicitedReportInterval=100\nV3UnsolicitedReportInterval=300\n"
+                "V2UnsolicitedReportInterval=1s\nV2UnsolicitedReportInterval=\n");
+        cr_expect_eq(f->knobs[KNOB_IGMPV3_INTERVAL].value, 300);
+        cr_expect_eq(f->knobs[KNOB_IGMPV2_INTERVAL].line, 0);
+}
+
+static bool matches(const char *match_text, const LinkInfo *info)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = parse(match_text);
+        return policy_match(&f->match, info);
+}
+
+Test(policy, match_name_globs_and_invert)
+{
+        char *alt[] = { "enp3s0", NULL };
+        LinkInfo eth0 = { .name = "eth0", .type = "ether" };
+        LinkInfo eth0_alt = { .name = "eth0", .altnames = alt, .type = "ether" };
+        LinkInfo lo = { .name = "lo", .type = "loopback", .loopback = true };
+
+        cr_expect(matches("[Match]\nName=eth0\n", &eth0));
+        cr_expect(matches("[Match]\nName=eth*\n", &eth0));
+        cr_expect(matches("[Match]\nName=wlan0 eth?\n", &eth0));
+        cr_expect(!matches("[Match]\nName=eth1\n", &eth0));
+        cr_expect(matches("[Match]\nName=eth[0-3]\n", &eth0));
+        cr_expect(!matches("[Match]\nName=!eth*\n", &eth0));
+        cr_expect(matches("[Match]\nName=!wlan* iptv*\n", &eth0));
+        cr_expect(matches("[Match]\nName=enp*\n", &eth0_alt));  /* alternative names count */
+        cr_expect(!matches("[Match]\nName=!enp*\n", &eth0_alt));
+        cr_expect(matches("[Match]\nName=eth1\nName=eth0\n", &eth0)); /* lists accumulate */
+        cr_expect(!matches("[Match]\nName=eth0\nName=\nName=eth1\n", &eth0)); /* empty resets */
+        /* Name=* is an explicit condition: it matches loopback too. */
+        cr_expect(matches("[Match]\nName=*\n", &lo));
+}
+
+Test(policy, absent_match_is_everything_but_loopback)
+{
+        LinkInfo eth0 = { .name = "eth0", .type = "ether" };
+        LinkInfo lo = { .name = "lo", .type = "loopback", .loopback = true };
+
+        cr_expect(matches("[IGMP]\nVersion=2\n", &eth0));
+        cr_expect(!matches("[IGMP]\nVersion=2\n", &lo));
+        cr_expect(!matches("[Match]\n[IGMP]\nVersion=2\n", &lo));
+}
+
+Test(policy, match_kind_type_mac_all_must_match)
+{
+        struct ether_addr mac = { { 0x02, 0x00, 0x00, 0xaa, 0xbb, 0xcc } };
+        LinkInfo v = { .name = "v0", .kind = "veth", .type = "ether", .mac = &mac };
+        LinkInfo nokind = { .name = "eth0", .type = "ether" };
+
+        cr_expect(matches("[Match]\nKind=veth\n", &v));
+        cr_expect(matches("[Match]\nKind=bridge veth\n", &v));
+        cr_expect(!matches("[Match]\nKind=bridge\n", &v));
+        cr_expect(!matches("[Match]\nKind=veth\n", &nokind));
+        cr_expect(matches("[Match]\nType=ether\n", &v));
+        cr_expect(!matches("[Match]\nType=none\n", &v));
+        cr_expect(matches("[Match]\nMACAddress=02:00:00:AA:BB:CC\n", &v));
+        cr_expect(matches("[Match]\nMACAddress=02-00-00-aa-bb-cc 00:11:22:33:44:55\n", &v));
+        cr_expect(!matches("[Match]\nMACAddress=00:11:22:33:44:55\n", &v));
+        cr_expect(matches("[Match]\nName=v*\nKind=veth\nType=ether\n", &v));
+        cr_expect(!matches("[Match]\nName=v*\nKind=vlan\n", &v));
+        cr_expect(!matches("[Match]\nName=x*\nKind=veth\n", &v));
+}
+
+static Policy *policy_of(const char *const *texts, size_t n)
+{
+        Policy *p = calloc(1, sizeof *p);
+        p->files = calloc(n, sizeof *p->files);
+        for (size_t i = 0; i < n; i++) {
+                char path[64];
+                snprintf(path, sizeof path, "/etc/igmpd/conf.d/%02zu.conf", i * 10);
+                cr_assert_eq(policy_file_parse(path, texts[i], strlen(texts[i]), diag, NULL, &p->files[i], NULL), 0);
+                p->n_files++;
+        }
+        return p;
+}
+
+Test(policy, merge_later_file_wins_per_key)
+{
+        const char *texts[] = {
+                "[Match]\nName=*\n[IGMP]\nV3UnsolicitedReportInterval=1s\nV2UnsolicitedReportInterval=5s\n",
+                "[Match]\nName=iptv0\n[IGMP]\nV3UnsolicitedReportInterval=200ms\n",
+                "[Match]\nName=other\n[IGMP]\nV2UnsolicitedReportInterval=1\n",
+        };
+        _cleanup_(policy_freep) Policy *p = policy_of(texts, ELEMENTSOF(texts));
+        LinkInfo iptv = { .name = "iptv0", .type = "ether" };
+        LinkInfo eth = { .name = "eth0", .type = "ether" };
+        KnobValue out[_KNOB_MAX];
+        const PolicyFile *matched[4];
+        size_t n;
+
+        policy_merge(p, &iptv, out, matched, 4, &n);
+        cr_expect_eq(n, 2);
+        cr_expect_eq(matched[0], p->files[0]);
+        cr_expect_eq(matched[1], p->files[1]);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
+        cr_expect_str_eq(out[KNOB_IGMPV3_INTERVAL].source, "/etc/igmpd/conf.d/10.conf");
+        cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 5000);
+        cr_expect_str_eq(out[KNOB_IGMPV2_INTERVAL].source, "/etc/igmpd/conf.d/00.conf");
+        cr_expect(!out[KNOB_MLDV2_INTERVAL].set);
+
+        policy_merge(p, &eth, out, NULL, 0, &n);
+        cr_expect_eq(n, 1);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 1000);
+}
+
+/* Directory precedence and masking, on a real tree below a temp root. */
+static char root[64];
+
+static void put(const char *dir, const char *name, const char *text)
+{
+        char path[256], cmd[300];
+        snprintf(cmd, sizeof cmd, "mkdir -p %s%s", root, dir);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(path, sizeof path, "%s%s/%s", root, dir, name);
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void setup_root(void)
+{
+        snprintf(root, sizeof root, "/tmp/igmpd-unit-policy.XXXXXX");
+        cr_assert_not_null(mkdtemp(root));
+}
+
+static void teardown_root(void)
+{
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+        (void) system(cmd);
+}
+
+Test(policy, directories_override_mask_and_order, .init = setup_root, .fini = teardown_root)
+{
+        char link[256];
+        _cleanup_(policy_freep) Policy *p = NULL;
+
+        put("/usr/lib/igmpd/conf.d", "10-site.conf", "[IGMP]\nV3UnsolicitedReportInterval=900\n");
+        put("/etc/igmpd/conf.d", "10-site.conf", "[IGMP]\nV3UnsolicitedReportInterval=800\n"); /* wins */
+        put("/usr/lib/igmpd/conf.d", "05-early.conf", "[IGMP]\nV2UnsolicitedReportInterval=7s\n");
+        put("/run/igmpd/conf.d", "50-iptv.conf", "[IGMP]\nV3UnsolicitedReportInterval=200\n");
+        put("/usr/local/lib/igmpd/conf.d", "30-masked.conf", "[IGMP]\nVersion=2\n");
+        put("/etc/igmpd/conf.d", "30-masked.conf", "");                 /* empty file masks */
+        put("/usr/lib/igmpd/conf.d", "40-null.conf", "[IGMP]\nVersion=1\n");
+        snprintf(link, sizeof link, "%s/run/igmpd/conf.d/40-null.conf", root);
+        cr_assert_eq(symlink("/dev/null", link), 0);                    /* /dev/null symlink masks */
+        put("/etc/igmpd/conf.d", "notes.txt", "[IGMP]\nVersion=3\n");   /* not *.conf */
+
+        cr_assert_eq(policy_load(root, diag, NULL, &p), 0);
+        cr_assert_eq(p->n_files, 3);
+        cr_expect_str_eq(p->files[0]->name, "05-early.conf");
+        cr_expect_str_eq(p->files[1]->name, "10-site.conf");
+        cr_expect(strstr(p->files[1]->path, "/etc/igmpd/conf.d/10-site.conf") != NULL);
+        cr_expect_str_eq(p->files[2]->name, "50-iptv.conf");
+        cr_expect_eq(p->n_masked, 2);
+
+        LinkInfo l = { .name = "x", .type = "ether" };
+        KnobValue out[_KNOB_MAX];
+        policy_merge(p, &l, out, NULL, 0, NULL);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
+        cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 7000);
+        cr_expect(!out[KNOB_IGMP_VERSION].set);
+}
+
+Test(policy, unreadable_and_oversized_files_are_skipped, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(policy_freep) Policy *p = NULL;
+        char path[256];
+
+        put("/etc/igmpd/conf.d", "10-good.conf", "[IGMP]\nVersion=2\n");
+        put("/etc/igmpd/conf.d", "20-dir.conf", "x");
+        snprintf(path, sizeof path, "%s/etc/igmpd/conf.d/20-dir.conf", root);
+        unlink(path);
+        cr_assert_eq(mkdir(path, 0755), 0); /* a directory named *.conf is not a file */
+        snprintf(path, sizeof path, "%s/etc/igmpd/conf.d/30-loop.conf", root);
+        cr_assert_eq(symlink("30-loop.conf", path), 0); /* symlink loop */
+        snprintf(path, sizeof path, "%s/etc/igmpd/conf.d/40-big.conf", root);
+        FILE *f = fopen(path, "w");
+        for (int i = 0; i < 200000; i++)
+                fputs("# padding\n", f); /* 2 MB */
+        fclose(f);
+
+        diags[0] = '\0';
+        cr_assert_eq(policy_load(root, diag, NULL, &p), 0);
+        cr_expect_eq(p->n_files, 1);
+        cr_expect(strstr(diags, "30-loop.conf:0: Failed to read file") != NULL, "%s", diags);
+        cr_expect(strstr(diags, "40-big.conf:0: Failed to read file: larger than 1 MiB, ignoring.") != NULL, "%s", diags);
+        cr_expect_eq(p->n_errors, 2);
+}
+
+Test(policy, ether_addr)
+{
+        struct ether_addr a;
+        cr_expect_eq(parse_ether_addr("00:11:22:33:44:55", &a), 0);
+        cr_expect_eq(a.ether_addr_octet[5], 0x55);
+        cr_expect_eq(parse_ether_addr("00-11-22-33-44-5F", &a), 0);
+        cr_expect_eq(a.ether_addr_octet[5], 0x5f);
+        cr_expect_eq(parse_ether_addr("00:11-22:33:44:55", &a), -EINVAL);
+        cr_expect_eq(parse_ether_addr("00:11:22:33:44", &a), -EINVAL);
+        cr_expect_eq(parse_ether_addr("0011.2233.4455", &a), -EINVAL);
+}

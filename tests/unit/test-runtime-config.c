@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime-config.h"
+
+static char root[64];
+
+static void setup_root(void)
+{
+        snprintf(root, sizeof root, "/tmp/igmpd-unit-runtime.XXXXXX");
+        cr_assert_not_null(mkdtemp(root));
+}
+
+static void teardown_root(void)
+{
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+        (void) system(cmd);
+}
+
+static char *slurp(const char *rel)
+{
+        char path[256], *buf = calloc(1, 4096);
+        snprintf(path, sizeof path, "%s%s", root, rel);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+                free(buf);
+                return NULL;
+        }
+        size_t n = fread(buf, 1, 4095, f);
+        buf[n] = '\0';
+        fclose(f);
+        return buf;
+}
+
+Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
+        _cleanup_(runtime_config_freep) RuntimeConfig *again = NULL;
+        KnobSetting set[_KNOB_MAX] = {};
+        KnobValue out[_KNOB_MAX] = {};
+
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set), 0);
+        memset(set, 0, sizeof set);
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 300, .line = 1 };
+        set[KNOB_IGMP_VERSION] = (KnobSetting) { .value = 0, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set), 0);
+
+        _cleanup_free_ char *etc = slurp("/etc/igmpd/runtime.d/eth0.conf");
+        _cleanup_free_ char *run = slurp("/run/igmpd/runtime.d/eth0.conf");
+        cr_assert_not_null(etc);
+        cr_assert_not_null(run);
+        cr_expect(strstr(etc, "[IGMP]\nV3UnsolicitedReportInterval=200ms\n") != NULL, "%s", etc);
+        cr_expect(strstr(run, "V3UnsolicitedReportInterval=300ms\nVersion=auto\n") != NULL, "%s", run);
+
+        /* /run beats /etc, and both beat whatever was there. */
+        out[KNOB_IGMPV3_INTERVAL] = (KnobValue) { .value = 1000, .set = true, .source = "/x.conf" };
+        runtime_config_merge(c, "eth0", out);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 300);
+        cr_expect_str_eq(out[KNOB_IGMPV3_INTERVAL].source, "runtime");
+
+        /* What was written reads back the same. */
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, &again), 0);
+        cr_assert_not_null(runtime_config_find(again, "eth0"));
+        memset(out, 0, sizeof out);
+        runtime_config_merge(again, "eth0", out);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 300);
+        cr_expect(out[KNOB_IGMP_VERSION].set);
+
+        /* No temp files left behind. */
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s/run/igmpd/runtime.d | grep -v '^eth0.conf$')\"", root);
+        cr_expect_eq(system(cmd), 0);
+
+        cr_assert_eq(runtime_config_revert(c, root, "eth0"), 0);
+        memset(out, 0, sizeof out);
+        runtime_config_merge(c, "eth0", out);
+        cr_expect(!out[KNOB_IGMPV3_INTERVAL].set);
+        char *gone = slurp("/etc/igmpd/runtime.d/eth0.conf");
+        cr_expect_null(gone);
+        free(gone);
+        cr_expect_eq(runtime_config_revert(c, root, "eth0"), 0); /* idempotent */
+}
+
+Test(runtime_config, rejects_bad_names_and_readonly_dir, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
+        KnobSetting set[_KNOB_MAX] = {};
+        char dir[128];
+
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
+        cr_expect_eq(runtime_config_set(c, root, "../../etc/x", RUNTIME_SCOPE_RUN, set), -EINVAL);
+        cr_expect_eq(runtime_config_revert(c, root, "a/b"), -EINVAL);
+
+        /* A directory we cannot write: a file where the directory should be. */
+        snprintf(dir, sizeof dir, "%s/run", root);
+        FILE *f = fopen(dir, "w");
+        fclose(f);
+        cr_expect_lt(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set), 0);
+        cr_expect_null(runtime_config_find(c, "eth0") ? (void *) (runtime_config_find(c, "eth0")->knobs[RUNTIME_SCOPE_RUN][KNOB_IGMPV3_INTERVAL].line ? "set" : NULL) : NULL);
+}
