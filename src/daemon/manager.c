@@ -320,6 +320,8 @@ void manager_on_ipv6_hint(Manager *m, int ifindex)
                 (void) link_configure(l);
 }
 
+#define ENUMERATE_ATTEMPTS 3
+
 int manager_enumerate(Manager *m)
 {
         _cleanup_free_ void **links = NULL;
@@ -331,14 +333,27 @@ int manager_enumerate(Manager *m)
         for (size_t i = 0; i < n; i++)
                 ((Link *) links[i])->seen = false;
 
-        r = netlink_enumerate(m->netlink);
-        if (r < 0)
+        for (int attempt = 1;; attempt++) {
+                r = netlink_enumerate(m->netlink);
+                if (r != -EAGAIN || attempt >= ENUMERATE_ATTEMPTS)
+                        break;
+                log_debug("Link dump interrupted by concurrent changes, dumping again.");
+        }
+        if (r == -EAGAIN)
+                log_debug("Link dump still interrupted after %d attempts; link events fill the gaps.",
+                          ENUMERATE_ATTEMPTS);
+        else if (r < 0)
                 return log_error_errno(r, "Failed to enumerate links: %m");
 
-        /* Links that vanished while we were not listening. */
+        /* Links missing from the dump vanished while we were not listening — or an interrupted
+         * dump skipped them. Ask the kernel about each before forgetting it. */
         for (size_t i = 0; i < n; i++) {
                 Link *l = links[i];
-                if (!l->seen)
+                char name[IF_NAMESIZE];
+
+                if (l->seen)
+                        continue;
+                if (manager_ifindex_to_name(m, l->ifindex, name) == -ENODEV)
                         manager_on_link_removed(m, l->ifindex);
         }
         return 0;

@@ -258,8 +258,11 @@ int netlink_enumerate(Netlink *n)
         r = nl_rtgen_request(n->dump, RTM_GETLINK, AF_UNSPEC, NLM_F_DUMP);
         if (r < 0)
                 return -EIO;
-        /* Blocking read until NLMSG_DONE; with seq checks off libnl stops at DONE. */
+        /* Blocking read until NLMSG_DONE; with seq checks off libnl stops at DONE. Every message
+         * is handed on as it arrives, even when the dump turns out to be interrupted. */
         r = nl_recvmsgs_default(n->dump);
+        if (r == -NLE_DUMP_INTR)
+                return -EAGAIN; /* links changed during the dump: it may have skipped some */
         if (r < 0)
                 return r == -NLE_NOMEM ? -ENOBUFS : -EIO;
         return 0;

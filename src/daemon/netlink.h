@@ -14,7 +14,8 @@ typedef struct Netlink Netlink;
 int netlink_new(Manager *m, size_t rcvbuf, Netlink **ret);
 Netlink *netlink_free(Netlink *n);
 
-/* Dumps all links, feeding each to the manager. 0 or -errno. */
+/* Dumps all links, feeding each to the manager. 0, -EAGAIN if the kernel flagged the dump as
+ * interrupted by concurrent changes (what was received is still valid), or -errno. */
 int netlink_enumerate(Netlink *n);
 
 /* The receive buffer size the kernel actually granted (for logs and tests). */

@@ -166,7 +166,8 @@ Test(sysctl_binary, table)
                 r = sysctl_binary_to_path(cases[i].name, cases[i].n, fake_resolve, NULL, &path, &complete);
                 cr_assert_eq(r, 0, "case %zu (%s): r=%d", i, cases[i].path, r);
                 cr_expect_str_eq(path, cases[i].path, "case %zu", i);
-                cr_expect_eq(complete, cases[i].complete, "case %zu (%s): complete=%d", i, cases[i].path, complete);
+                cr_expect_eq(complete, cases[i].complete,
+                             "case %zu (%s): complete=%d", i, cases[i].path, complete);
                 free(path);
         }
 }
@@ -219,7 +220,8 @@ Test(sysctl_binary, bad_resolver_names_stay_numeric)
                 char *path = NULL, want[64];
                 bool complete = true;
 
-                cr_assert_eq(sysctl_binary_to_path(NAME(3, 12, 16, ifindex, 17), bad_resolve, NULL, &path, &complete), 0);
+                cr_assert_eq(sysctl_binary_to_path(NAME(3, 12, 16, ifindex, 17), bad_resolve, NULL,
+                                                   &path, &complete), 0);
                 snprintf(want, sizeof(want), "net/ipv6/conf/%d/force_mld_version", ifindex);
                 cr_expect_str_eq(path, want, "ifindex %d", ifindex);
                 cr_expect_not(complete, "ifindex %d", ifindex);
@@ -235,13 +237,15 @@ Test(sysctl_binary, errors_leave_outputs_alone)
 
         cr_expect_eq(sysctl_binary_to_path(eleven, 0, fake_resolve, NULL, &path, &complete), -EINVAL);
         cr_expect_eq(sysctl_binary_to_path(NULL, 3, fake_resolve, NULL, &path, &complete), -EINVAL);
-        cr_expect_eq(sysctl_binary_to_path(eleven, ELEMENTSOF(eleven), fake_resolve, NULL, &path, &complete), -E2BIG);
+        cr_expect_eq(sysctl_binary_to_path(eleven, ELEMENTSOF(eleven), fake_resolve, NULL, &path, &complete),
+                     -E2BIG);
         cr_expect_eq(sysctl_binary_to_path(eleven, SIZE_MAX, fake_resolve, NULL, &path, &complete), -E2BIG);
         cr_expect_eq(path, sentinel);
         cr_expect(complete);
 
         /* SYSCTL_BINARY_NAME_MAX itself is fine. */
-        cr_expect_eq(sysctl_binary_to_path(eleven, SYSCTL_BINARY_NAME_MAX, fake_resolve, NULL, &path, &complete), 0);
+        cr_expect_eq(sysctl_binary_to_path(eleven, SYSCTL_BINARY_NAME_MAX, fake_resolve, NULL,
+                                           &path, &complete), 0);
         cr_expect_str_eq(path, "net/ipv4/conf/all/force_igmp_version/1/2/3/4/5");
         free(path);
 }
@@ -270,7 +274,8 @@ Test(sysctl_binary, format_name)
                 { NAME(3, 5, 16, -2, 17), "3.5.16.-2.17." },
                 { NAME(1, 4), "1.4." },
                 { NAME(INT_MIN, INT_MAX), "-2147483648.2147483647." },
-                { NAME(INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN),
+                { NAME(INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN,
+                       INT_MIN, INT_MIN, INT_MIN, INT_MIN, INT_MIN),
                   "-2147483648.-2147483648.-2147483648.-2147483648.-2147483648."
                   "-2147483648.-2147483648.-2147483648.-2147483648.-2147483648." },
         };

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Audit SYSCALL record text → AuditRecord. The format follows kernel/audit.c and auditsc.c:
+ * "audit(%llu.%03lu:%u): " then space-separated key=value fields; strings go through
+ * audit_log_untrustedstring(), which quotes them, or hex-encodes them (upper case, two digits a
+ * byte) when they hold a '"', a byte below 0x21 or above 0x7e; a missing string is "(null)".
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "audit-record.h"
+#include "macro.h"
+
+static int unhex(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -EINVAL;
+}
+
+static bool mem_eq(const char *s, const char *e, const char *lit)
+{
+        size_t l = strlen(lit);
+
+        return (size_t) (e - s) == l && memcmp(s, lit, l) == 0;
+}
+
+static bool mem_startswith(const char *s, const char *e, const char *lit)
+{
+        size_t l = strlen(lit);
+
+        return (size_t) (e - s) >= l && memcmp(s, lit, l) == 0;
+}
+
+/* Whole [s, e) as an unsigned number in the given base (10 or 16), at most max. */
+static int parse_unsigned(const char *s, const char *e, unsigned base, uint64_t max, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        if (s >= e)
+                return -EBADMSG;
+        for (; s < e; s++) {
+                int d = unhex(*s);
+
+                if (d < 0 || (unsigned) d >= base)
+                        return -EBADMSG;
+                if (v > (max - (unsigned) d) / base)
+                        return -EBADMSG;
+                v = v * base + (unsigned) d;
+        }
+        *ret = v;
+        return 0;
+}
+
+static int parse_u32(const char *s, const char *e, uint32_t *ret)
+{
+        uint64_t v;
+
+        if (parse_unsigned(s, e, 10, UINT32_MAX, &v) < 0)
+                return -EBADMSG;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int parse_int(const char *s, const char *e, int *ret)
+{
+        bool neg = s < e && *s == '-';
+        uint64_t v;
+
+        if (parse_unsigned(s + neg, e, 10, neg ? (uint64_t) INT_MAX + 1 : INT_MAX, &v) < 0)
+                return -EBADMSG;
+        *ret = neg ? (int) -(int64_t) v : (int) v;
+        return 0;
+}
+
+/*
+ * Decodes a string value into buf (size bytes incl. the NUL). Returns 1 for a string, 0 for
+ * "(null)", -EBADMSG for a value the kernel would not have written.
+ */
+static int decode_string(
+                const char *s,
+                const char *e,
+                char *buf,
+                size_t size,
+                size_t *ret_len,
+                bool *ret_truncated)
+{
+        size_t n = 0;
+        bool truncated = false;
+
+        assert(size > 0);
+
+        if (mem_eq(s, e, "(null)"))
+                return 0;
+
+        if (s < e && *s == '"') {
+                /* The tokenizer hands over the quotes; nothing inside needs unescaping. */
+                if (e - s < 2 || e[-1] != '"')
+                        return -EBADMSG;
+                for (const char *q = s + 1; q < e - 1; q++) {
+                        if (n + 1 >= size) {
+                                truncated = true;
+                                break;
+                        }
+                        buf[n++] = *q;
+                }
+        } else {
+                if (s >= e || (e - s) % 2 != 0)
+                        return -EBADMSG;
+                for (const char *q = s; q < e; q += 2)
+                        if (unhex(q[0]) < 0 || unhex(q[1]) < 0)
+                                return -EBADMSG;
+                for (const char *q = s; q < e; q += 2) {
+                        if (n + 1 >= size) {
+                                truncated = true;
+                                break;
+                        }
+                        buf[n++] = (char) (unhex(q[0]) << 4 | unhex(q[1]));
+                }
+        }
+
+        buf[n] = '\0';
+        *ret_len = n;
+        *ret_truncated = truncated;
+        return 1;
+}
+
+/* "audit(SEC.MSEC:SERIAL):" at *p. */
+static int parse_header(const char **p, const char *end, AuditRecord *a)
+{
+        const char *s = *p, *q;
+        uint64_t v;
+
+        if (!mem_startswith(s, end, "audit("))
+                return -EBADMSG;
+        s += STRLEN("audit(");
+
+        for (q = s; q < end && *q != '.'; q++)
+                ;
+        if (q >= end || parse_unsigned(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
+                return -EBADMSG;
+
+        s = q + 1;
+        for (q = s; q < end && *q != ':'; q++)
+                ;
+        if (q >= end || q - s != 3 || parse_unsigned(s, q, 10, 999, &v) < 0)
+                return -EBADMSG;
+        a->time_msec = (unsigned) v;
+
+        s = q + 1;
+        for (q = s; q < end && *q != ')'; q++)
+                ;
+        if (q >= end || parse_u32(s, q, &a->serial) < 0)
+                return -EBADMSG;
+
+        s = q + 1;
+        if (s >= end || *s != ':')
+                return -EBADMSG;
+        *p = s + 1;
+        return 0;
+}
+
+typedef enum Field {
+        FIELD_ARCH,
+        FIELD_SYSCALL,
+        FIELD_PID,
+        FIELD_PPID,
+        FIELD_UID,
+        FIELD_AUID,
+        FIELD_COMM,
+        FIELD_EXE,
+        _FIELD_MAX,
+} Field;
+
+static const char *const field_names[_FIELD_MAX] = {
+        [FIELD_ARCH] = "arch",
+        [FIELD_SYSCALL] = "syscall",
+        [FIELD_PID] = "pid",
+        [FIELD_PPID] = "ppid",
+        [FIELD_UID] = "uid",
+        [FIELD_AUID] = "auid",
+        [FIELD_COMM] = "comm",
+        [FIELD_EXE] = "exe",
+};
+
+static int parse_field(Field f, const char *v, const char *ve, AuditRecord *a)
+{
+        uint64_t u;
+        int r;
+
+        switch (f) {
+        case FIELD_ARCH:
+                if (parse_unsigned(v, ve, 16, UINT32_MAX, &u) < 0)
+                        return -EBADMSG;
+                a->arch = (uint32_t) u;
+                return 0;
+        case FIELD_SYSCALL:
+                return parse_int(v, ve, &a->syscall);
+        case FIELD_PID:
+                return parse_u32(v, ve, &a->pid);
+        case FIELD_PPID:
+                return parse_u32(v, ve, &a->ppid);
+        case FIELD_UID:
+                return parse_u32(v, ve, &a->uid);
+        case FIELD_AUID:
+                return parse_u32(v, ve, &a->auid);
+        case FIELD_COMM:
+                r = decode_string(v, ve, a->comm, sizeof(a->comm), &a->comm_len, &a->comm_truncated);
+                if (r < 0)
+                        return r;
+                a->has_comm = r > 0;
+                return 0;
+        case FIELD_EXE:
+                r = decode_string(v, ve, a->exe, sizeof(a->exe), &a->exe_len, &a->exe_truncated);
+                if (r < 0)
+                        return r;
+                a->has_exe = r > 0;
+                return 0;
+        default:
+                assert(false);
+                return -EINVAL;
+        }
+}
+
+int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
+{
+        AuditRecord a = {
+                .uid = UINT32_MAX,
+                .auid = UINT32_MAX,
+        };
+        bool seen[_FIELD_MAX] = {};
+        const char *p = text, *end = text + len;
+        int r;
+
+        assert(text || len == 0);
+        assert(ret);
+
+        if (!text)
+                return -EBADMSG;
+
+        while (end > p && (end[-1] == '\0' || end[-1] == '\n' || end[-1] == ' '))
+                end--;
+
+        /* audit.log form: "type=SYSCALL msg=audit(…): …" */
+        if (mem_startswith(p, end, "type=")) {
+                while (p < end && *p != ' ')
+                        p++;
+                while (p < end && *p == ' ')
+                        p++;
+                if (!mem_startswith(p, end, "msg="))
+                        return -EBADMSG;
+                p += STRLEN("msg=");
+        }
+
+        r = parse_header(&p, end, &a);
+        if (r < 0)
+                return r;
+
+        while (p < end) {
+                const char *k, *ke, *v, *ve;
+
+                while (p < end && *p == ' ')
+                        p++;
+                if (p >= end)
+                        break;
+
+                k = p;
+                while (p < end && *p != '=' && *p != ' ')
+                        p++;
+                ke = p;
+                if (p >= end || *p != '=') {
+                        /* A word without a value: not ours to judge. */
+                        continue;
+                }
+                v = ++p;
+                if (p < end && *p == '"') {
+                        /* Quoted values cannot contain '"'; run to the closing one. */
+                        const char *q = memchr(p + 1, '"', (size_t) (end - p - 1));
+
+                        if (!q)
+                                p = end;
+                        else
+                                p = q + 1;
+                } else
+                        while (p < end && *p != ' ')
+                                p++;
+                ve = p;
+
+                for (Field f = 0; f < _FIELD_MAX; f++) {
+                        if (!mem_eq(k, ke, field_names[f]))
+                                continue;
+                        if (!seen[f]) {
+                                seen[f] = true;
+                                r = parse_field(f, v, ve, &a);
+                                if (r < 0)
+                                        return r;
+                        }
+                        break;
+                }
+
+                /* Something glued to a closing quote: not the kernel's format. */
+                if (p < end && *p != ' ')
+                        return -EBADMSG;
+        }
+
+        if (!seen[FIELD_ARCH] || !seen[FIELD_SYSCALL])
+                return -EBADMSG;
+
+        *ret = a;
+        return 0;
+}
+
+bool audit_record_is_sysctl(const AuditRecord *r)
+{
+        assert(r);
+
+        return (r->arch == AUDIT_ARCH_X86_64 && r->syscall == AUDIT_RECORD_SYSCTL_NR_X86_64) ||
+                (r->arch == AUDIT_ARCH_I386 && r->syscall == AUDIT_RECORD_SYSCTL_NR_I386);
+}
+
+uint64_t audit_record_timestamp_usec(const AuditRecord *r)
+{
+        assert(r);
+
+        if (r->time_sec > (UINT64_MAX - 999999) / 1000000)
+                return UINT64_MAX;
+        return r->time_sec * 1000000 + (uint64_t) r->time_msec * 1000;
+}
