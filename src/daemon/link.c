@@ -22,6 +22,8 @@
 
 #define LINK_MATCHED_MAX 64 /* files remembered per link for display; matching itself is unbounded */
 #define LINK_RENAME_RETRIES 3
+#define LINK_RETRY_MAX 6            /* 5, 10, 20, 40, 80, 160 ms */
+#define LINK_RETRY_FIRST_USEC 5000
 
 static const char *const link_state_table[_LINK_STATE_MAX] = {
         [LINK_STATE_PENDING] = "pending",
@@ -78,6 +80,7 @@ Link *link_free(Link *l)
         free(l->kind);
         free(l->last_error);
         free(l->matched);
+        sd_event_source_disable_unref(l->retry_source);
         free(l);
         return NULL;
 }
@@ -286,6 +289,34 @@ static void link_check_mld_all(Link *l)
         m->mld_all_warned = true;
 }
 
+static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Link *l = userdata;
+
+        l->retry_source = sd_event_source_disable_unref(l->retry_source);
+        log_link_debug(l, "Retrying configuration (attempt %u).", l->n_retries);
+        (void) link_configure(l);
+        return 0;
+}
+
+/* Arms the one-shot retry; returns false once the attempts are used up. */
+static bool link_schedule_retry(Link *l)
+{
+        uint64_t now_usec;
+
+        if (l->retry_source)
+                return true;
+        if (l->n_retries >= LINK_RETRY_MAX)
+                return false;
+        if (sd_event_now(l->manager->event, CLOCK_MONOTONIC, &now_usec) < 0)
+                return false;
+        if (sd_event_add_time(l->manager->event, &l->retry_source, CLOCK_MONOTONIC,
+                              now_usec + (LINK_RETRY_FIRST_USEC << l->n_retries), 1000, link_on_retry, l) < 0)
+                return false;
+        l->n_retries++;
+        return true;
+}
+
 int link_configure(Link *l)
 {
         Manager *m = l->manager;
@@ -330,8 +361,12 @@ int link_configure(Link *l)
 
                         dfd = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
                         if (dfd == -ENOENT && f == KNOB_FAMILY_IPV6) {
-                                /* MTU < 1280 or IPv6 off: unavailable, applied when it appears. */
-                                log_link_debug(l, "IPv6 configuration not present, MLD knobs wait for it.");
+                                /* MTU < 1280: unavailable, applied when it appears. With a large
+                                 * enough MTU it may be the rename window: look again shortly. */
+                                if (l->mtu >= 1280 && link_schedule_retry(l))
+                                        log_link_debug(l, "IPv6 configuration not present yet, retrying shortly.");
+                                else
+                                        log_link_debug(l, "IPv6 configuration not present, MLD knobs wait for it.");
                                 continue;
                         }
 
@@ -346,8 +381,15 @@ int link_configure(Link *l)
                                 break;
                         }
                         if (dfd < 0) {
-                                if (dfd == -ENOENT)
-                                        return 0; /* no IPv4 conf (yet); a later event brings it */
+                                if (dfd == -ENOENT) {
+                                        /* Name verified but no directory: the kernel has not
+                                         * re-registered it after a rename yet. */
+                                        l->state = LINK_STATE_PENDING;
+                                        if (!link_schedule_retry(l))
+                                                log_link_warning(l, "IPv4 configuration directory missing, "
+                                                                 "waiting for the next event of this link.");
+                                        return 0;
+                                }
                                 link_set_error(l, "Cannot open %s conf directory: %s", knob_family_dir(f),
                                                strerror(-dfd));
                                 l->state = LINK_STATE_FAILED;
@@ -384,6 +426,8 @@ int link_configure(Link *l)
                 l->state = LINK_STATE_FAILED;
                 return -EIO;
         }
+        if (!l->retry_source)
+                l->n_retries = 0;
         free(l->last_error);
         l->last_error = NULL;
         l->state = any ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;

@@ -9,6 +9,7 @@
 #include <net/ethernet.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <systemd/sd-event.h>
 
 #include "knob.h"
 #include "policy.h"
@@ -61,6 +62,12 @@ typedef struct Link {
 
         const PolicyFile **matched; /* borrowed from the manager's Policy; refreshed on every apply */
         size_t n_matched;
+
+        /* The kernel announces a rename before it re-registers the link's conf directories under
+         * the new name, so a fast configure can find them missing. A short one-shot retry
+         * covers that window; it is armed only then (idle means idle). */
+        sd_event_source *retry_source;
+        unsigned n_retries;
 } Link;
 
 int link_new(Manager *m, const LinkMessage *msg, Link **ret);

@@ -53,6 +53,16 @@ ip -n "$NS" link set iptv7 name plain7
 expect_knob "$NS" ipv4 plain7 igmpv3_unsolicited_report_interval 1000
 expect_knob "$NS" ipv4 plain7 force_igmp_version 0
 
+info "rename race: the kernel announces a rename before re-creating the conf directories"
+for i in $(seq 1 40); do echo "link add r$i type veth peer name s$i"; done > "$T_TMP/add"
+for i in $(seq 1 40); do echo "link set r$i name iptvr$i"; done > "$T_TMP/ren"
+ip -n "$NS" -batch "$T_TMP/add"
+ip -n "$NS" -batch "$T_TMP/ren"
+for i in $(seq 1 40); do
+        expect_knob "$NS" ipv4 "iptvr$i" igmpv3_unsolicited_report_interval 200
+        expect_knob "$NS" ipv6 "iptvr$i" mldv2_unsolicited_report_interval 252
+done
+
 info "IPv6 conf appears when the MTU goes from 1200 to 1500"
 veth_add "$NS" iptv2 peer2 mtu 1200
 expect_knob "$NS" ipv4 iptv2 igmpv3_unsolicited_report_interval 200
