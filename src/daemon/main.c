@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "log.h"
 #include "manager.h"
 
 static const char *arg_config_root = "";
+static bool arg_check = false;
 
 static void help(void)
 {
@@ -23,6 +25,10 @@ static void help(void)
                "     --version            Show the version and exit\n"
                "     --config-root=DIR    Read and write all configuration below DIR instead of /\n"
                "                          (for tests and demos)\n"
+               "     --check              Parse all configuration as the daemon would, print each\n"
+               "                          problem as FILE:LINE and the effective value and source\n"
+               "                          of every knob for the links present now; change nothing.\n"
+               "                          Exits 1 if any file had a problem\n"
                "\n"
                "Signals: SIGHUP reloads the configuration; SIGTERM and SIGINT stop the daemon.\n"
                "See igmpd(8), igmpd.conf(5) and igmpctl(1).\n");
@@ -30,11 +36,12 @@ static void help(void)
 
 static int parse_argv(int argc, char *argv[])
 {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG_ROOT };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG_ROOT, ARG_CHECK };
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h' },
                 { "version",     no_argument,       NULL, ARG_VERSION },
                 { "config-root", required_argument, NULL, ARG_CONFIG_ROOT },
+                { "check",       no_argument,       NULL, ARG_CHECK },
                 {}
         };
         int c;
@@ -49,6 +56,9 @@ static int parse_argv(int argc, char *argv[])
                         return 0;
                 case ARG_CONFIG_ROOT:
                         arg_config_root = optarg;
+                        break;
+                case ARG_CHECK:
+                        arg_check = true;
                         break;
                 case '?':
                         return -EINVAL;
@@ -78,6 +88,12 @@ static int run(int argc, char *argv[])
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the daemon: %m");
 
+        if (arg_check) {
+                log_set_max_level(MIN(log_get_max_level(), LOG_WARNING));
+                manager_probe_kernel(m);
+                return check_run(m);
+        }
+
         manager_probe_kernel(m);
 
         r = manager_load_config(m);
@@ -97,5 +113,5 @@ static int run(int argc, char *argv[])
 int main(int argc, char *argv[])
 {
         int r = run(argc, argv);
-        return r == -EINVAL ? 2 : r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return r == -EINVAL ? 2 : r != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

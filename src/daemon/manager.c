@@ -203,6 +203,7 @@ int manager_load_config(Manager *m)
         m->policy = s.policy;
         m->runtime = s.runtime;
         m->config = s.config;
+        m->n_config_errors = s.n_errors;
         log_info("Loaded %zu policy file%s (%zu masked), %zu runtime override%s%s.", m->policy->n_files,
                  m->policy->n_files == 1 ? "" : "s", m->policy->n_masked, m->runtime->n,
                  m->runtime->n == 1 ? "" : "s", s.n_errors > 0 ? ", with problems (see above)" : "");
@@ -291,7 +292,7 @@ void manager_on_link_message(Manager *m, const LinkMessage *msg)
         }
         l->seen = true;
 
-        if (reconfigure)
+        if (reconfigure && !m->check_only)
                 (void) link_configure(l);
 }
 

@@ -21,7 +21,8 @@ typedef struct Manager {
         sd_event *event;
         char *root;       /* config root ("" = /) */
         char *proc_root;  /* normally "/proc" */
-        bool check_only;
+        bool check_only;      /* --check: enumerate and report, never write */
+        unsigned n_config_errors; /* problems found by the last load */
 
         int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
         int ioctl_fd;                  /* for SIOCGIFNAME */
