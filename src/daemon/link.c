@@ -324,7 +324,7 @@ int link_configure(Link *l)
         bool any = false;
 
         for (int attempt = 0;; attempt++) {
-                _cleanup_free_ const PolicyFile **matched = NULL;
+                const PolicyFile *matched[LINK_MATCHED_MAX];
                 LinkInfo info;
                 size_t n_matched = 0;
                 char now[IF_NAMESIZE];
@@ -337,14 +337,23 @@ int link_configure(Link *l)
                         return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
                 }
 
-                matched = calloc(LINK_MATCHED_MAX, sizeof *matched);
-                if (!matched)
-                        return log_oom();
                 link_to_info(l, &info);
                 manager_effective(m, &info, l->effective, matched, LINK_MATCHED_MAX, &n_matched);
-                free(l->matched);
-                l->matched = TAKE_PTR(matched);
-                l->n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
+                n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
+                /* Keep exactly what matched: a few pointers per link, not the worst case. */
+                if (n_matched != l->n_matched ||
+                    (n_matched > 0 && memcmp(matched, l->matched, n_matched * sizeof *matched) != 0)) {
+                        const PolicyFile **copy = NULL;
+                        if (n_matched > 0) {
+                                copy = malloc(n_matched * sizeof *copy);
+                                if (!copy)
+                                        return log_oom();
+                                memcpy(copy, matched, n_matched * sizeof *copy);
+                        }
+                        free(l->matched);
+                        l->matched = copy;
+                        l->n_matched = n_matched;
+                }
 
                 failed = 0;
                 any = false;
