@@ -112,6 +112,11 @@ static int link_set_info(Link *l, const LinkMessage *msg)
                 l->mac = *msg->mac;
         l->flags = msg->flags;
         l->mtu = msg->mtu;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (msg->devconf_known[k]) {
+                        l->kernel[k] = msg->devconf[k];
+                        l->kernel_known[k] = l->kernel_fresh[k] = true;
+                }
         return 0;
 }
 
@@ -171,6 +176,8 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
                 log_link_debug(l, "IPv6 configuration appeared.");
 
         *ret_reconfigure = renamed || went_up || ipv6_appeared || rematch || l->state == LINK_STATE_PENDING;
+        if (!*ret_reconfigure)
+                memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
         return 0;
 }
 
@@ -238,7 +245,13 @@ static int link_apply_family(Link *l, KnobFamily family, int dfd)
                         continue;
                 }
 
-                r = sysctl_update_int_at(dfd, i->name, want, knob_matches_cb, &k, &old, &written);
+                if (l->kernel_fresh[k]) {
+                        /* The netlink message told us the current value: write only if needed. */
+                        old = l->kernel[k];
+                        written = !knob_value_matches(k, want, old);
+                        r = written ? sysctl_write_int_at(dfd, i->name, want) : 0;
+                } else
+                        r = sysctl_update_int_at(dfd, i->name, want, knob_matches_cb, &k, &old, &written);
                 if (r == -ENOENT)
                         return -ENOENT;
                 if (r < 0) {
@@ -294,6 +307,7 @@ static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
         Link *l = userdata;
 
         l->retry_source = sd_event_source_disable_unref(l->retry_source);
+        memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
         log_link_debug(l, "Retrying configuration (attempt %u).", l->n_retries);
         (void) link_configure(l);
         return 0;
@@ -317,19 +331,99 @@ static bool link_schedule_retry(Link *l)
         return true;
 }
 
-int link_configure(Link *l)
+/* Recomputes the effective values and remembers exactly which files matched. */
+static int link_update_effective(Link *l)
+{
+        const PolicyFile *matched[LINK_MATCHED_MAX];
+        size_t n_matched = 0;
+        LinkInfo info;
+
+        link_to_info(l, &info);
+        manager_effective(l->manager, &info, l->effective, matched, LINK_MATCHED_MAX, &n_matched);
+        n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
+
+        /* Keep exactly what matched: a few pointers per link, not the worst case. */
+        if (n_matched == l->n_matched &&
+            (n_matched == 0 || memcmp(matched, l->matched, n_matched * sizeof *matched) == 0))
+                return 0;
+
+        const PolicyFile **copy = NULL;
+        if (n_matched > 0) {
+                copy = malloc(n_matched * sizeof *copy);
+                if (!copy)
+                        return -ENOMEM;
+                memcpy(copy, matched, n_matched * sizeof *copy);
+        }
+        free(l->matched);
+        l->matched = copy;
+        l->n_matched = n_matched;
+        return 0;
+}
+
+/* Opens the conf directories of the families that have something to do, then checks once that
+ * our ifindex still carries the name they were opened by (the name may have moved to another
+ * link meanwhile). Returns 0, -ESTALE (renamed: l->ifname updated, try again), -ENODEV (gone),
+ * -EAGAIN (the kernel has not re-created the directory after a rename yet) or -errno. */
+static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
 {
         Manager *m = l->manager;
+        char now[IF_NAMESIZE];
+        bool any = false, opened = false;
+        int r;
+
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                if (!link_wants_family(l, f)) {
+                        if (f == KNOB_FAMILY_IPV6)
+                                l->ipv6_available = ipv6_dir_exists(l);
+                        continue;
+                }
+                any = true;
+                if (m->conf_fd[f] < 0)
+                        continue; /* whole family absent from this kernel */
+                dfd[f] = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
+                opened = true;
+                if (f == KNOB_FAMILY_IPV6)
+                        l->ipv6_available = dfd[f] >= 0;
+        }
+        *ret_any = any;
+        if (!opened)
+                return 0;
+
+        r = manager_ifindex_to_name(m, l->ifindex, now);
+        if (r == -ENODEV || r == -ENXIO)
+                return -ENODEV; /* RTM_DELLINK follows */
+        if (r >= 0 && !streq(now, l->ifname)) {
+                r = free_and_strdup(&l->ifname, now);
+                return r < 0 ? r : -ESTALE;
+        }
+
+        if (dfd[KNOB_FAMILY_IPV4] == -ENOENT)
+                return -EAGAIN; /* name verified, directory not (yet) there: rename window */
+        if (dfd[KNOB_FAMILY_IPV4] < 0 && dfd[KNOB_FAMILY_IPV4] != -EBADF)
+                return dfd[KNOB_FAMILY_IPV4];
+        if (dfd[KNOB_FAMILY_IPV6] == -ENOENT) {
+                /* MTU < 1280: unavailable, applied when it appears. With a large enough MTU it
+                 * may be the rename window: look again shortly. */
+                if (l->mtu >= 1280 && link_schedule_retry(l))
+                        log_link_debug(l, "IPv6 configuration not present yet, retrying shortly.");
+                else
+                        log_link_debug(l, "IPv6 configuration not present, MLD knobs wait for it.");
+        }
+        return 0;
+}
+
+int link_configure(Link *l)
+{
         unsigned failed = 0;
         bool any = false;
+        int r;
+
+        if (link_update_effective(l) < 0)
+                return log_oom();
 
         for (int attempt = 0;; attempt++) {
-                const PolicyFile *matched[LINK_MATCHED_MAX];
-                LinkInfo info;
-                size_t n_matched = 0;
-                char now[IF_NAMESIZE];
+                int dfd[_KNOB_FAMILY_MAX] = { -EBADF, -EBADF };
                 bool renamed = false;
-                int r;
 
                 if (!ifname_valid(l->ifname)) {
                         link_set_error(l, "Interface name is not usable as a path component");
@@ -337,86 +431,43 @@ int link_configure(Link *l)
                         return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
                 }
 
-                link_to_info(l, &info);
-                manager_effective(m, &info, l->effective, matched, LINK_MATCHED_MAX, &n_matched);
-                n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
-                /* Keep exactly what matched: a few pointers per link, not the worst case. */
-                if (n_matched != l->n_matched ||
-                    (n_matched > 0 && memcmp(matched, l->matched, n_matched * sizeof *matched) != 0)) {
-                        const PolicyFile **copy = NULL;
-                        if (n_matched > 0) {
-                                copy = malloc(n_matched * sizeof *copy);
-                                if (!copy)
-                                        return log_oom();
-                                memcpy(copy, matched, n_matched * sizeof *copy);
+                r = link_open_dirs(l, dfd, &any);
+                if (r == 0) {
+                        failed = 0;
+                        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX && !renamed; f++) {
+                                if (dfd[f] < 0)
+                                        continue;
+                                if (f == KNOB_FAMILY_IPV6)
+                                        link_check_mld_all(l);
+                                int k = link_apply_family(l, f, dfd[f]);
+                                if (k == -ENOENT) {
+                                        /* The directory went away under us: renamed meanwhile. */
+                                        char now[IF_NAMESIZE];
+                                        renamed = true;
+                                        if (manager_ifindex_to_name(l->manager, l->ifindex, now) >= 0)
+                                                (void) free_and_strdup(&l->ifname, now);
+                                } else
+                                        failed += (unsigned) k;
                         }
-                        free(l->matched);
-                        l->matched = copy;
-                        l->n_matched = n_matched;
                 }
+                for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
+                        safe_close(dfd[f]);
 
-                failed = 0;
-                any = false;
-                for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
-                        _cleanup_close_ int dfd = -EBADF;
-
-                        if (f == KNOB_FAMILY_IPV6)
-                                l->ipv6_available = ipv6_dir_exists(l);
-                        if (!link_wants_family(l, f))
-                                continue;
-                        any = true;
-                        if (m->conf_fd[f] < 0)
-                                continue; /* whole family absent from this kernel */
-
-                        dfd = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
-                        if (dfd == -ENOENT && f == KNOB_FAMILY_IPV6) {
-                                /* MTU < 1280: unavailable, applied when it appears. With a large
-                                 * enough MTU it may be the rename window: look again shortly. */
-                                if (l->mtu >= 1280 && link_schedule_retry(l))
-                                        log_link_debug(l, "IPv6 configuration not present yet, retrying shortly.");
-                                else
-                                        log_link_debug(l, "IPv6 configuration not present, MLD knobs wait for it.");
-                                continue;
-                        }
-
-                        /* Verify the directory we opened belongs to our ifindex: the name may
-                         * have moved to another link in the meantime. */
-                        r = manager_ifindex_to_name(m, l->ifindex, now);
-                        if (r == -ENODEV || r == -ENXIO)
-                                return 0; /* gone; RTM_DELLINK follows */
-                        if (r >= 0 && !streq(now, l->ifname)) {
-                                renamed = true;
-                                (void) free_and_strdup(&l->ifname, now);
-                                break;
-                        }
-                        if (dfd < 0) {
-                                if (dfd == -ENOENT) {
-                                        /* Name verified but no directory: the kernel has not
-                                         * re-registered it after a rename yet. */
-                                        l->state = LINK_STATE_PENDING;
-                                        if (!link_schedule_retry(l))
-                                                log_link_warning(l, "IPv4 configuration directory missing, "
-                                                                 "waiting for the next event of this link.");
-                                        return 0;
-                                }
-                                link_set_error(l, "Cannot open %s conf directory: %s", knob_family_dir(f),
-                                               strerror(-dfd));
-                                l->state = LINK_STATE_FAILED;
-                                return log_link_warning_errno(l, dfd, "Failed to open %s conf directory: %m",
-                                                              knob_family_dir(f));
-                        }
-
-                        if (f == KNOB_FAMILY_IPV6)
-                                link_check_mld_all(l);
-
-                        r = link_apply_family(l, f, dfd);
-                        if (r == -ENOENT) {
-                                renamed = true;
-                                if (manager_ifindex_to_name(m, l->ifindex, now) >= 0)
-                                        (void) free_and_strdup(&l->ifname, now);
-                                break;
-                        }
-                        failed += (unsigned) r;
+                if (r == -ENODEV)
+                        return 0;
+                if (r == -EAGAIN) {
+                        l->state = LINK_STATE_PENDING;
+                        if (!link_schedule_retry(l))
+                                log_link_warning(l, "IPv4 configuration directory missing, "
+                                                 "waiting for the next event of this link.");
+                        return 0;
+                }
+                if (r == -ESTALE)
+                        renamed = true;
+                else if (r < 0) {
+                        link_set_error(l, "Cannot open the conf directory: %s", strerror(-r));
+                        l->state = LINK_STATE_FAILED;
+                        return log_link_warning_errno(l, r, "Failed to open the conf directory: %m");
                 }
 
                 if (!renamed)
@@ -429,7 +480,12 @@ int link_configure(Link *l)
                                                       "the rename event will retry.");
                 }
                 log_link_debug(l, "Link was renamed while configuring it, redoing under the new name.");
+                if (link_update_effective(l) < 0)
+                        return log_oom();
         }
+
+        /* Values from the message are only trusted for the configure pass it triggered. */
+        memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
 
         if (failed > 0) {
                 l->state = LINK_STATE_FAILED;

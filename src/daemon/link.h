@@ -35,6 +35,10 @@ typedef struct LinkMessage {
         const struct ether_addr *mac;
         unsigned flags;
         uint32_t mtu;
+        /* Current knob values as carried by the message itself (IFLA_AF_SPEC devconf arrays):
+         * they spare a read of /proc/sys per knob. */
+        int32_t devconf[_KNOB_MAX];
+        bool devconf_known[_KNOB_MAX];
 } LinkMessage;
 
 typedef struct Link {
@@ -57,6 +61,7 @@ typedef struct Link {
         KnobValue effective[_KNOB_MAX]; /* from policy + NetworkManager + runtime */
         int32_t kernel[_KNOB_MAX];      /* last value read or written */
         bool kernel_known[_KNOB_MAX];
+        bool kernel_fresh[_KNOB_MAX];   /* kernel[] came with the message being handled now */
         int32_t original[_KNOB_MAX];    /* value before igmpd first changed the knob */
         bool changed[_KNOB_MAX];
 

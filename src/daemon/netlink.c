@@ -60,6 +60,39 @@ static void parse_altnames(struct nlmsghdr *nlh, char *ret[ALTNAMES_MAX + 1])
         ret[n] = NULL;
 }
 
+/* RTM_NEWLINK carries each family's devconf array in IFLA_AF_SPEC: the current knob values,
+ * for free. IPv4: u32 per IPV4_DEVCONF_* - 1; IPv6: s32 per DEVCONF_* (absent without an
+ * IPv6 device, i.e. while the conf directory is absent too). */
+static void parse_devconf(struct nlmsghdr *nlh, LinkMessage *msg)
+{
+        struct nlattr *spec, *af;
+        int rem;
+
+        spec = nlmsg_find_attr(nlh, sizeof(struct ifinfomsg), IFLA_AF_SPEC);
+        if (!spec)
+                return;
+        nla_for_each_nested(af, spec, rem) {
+                int family = nla_type(af), want = family == AF_INET ? IFLA_INET_CONF : IFLA_INET6_CONF;
+                KnobFamily kf = family == AF_INET ? KNOB_FAMILY_IPV4 : KNOB_FAMILY_IPV6;
+                struct nlattr *conf;
+
+                if (family != AF_INET && family != AF_INET6)
+                        continue;
+                conf = nla_find(nla_data(af), nla_len(af), want);
+                if (!conf)
+                        continue;
+                size_t n = (size_t) nla_len(conf) / sizeof(int32_t);
+                const int32_t *v = nla_data(conf);
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        const KnobInfo *i = knob_info(k);
+                        if (i->family != kf || i->devconf < 0 || (size_t) i->devconf >= n)
+                                continue;
+                        memcpy(&msg->devconf[k], v + i->devconf, sizeof(int32_t));
+                        msg->devconf_known[k] = true;
+                }
+        }
+}
+
 typedef struct ParseCtx {
         Netlink *netlink;
         struct nlmsghdr *nlh;
@@ -99,6 +132,7 @@ static void on_link_object(struct nl_object *obj, void *arg)
                 .flags = rtnl_link_get_flags(link),
                 .mtu = rtnl_link_get_mtu(link),
         };
+        parse_devconf(ctx->nlh, &msg);
         manager_on_link_message(m, &msg);
         altnames_free(altnames);
 }

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -23,6 +25,7 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .section = "IGMP",
                 .key = "V2UnsolicitedReportInterval",
                 .option = "v2-interval",
+                .devconf = IPV4_DEVCONF_IGMPV2_UNSOLICITED_REPORT_INTERVAL - 1,
                 .kernel_default = 10000,
                 .patch = PATCH_IGMP,
         },
@@ -33,6 +36,7 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .section = "IGMP",
                 .key = "V3UnsolicitedReportInterval",
                 .option = "v3-interval",
+                .devconf = IPV4_DEVCONF_IGMPV3_UNSOLICITED_REPORT_INTERVAL - 1,
                 .kernel_default = 1000,
                 .patch = PATCH_IGMP,
         },
@@ -43,6 +47,7 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .section = "IGMP",
                 .key = "Version",
                 .option = "igmp-version",
+                .devconf = IPV4_DEVCONF_FORCE_IGMP_VERSION - 1,
                 .kernel_default = 0,
                 .max_version = 3,
                 .patch = "always present",
@@ -54,6 +59,7 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .section = "MLD",
                 .key = "V1UnsolicitedReportInterval",
                 .option = "mld-v1-interval",
+                .devconf = DEVCONF_MLDV1_UNSOLICITED_REPORT_INTERVAL,
                 .kernel_default = 10000,
                 .jiffies = true,
                 .patch = PATCH_MLD,
@@ -65,6 +71,7 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .section = "MLD",
                 .key = "V2UnsolicitedReportInterval",
                 .option = "mld-v2-interval",
+                .devconf = DEVCONF_MLDV2_UNSOLICITED_REPORT_INTERVAL,
                 .kernel_default = 1000,
                 .jiffies = true,
                 .patch = PATCH_MLD,
@@ -76,6 +83,7 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .section = "MLD",
                 .key = "Version",
                 .option = "mld-version",
+                .devconf = DEVCONF_FORCE_MLD_VERSION,
                 .kernel_default = 0,
                 .max_version = 2,
                 .patch = "always present",

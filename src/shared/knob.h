@@ -41,6 +41,7 @@ typedef struct KnobInfo {
         int32_t kernel_default;  /* value of a fresh link */
         int32_t max_version;     /* KNOB_KIND_VERSION only */
         bool jiffies;            /* stored in jiffies: reads back rounded up to the tick */
+        int devconf;             /* index in IFLA_INET_CONF / IFLA_INET6_CONF of RTM_NEWLINK */
         const char *patch;       /* kernel change that added the knob */
 } KnobInfo;
 
