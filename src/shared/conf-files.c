@@ -29,9 +29,21 @@ char *path_join_root(const char *root, const char *path)
         return p;
 }
 
-static int conf_file_cmp(const void *a, const void *b)
+typedef struct Entry {
+        char *name;
+        char *path;
+        unsigned priority; /* index of the directory: lower wins */
+        bool masked;
+} Entry;
+
+static int entry_cmp(const void *a, const void *b)
 {
-        return strcmp(((const ConfFile *) a)->name, ((const ConfFile *) b)->name);
+        const Entry *x = a, *y = b;
+        int c = strcmp(x->name, y->name);
+
+        if (c != 0)
+                return c;
+        return (x->priority > y->priority) - (x->priority < y->priority);
 }
 
 /* Masked: an empty regular file or a symlink to /dev/null. */
@@ -52,8 +64,8 @@ static int entry_state(int dfd, const char *name, bool *ret_masked)
                                 return 0;
                         }
                 }
-                /* Other symlinks: decide by what they point to (a dangling one is still listed,
-                 * reading it will report the problem). */
+                /* Other symlinks: decide by what they point to (a dangling one or a loop is
+                 * still listed: reading it reports the problem). */
                 if (fstatat(dfd, name, &st, 0) < 0) {
                         *ret_masked = false;
                         return 0;
@@ -65,117 +77,99 @@ static int entry_state(int dfd, const char *name, bool *ret_masked)
         return 0;
 }
 
+static void entries_free(Entry *e, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(e[i].name);
+                free(e[i].path);
+        }
+        free(e);
+}
+
 int conf_files_list(const char *root, const char *const *dirs, const char *suffix, ConfFileList *ret)
 {
-        ConfFile *files = NULL;
-        size_t n = 0, allocated = 0, n_masked = 0, n_dropped = 0;
-        /* Names seen so far, masked ones included: a masked name hides later directories too. */
-        char **seen = NULL;
-        bool *masked = NULL;
-        size_t n_seen = 0, seen_allocated = 0;
+        Entry *entries = NULL;
+        size_t n = 0, allocated = 0, n_dropped = 0;
+        ConfFileList l = {};
         int r = 0;
 
-        for (const char *const *d = dirs; *d; d++) {
-                _cleanup_free_ char *dir = path_join_root(root, *d);
+        /* Collect every candidate with the rank of its directory … */
+        for (unsigned prio = 0; dirs[prio]; prio++) {
+                _cleanup_free_ char *dir = path_join_root(root, dirs[prio]);
                 DIR *dp;
                 struct dirent *de;
 
                 if (!dir) {
                         r = -ENOMEM;
-                        goto fail;
+                        goto finish;
                 }
                 dp = opendir(dir);
                 if (!dp)
                         continue; /* absent or unreadable directory: nothing from it */
 
                 while ((de = readdir(dp))) {
-                        bool m = false, dup = false;
+                        bool masked = false;
 
                         if (de->d_name[0] == '.' || !endswith(de->d_name, suffix))
                                 continue;
-                        for (size_t i = 0; i < n_seen; i++)
-                                if (streq(seen[i], de->d_name)) {
-                                        dup = true;
-                                        break;
-                                }
-                        if (dup)
+                        if (entry_state(dirfd(dp), de->d_name, &masked) == -EISDIR)
                                 continue;
-                        if (entry_state(dirfd(dp), de->d_name, &m) == -EISDIR)
-                                continue;
-                        if (n_seen >= CONF_FILES_MAX) {
+                        if (n >= CONF_FILES_MAX) {
                                 n_dropped++;
                                 continue;
                         }
-                        if (n_seen == seen_allocated) {
-                                size_t na = seen_allocated ? seen_allocated * 2 : 16;
-                                char **ns = realloc(seen, na * sizeof *ns);
-                                bool *nm = ns ? realloc(masked, na * sizeof *nm) : NULL;
-                                if (ns)
-                                        seen = ns;
-                                if (!ns || !nm) {
-                                        closedir(dp);
-                                        r = -ENOMEM;
-                                        goto fail;
-                                }
-                                masked = nm;
-                                seen_allocated = na;
-                        }
-                        seen[n_seen] = strdup(de->d_name);
-                        if (!seen[n_seen]) {
-                                closedir(dp);
-                                r = -ENOMEM;
-                                goto fail;
-                        }
-                        masked[n_seen++] = m;
-                        if (m) {
-                                n_masked++;
-                                continue;
-                        }
-
                         if (n == allocated) {
-                                size_t na = allocated ? allocated * 2 : 16;
-                                ConfFile *nf = realloc(files, na * sizeof *nf);
-                                if (!nf) {
+                                size_t na = allocated ? allocated * 2 : 32;
+                                Entry *ne = realloc(entries, na * sizeof *ne);
+                                if (!ne) {
                                         closedir(dp);
                                         r = -ENOMEM;
-                                        goto fail;
+                                        goto finish;
                                 }
-                                files = nf;
+                                entries = ne;
                                 allocated = na;
                         }
-                        files[n].name = strdup(de->d_name);
-                        if (asprintf(&files[n].path, "%s/%s", dir, de->d_name) < 0)
-                                files[n].path = NULL;
-                        if (!files[n].name || !files[n].path) {
-                                free(files[n].name);
-                                free(files[n].path);
+                        entries[n] = (Entry) { .name = strdup(de->d_name), .priority = prio, .masked = masked };
+                        if (asprintf(&entries[n].path, "%s/%s", dir, de->d_name) < 0)
+                                entries[n].path = NULL;
+                        n++;
+                        if (!entries[n - 1].name || !entries[n - 1].path) {
                                 closedir(dp);
                                 r = -ENOMEM;
-                                goto fail;
+                                goto finish;
                         }
-                        n++;
                 }
                 closedir(dp);
         }
 
+        /* … then sort by name and directory rank: the first of each name wins, and a masked
+         * winner hides the name altogether. */
         if (n > 0)
-                qsort(files, n, sizeof *files, conf_file_cmp);
+                qsort(entries, n, sizeof *entries, entry_cmp);
 
-        for (size_t i = 0; i < n_seen; i++)
-                free(seen[i]);
-        free(seen);
-        free(masked);
+        l.files = calloc(n ?: 1, sizeof *l.files);
+        if (!l.files) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        const char *prev = NULL; /* name of the previous winner (still owned by entries or l) */
+        for (size_t i = 0; i < n; i++) {
+                if (prev && streq(entries[i].name, prev))
+                        continue;
+                prev = entries[i].name;
+                if (entries[i].masked) {
+                        l.n_masked++;
+                        continue;
+                }
+                l.files[l.n++] = (ConfFile) { .name = TAKE_PTR(entries[i].name), .path = TAKE_PTR(entries[i].path) };
+        }
+        l.n_dropped = n_dropped;
+        *ret = l;
+        l = (ConfFileList) {};
 
-        *ret = (ConfFileList) { .files = files, .n = n, .n_masked = n_masked, .n_dropped = n_dropped };
-        return 0;
-
-fail:
-        for (size_t i = 0; i < n_seen; i++)
-                free(seen[i]);
-        free(seen);
-        free(masked);
-        ConfFileList tmp = { .files = files, .n = n };
-        conf_file_list_done(&tmp);
+finish:
+        entries_free(entries, n);
+        conf_file_list_done(&l);
         return r;
 }
 
