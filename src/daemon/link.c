@@ -22,6 +22,7 @@
 
 #define LINK_MATCHED_MAX 64 /* files remembered per link for display; matching itself is unbounded */
 #define LINK_RENAME_RETRIES 3
+#define IPV6_MIN_MTU 1280
 #define LINK_RETRY_MAX 6            /* 5, 10, 20, 40, 80, 160 ms */
 #define LINK_RETRY_FIRST_USEC 5000
 
@@ -153,10 +154,11 @@ static bool ipv6_dir_exists(Link *l)
 
 int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
 {
-        bool renamed, went_up, ipv6_appeared, rematch;
+        bool renamed, went_up, ipv6_appeared, rematch, drift = false, ipv6_now, mtu_up;
         int r;
 
         renamed = !streq_ptr(l->ifname, msg->ifname);
+        mtu_up = l->mtu < IPV6_MIN_MTU && msg->mtu >= IPV6_MIN_MTU;
         went_up = !(l->flags & IFF_UP) && (msg->flags & IFF_UP);
         /* Matching also looks at altnames, kind and MAC address. */
         rematch = !strv_equal(l->altnames, msg->altnames) || !streq_ptr(l->kind, msg->kind) ||
@@ -166,7 +168,24 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
         if (r < 0)
                 return r;
 
-        ipv6_appeared = !l->ipv6_available && ipv6_dir_exists(l);
+        /* The IPv6 device (and its conf directory) goes away below MTU 1280 and comes back with
+         * default values: track it on every message, not only when we configure. The kernel may
+         * announce an MTU change before addrconf has created or destroyed the device, so the
+         * message alone is not enough: below 1280 there is none; above, look at the directory
+         * now; and crossing 1280 upwards always reconfigures (which retries briefly if the
+         * directory is still missing). */
+        if (msg->mtu < IPV6_MIN_MTU)
+                ipv6_now = false;
+        else
+                ipv6_now = (msg->full && msg->has_ipv6_conf) || ipv6_dir_exists(l);
+        ipv6_appeared = (ipv6_now && !l->ipv6_available) || mtu_up;
+        l->ipv6_available = ipv6_now;
+
+        /* The message carries the current values for free: correct drift whenever we see it. */
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (l->kernel_fresh[k] && l->effective[k].set &&
+                    !knob_value_matches(k, l->effective[k].value, l->kernel[k]))
+                        drift = true;
 
         if (renamed)
                 log_link_debug(l, "Link %d renamed, matching policy by the new name.", l->ifindex);
@@ -174,8 +193,11 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
                 log_link_debug(l, "Link went up, re-checking values.");
         if (ipv6_appeared)
                 log_link_debug(l, "IPv6 configuration appeared.");
+        if (drift && !renamed && !ipv6_appeared)
+                log_link_debug(l, "A knob drifted from its policy value, correcting.");
 
-        *ret_reconfigure = renamed || went_up || ipv6_appeared || rematch || l->state == LINK_STATE_PENDING;
+        *ret_reconfigure = renamed || went_up || ipv6_appeared || rematch || drift ||
+                           l->state == LINK_STATE_PENDING;
         if (!*ret_reconfigure)
                 memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
         return 0;
@@ -404,7 +426,7 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
         if (dfd[KNOB_FAMILY_IPV6] == -ENOENT) {
                 /* MTU < 1280: unavailable, applied when it appears. With a large enough MTU it
                  * may be the rename window: look again shortly. */
-                if (l->mtu >= 1280 && link_schedule_retry(l))
+                if (l->mtu >= IPV6_MIN_MTU && link_schedule_retry(l))
                         log_link_debug(l, "IPv6 configuration not present yet, retrying shortly.");
                 else
                         log_link_debug(l, "IPv6 configuration not present, MLD knobs wait for it.");

@@ -81,6 +81,8 @@ static void parse_devconf(struct nlmsghdr *nlh, LinkMessage *msg)
                 conf = nla_find(nla_data(af), nla_len(af), want);
                 if (!conf)
                         continue;
+                if (family == AF_INET6)
+                        msg->has_ipv6_conf = true;
                 size_t n = (size_t) nla_len(conf) / sizeof(int32_t);
                 const int32_t *v = nla_data(conf);
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -132,6 +134,7 @@ static void on_link_object(struct nl_object *obj, void *arg)
                 .flags = rtnl_link_get_flags(link),
                 .mtu = rtnl_link_get_mtu(link),
         };
+        msg.full = true;
         parse_devconf(ctx->nlh, &msg);
         manager_on_link_message(m, &msg);
         altnames_free(altnames);
