@@ -246,11 +246,38 @@ fail:
         return r;
 }
 
+/* Writes (or removes, when nothing is left) the file of one scope. */
+static int scope_store(const char *root, const char *ifname, RuntimeScope scope, const KnobSetting knobs[_KNOB_MAX])
+{
+        _cleanup_free_ char *dir = NULL, *name = NULL, *content = NULL;
+        bool any = false;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                any = any || knobs[k].line > 0;
+
+        dir = path_join_root(root, runtime_dirs[scope]);
+        if (!dir || asprintf(&name, "%s.conf", ifname) < 0)
+                return -ENOMEM;
+        if (!any) {
+                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd < 0)
+                        return errno == ENOENT ? 0 : negative_errno();
+                if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+                        return negative_errno();
+                (void) fsync(dfd);
+                return 0;
+        }
+        content = runtime_config_format(knobs);
+        if (!content)
+                return -ENOMEM;
+        return write_atomic(dir, name, content);
+}
+
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
                        const KnobSetting set[_KNOB_MAX])
 {
-        _cleanup_free_ char *dir = NULL, *name = NULL, *content = NULL;
-        KnobSetting merged[_KNOB_MAX] = {};
+        KnobSetting merged[_KNOB_MAX] = {}, run[_KNOB_MAX] = {};
+        bool run_changed = false;
         const RuntimeEntry *e;
         int r;
 
@@ -259,27 +286,37 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
                 return -EINVAL;
 
         e = runtime_config_find(c, ifname);
-        if (e)
+        if (e) {
                 memcpy(merged, e->knobs[scope], sizeof merged);
+                memcpy(run, e->knobs[RUNTIME_SCOPE_RUN], sizeof run);
+        }
         for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (set[k].line > 0)
+                if (set[k].line > 0) {
                         merged[k] = set[k];
-
-        content = runtime_config_format(merged);
-        dir = path_join_root(root, runtime_dirs[scope]);
-        if (!content || !dir || asprintf(&name, "%s.conf", ifname) < 0)
-                return -ENOMEM;
+                        /* A persistent change replaces a temporary one of the same knob: /run
+                         * beats /etc, so leaving it there would hide the new value. */
+                        if (scope == RUNTIME_SCOPE_PERSIST && run[k].line > 0) {
+                                run[k] = (KnobSetting) {};
+                                run_changed = true;
+                        }
+                }
 
         /* Reserve the in-memory slot first, so that after a successful write nothing can fail. */
         RuntimeEntry *slot = entry_get_or_add(c, ifname);
         if (!slot)
                 return -ENOMEM;
 
-        r = write_atomic(dir, name, content);
+        r = scope_store(root, ifname, scope, merged);
         if (r < 0)
                 return r;
-
         memcpy(slot->knobs[scope], merged, sizeof merged);
+
+        if (run_changed) {
+                r = scope_store(root, ifname, RUNTIME_SCOPE_RUN, run);
+                if (r < 0)
+                        return r;
+                memcpy(slot->knobs[RUNTIME_SCOPE_RUN], run, sizeof run);
+        }
         return 0;
 }
 

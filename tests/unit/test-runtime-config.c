@@ -88,6 +88,35 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         cr_expect_eq(runtime_config_revert(c, root, "eth0"), 0); /* idempotent */
 }
 
+Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
+        KnobSetting set[_KNOB_MAX] = {};
+        KnobValue out[_KNOB_MAX] = {};
+
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 300, .line = 1 };
+        set[KNOB_IGMPV2_INTERVAL] = (KnobSetting) { .value = 3000, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set), 0);
+        memset(set, 0, sizeof set);
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set), 0);
+
+        runtime_config_merge(c, "eth0", out);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200); /* the persistent value is visible */
+        cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 3000); /* other temporary keys stay */
+        _cleanup_free_ char *run = slurp("/run/igmpd/runtime.d/eth0.conf");
+        cr_assert_not_null(run);
+        cr_expect(strstr(run, "V3UnsolicitedReportInterval") == NULL, "%s", run);
+
+        /* Replacing the last temporary key removes the /run file. */
+        memset(set, 0, sizeof set);
+        set[KNOB_IGMPV2_INTERVAL] = (KnobSetting) { .value = 2000, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set), 0);
+        char *gone = slurp("/run/igmpd/runtime.d/eth0.conf");
+        cr_expect_null(gone);
+        free(gone);
+}
+
 Test(runtime_config, rejects_bad_names_and_readonly_dir, .init = setup_root, .fini = teardown_root)
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
