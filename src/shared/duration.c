@@ -85,6 +85,8 @@ int parse_duration_ms(const char *s, int64_t *ret)
                 int64_t f = frac * mult;
                 if (f % frac_div != 0)
                         return -EINVAL;
+                if (v > INT64_MAX - f / frac_div)
+                        return -ERANGE;
                 v += f / frac_div;
         }
 

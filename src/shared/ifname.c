@@ -23,8 +23,10 @@ static bool ifname_valid_len(const char *s, size_t max)
                 return false;
         if (streq(s, ".") || streq(s, ".."))
                 return false;
+        /* Exactly the kernel's rule (dev_valid_name): its isspace() also covers 0xa0. Any other
+         * byte, UTF-8 included, is a valid name and a safe path component. */
         for (const char *p = s; *p; p++)
-                if (*p == '/' || *p == ':' || isspace((unsigned char) *p) || !isprint((unsigned char) *p))
+                if (*p == '/' || *p == ':' || isspace((unsigned char) *p) || (unsigned char) *p == 0xa0)
                         return false;
         return true;
 }

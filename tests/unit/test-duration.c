@@ -37,6 +37,8 @@ static const struct {
         { "1e3", -EINVAL, 0 },
         { "99999999999999999999999", -ERANGE, 0 },
         { "9223372036854775807min", -ERANGE, 0 },
+        { "153722867280912930.5min", -ERANGE, 0 }, /* whole part fits, the fraction overflows */
+        { "9223372036854775807.5s", -ERANGE, 0 },
 };
 
 Test(duration, table)

@@ -25,7 +25,11 @@ static const struct {
         { "a b", false },
         { "a\tb", false },
         { "a\nb", false },
-        { "\x01", false },
+        { "\x01", true },          /* the kernel accepts control characters */
+        { "v\xc3\xa9" "0", true }, /* vé0: UTF-8 names are valid */
+        { "a\xa0" "b", false },     /* 0xa0 is whitespace to the kernel */
+        { "a\vb", false },
+        { "a\rb", false },
 };
 
 Test(ifname, table)
