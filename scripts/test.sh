@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Installs what is missing, builds with warnings as errors, and runs the whole test suite
-# (unit, integration in throwaway network namespaces, man pages, kernel patch set, …).
-# Ends with one line: "N passed, N failed, N skipped".
+# Installs what is missing, builds with warnings as errors, and runs the whole test suite:
+#   1. meson test: unit, integration in throwaway network namespaces, booted-systemd (nspawn),
+#      man pages, kernel patch set, benchmark smoke run;
+#   2. the same unit + integration suites again under ASan+UBSan (scripts/test-sanitizers.sh);
+#   3. every libFuzzer target for $FUZZ_SECONDS (default 30) (scripts/fuzz.sh).
+# Set SKIP_SANITIZERS=1 or SKIP_FUZZ=1 to leave a stage out. Ends with one line:
+# "N passed, N failed, N skipped" over all stages (a fuzz target counts as one test).
 set -uo pipefail
 
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,21 +15,52 @@ export MESON_ARGS="-Dwerror=true ${MESON_ARGS:-}"
 
 "$SRCDIR/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
-meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild ${MESON_TEST_ARGS:-}
-rc=$?
+rc=0
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
 
-# Summarise from meson's machine-readable log: one entry per test.
-python3 - "$BUILD_DIR/meson-logs/testlog.json" <<'PY'
+count() { # testlog.json → "passed failed skipped"
+        python3 - "$1" <<'PY'
 import json, sys
 passed = failed = skipped = 0
-for line in open(sys.argv[1]):
-    r = json.loads(line).get("result")
-    if r in ("OK", "EXPECTEDFAIL"):
-        passed += 1
-    elif r == "SKIP":
-        skipped += 1
-    else:
-        failed += 1
-print(f"{passed} passed, {failed} failed, {skipped} skipped")
+try:
+    for line in open(sys.argv[1]):
+        r = json.loads(line).get("result")
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+except FileNotFoundError:
+    failed = 1
+print(passed, failed, skipped)
 PY
+}
+
+echo "== meson test ($BUILD_DIR)"
+meson test -C "$BUILD_DIR" --print-errorlogs --no-rebuild ${MESON_TEST_ARGS:-} || rc=1
+count "$BUILD_DIR/meson-logs/testlog.json" >> "$summary"
+
+if [ -z "${SKIP_SANITIZERS:-}" ]; then
+        echo "== ASan + UBSan"
+        "$SRCDIR/scripts/test-sanitizers.sh" || rc=1
+        count "${SAN_BUILD_DIR:-$SRCDIR/build-sanitizers}/meson-logs/testlog.json" >> "$summary"
+fi
+
+if [ -z "${SKIP_FUZZ:-}" ]; then
+        echo "== fuzzing (${FUZZ_SECONDS:-30} s per target)"
+        out=$("$SRCDIR/scripts/fuzz.sh" 2>&1) || rc=1
+        echo "$out"
+        line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed' <<< "$out" | tail -n 1)
+        if [ -n "$line" ]; then
+                sed -E 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' <<< "$line" >> "$summary"
+        else
+                echo "0 1 0" >> "$summary"
+        fi
+fi
+
+read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p + 0, f + 0, s + 0}' "$summary")
+[ "$f" -eq 0 ] || rc=1
+echo "$p passed, $f failed, $s skipped"
 exit $rc

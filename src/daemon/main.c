@@ -13,6 +13,7 @@
 
 static const char *arg_config_root = "";
 static bool arg_check = false;
+static const char *arg_kmsg_path = NULL;
 
 static void help(void)
 {
@@ -29,6 +30,9 @@ static void help(void)
                "                          problem as FILE:LINE and the effective value and source\n"
                "                          of every knob for the links present now; change nothing.\n"
                "                          Exits 1 if any file had a problem\n"
+               "     --kmsg-path=PATH     Read kernel log records from PATH (a FIFO, followed, or a\n"
+               "                          file, read once; one /dev/kmsg record per line) instead\n"
+               "                          of /dev/kmsg (for tests)\n"
                "\n"
                "Signals: SIGHUP reloads the configuration; SIGTERM and SIGINT stop the daemon.\n"
                "See igmpd(8), igmpd.conf(5) and igmpctl(1).\n");
@@ -36,12 +40,13 @@ static void help(void)
 
 static int parse_argv(int argc, char *argv[])
 {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG_ROOT, ARG_CHECK };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG_ROOT, ARG_CHECK, ARG_KMSG_PATH };
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h' },
                 { "version",     no_argument,       NULL, ARG_VERSION },
                 { "config-root", required_argument, NULL, ARG_CONFIG_ROOT },
                 { "check",       no_argument,       NULL, ARG_CHECK },
+                { "kmsg-path",   required_argument, NULL, ARG_KMSG_PATH },
                 {}
         };
         int c;
@@ -59,6 +64,9 @@ static int parse_argv(int argc, char *argv[])
                         break;
                 case ARG_CHECK:
                         arg_check = true;
+                        break;
+                case ARG_KMSG_PATH:
+                        arg_kmsg_path = optarg;
                         break;
                 case '?':
                         return -EINVAL;
@@ -95,6 +103,7 @@ static int run(int argc, char *argv[])
         }
 
         manager_probe_kernel(m);
+        m->kmsg_path = arg_kmsg_path;
 
         r = manager_load_config(m);
         if (r < 0)

@@ -16,10 +16,15 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "audit-bus.h"
+#include "audit.h"
+#include "link-bus.h"
 #include "link.h"
 #include "log.h"
+#include "manager-bus.h"
 #include "manager.h"
 #include "netlink.h"
+#include "nm.h"
 #include "sysctl-util.h"
 
 void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message)
@@ -69,6 +74,11 @@ int manager_new(const char *root, Manager **ret)
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        /* Under systemd with WatchdogSec=, the loop itself sends WATCHDOG=1: a hung loop is
+         * restarted. Without $WATCHDOG_USEC this adds no timer, so idle stays idle. */
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                return r;
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -107,6 +117,8 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
 
+        manager_bus_stop(m);
+        m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
         netlink_free(m->netlink);
         if (intmap_values(&m->links, &links, &n) >= 0) {
                 for (size_t i = 0; i < n; i++)
@@ -114,6 +126,7 @@ Manager *manager_free(Manager *m)
                 free(links);
         }
         intmap_done(&m->links);
+        nm_free(m->nm);
 
         policy_free(m->policy);
         runtime_config_free(m->runtime);
@@ -210,28 +223,59 @@ int manager_load_config(Manager *m)
         return 0;
 }
 
-static void manager_configure_all(Manager *m)
+/* Reconfigures every link after a reload. before[] holds the links' bus snapshots, taken while
+ * the previous policy (which links borrow file paths from) was still alive; NULL skips the
+ * PropertiesChanged announcements (out of memory). */
+static void manager_configure_all(Manager *m, void **links, size_t n, const LinkBusSnapshot *before)
 {
-        _cleanup_free_ void **links = NULL;
-        size_t n = 0;
+        for (size_t i = 0; i < n; i++) {
+                (void) link_configure(links[i]);
+                if (before)
+                        link_bus_emit_changes(links[i], &before[i]);
+        }
+}
 
-        if (intmap_values(&m->links, &links, &n) < 0) {
-                log_oom();
+/* [Daemon] NetworkManager=: follow NetworkManager's profiles or not (at start and on reload). */
+static void manager_follow_network_manager(Manager *m)
+{
+        int r;
+
+        if (m->config.network_manager != NM_MODE_AUTO) {
+                m->nm = nm_free(m->nm);
                 return;
         }
-        for (size_t i = 0; i < n; i++)
-                (void) link_configure(links[i]);
+        if (m->nm)
+                return;
+        r = nm_new(m, &m->nm);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up following NetworkManager, ignoring: %m");
 }
 
 int manager_reload(Manager *m)
 {
+        _cleanup_free_ void **links = NULL;
+        _cleanup_free_ LinkBusSnapshot *before = NULL;
+        size_t n = 0;
         int r;
 
         log_info("Reloading configuration.");
         (void) sd_notify(false, "RELOADING=1");
+        if (intmap_values(&m->links, &links, &n) < 0) {
+                (void) sd_notify(false, "READY=1");
+                return log_oom(); /* the previous configuration stays in force */
+        }
+        before = calloc(MAX(n, (size_t) 1), sizeof *before);
+        for (size_t i = 0; before && i < n; i++)
+                link_bus_snapshot(links[i], &before[i]);
+
         r = manager_load_config(m);
-        if (r >= 0)
-                manager_configure_all(m);
+        if (r >= 0) {
+                manager_follow_network_manager(m);
+                if (m->audit)
+                        audit_manager_reload(m->audit, &m->config, m->kmsg_path);
+                manager_configure_all(m, links, n, before);
+                manager_bus_emit_config_changed(m);
+        }
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
         return r;
@@ -241,12 +285,24 @@ void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
 {
         policy_merge(m->policy, info, out, matched, max_matched, ret_n_matched);
+        nm_merge(m->nm, info->name, out);
         runtime_config_merge(m->runtime, info->name, out);
 }
 
 Link *manager_get_link(Manager *m, int ifindex)
 {
         return intmap_get(&m->links, ifindex);
+}
+
+int manager_link_configure(Manager *m, Link *l)
+{
+        LinkBusSnapshot before;
+        int r;
+
+        link_bus_snapshot(l, &before);
+        r = link_configure(l);
+        link_bus_emit_changes(l, &before);
+        return r;
 }
 
 int manager_ifindex_to_name(Manager *m, int ifindex, char ret[IF_NAMESIZE])
@@ -262,8 +318,9 @@ int manager_ifindex_to_name(Manager *m, int ifindex, char ret[IF_NAMESIZE])
 
 void manager_on_link_message(Manager *m, const LinkMessage *msg)
 {
+        LinkBusSnapshot before = {};
         Link *l;
-        bool reconfigure = true;
+        bool reconfigure = true, is_new = false;
         int r;
 
         if (msg->ifindex <= 0 || !msg->ifname)
@@ -283,7 +340,9 @@ void manager_on_link_message(Manager *m, const LinkMessage *msg)
                         return;
                 }
                 log_link_debug(l, "New link %d.", l->ifindex);
+                is_new = true;
         } else {
+                link_bus_snapshot(l, &before);
                 r = link_update(l, msg, &reconfigure);
                 if (r < 0) {
                         log_oom();
@@ -294,14 +353,20 @@ void manager_on_link_message(Manager *m, const LinkMessage *msg)
 
         if (reconfigure && !m->check_only)
                 (void) link_configure(l);
+        if (is_new)
+                link_bus_emit_added(l);
+        else
+                link_bus_emit_changes(l, &before);
 }
 
 void manager_on_link_removed(Manager *m, int ifindex)
 {
-        Link *l = intmap_remove(&m->links, ifindex);
+        Link *l = manager_get_link(m, ifindex);
 
         if (!l)
                 return;
+        link_bus_emit_removed(l); /* while the object can still be found */
+        intmap_remove(&m->links, ifindex);
         log_link_debug(l, "Link %d removed.", ifindex);
         link_free(l);
 }
@@ -317,8 +382,11 @@ void manager_on_ipv6_hint(Manager *m, int ifindex)
                 .ifindex = l->ifindex, .ifname = l->ifname, .altnames = l->altnames, .kind = l->kind,
                 .type = l->type, .mac = l->has_mac ? &l->mac : NULL, .flags = l->flags, .mtu = l->mtu,
         };
+        LinkBusSnapshot before;
+        link_bus_snapshot(l, &before);
         if (link_update(l, &same, &reconfigure) >= 0 && reconfigure)
                 (void) link_configure(l);
+        link_bus_emit_changes(l, &before);
 }
 
 #define ENUMERATE_ATTEMPTS 3
@@ -366,6 +434,43 @@ void manager_notify_status(Manager *m)
                           m->policy ? m->policy->n_files : 0);
 }
 
+/* Each published deprecated-sysctl event becomes the DeprecatedSysctl signal. */
+static void manager_on_audit_event(const AuditEvent *e, void *userdata)
+{
+        Manager *m = userdata;
+        AuditBusEvent b = {
+                .realtime_usec = e->realtime_usec,
+                .source = audit_event_source_to_string(e->source),
+                .pid = e->pid,
+                .comm = e->comm,
+                .exe = e->exe,
+                .name = e->name,
+                .n_name = e->n_name,
+                .path = e->path,
+                .repeats = e->repeats,
+        };
+        int r;
+
+        r = audit_bus_emit_deprecated_sysctl(m, &b);
+        if (r < 0)
+                log_warning_errno(r, "Failed to send the DeprecatedSysctl signal, ignoring: %m");
+}
+
+/* The deprecated sysctl(2) audit: optional, never stops the daemon. */
+static void manager_start_audit(Manager *m)
+{
+        int r;
+
+        r = audit_manager_new(m, m->config.audit_history, &m->audit);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to set up the deprecated sysctl(2) audit, continuing without: %m");
+                return;
+        }
+        m->audit->on_event = manager_on_audit_event;
+        m->audit->on_event_userdata = m;
+        audit_manager_start(m->audit, &m->config, m->kmsg_path);
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -385,10 +490,15 @@ int manager_start(Manager *m)
                 if (((Link *) v)->state == LINK_STATE_CONFIGURED)
                         configured++;
         }
+        manager_start_audit(m);
         m->ready = true;
         log_info("Configured %zu of %zu links, ready.", configured, total);
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
+
+        /* The D-Bus face comes after the kernel-facing job, and never stops it. */
+        manager_bus_start(m);
+        manager_follow_network_manager(m);
         return 0;
 }
 

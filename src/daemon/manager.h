@@ -6,8 +6,11 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-util.h"
 #include "daemon-config.h"
 #include "link.h"
 #include "intmap.h"
@@ -16,6 +19,8 @@
 #include "runtime-config.h"
 
 typedef struct Netlink Netlink;
+typedef struct AuditManager AuditManager;
+typedef struct NMState NMState;
 
 typedef struct Manager {
         sd_event *event;
@@ -37,10 +42,25 @@ typedef struct Manager {
         IntMap links; /* ifindex → Link* */
         Netlink *netlink;
 
+        /* Deprecated sysctl(2) audit (audit.c); NULL if it could not be set up. */
+        AuditManager *audit;
+        const char *kmsg_path; /* --kmsg-path= (tests), NULL: /dev/kmsg */
+
         unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
         bool ready;
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+
+        /* D-Bus face (manager-bus.c): NULL while the bus is down; the retry timer exists only
+         * then. */
+        sd_bus *bus;
+        sd_event_source *bus_retry_source;
+        uint64_t bus_retry_usec;
+        bool bus_down_logged;
+        BusPolkitRegistry polkit_registry;
+
+        /* NetworkManager profiles (nm.c): NULL with [Daemon] NetworkManager=no. */
+        NMState *nm;
 } Manager;
 
 int manager_new(const char *root, Manager **ret);
@@ -65,6 +85,9 @@ void manager_on_ipv6_hint(Manager *m, int ifindex);
 int manager_enumerate(Manager *m); /* full dump + mark/sweep */
 
 Link *manager_get_link(Manager *m, int ifindex);
+
+/* link_configure() and PropertiesChanged for whatever it changed. */
+int manager_link_configure(Manager *m, Link *l);
 
 /* Name currently carried by ifindex, via SIOCGIFNAME. 0 or -errno (-ENODEV if gone). */
 int manager_ifindex_to_name(Manager *m, int ifindex, char ret[16]);

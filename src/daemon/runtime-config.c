@@ -88,7 +88,7 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, Run
                         _cleanup_free_ char *path = NULL, *buf = NULL, *name = NULL;
                         size_t len;
 
-                        if (de->d_name[0] == '.' || !endswith(de->d_name, ".conf"))
+                        if (startswith(de->d_name, ".#") || streq(de->d_name, ".conf") || !endswith(de->d_name, ".conf"))
                                 continue;
                         name = strndup(de->d_name, strlen(de->d_name) - STRLEN(".conf"));
                         if (!name || asprintf(&path, "%s/%s", dir, de->d_name) < 0) {

@@ -37,7 +37,7 @@ int parse_duration_ms(const char *s, int64_t *ret)
 
         for (; isdigit((unsigned char) *p); p++) {
                 digits = true;
-                if (whole > (INT64_MAX - 9) / 10)
+                if (whole > (INT64_MAX - (*p - '0')) / 10)
                         return -ERANGE;
                 whole = whole * 10 + (*p - '0');
         }

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * notify-run: starts a program and times it, from just before fork+exec to either its READY=1
+ * sd_notify message or its exit.
+ *
+ *   notify-run [-e] [-k] SOCKPATH PROGRAM [ARGS...]
+ *
+ * A datagram socket is bound at SOCKPATH (removed first) and passed to the child as
+ * NOTIFY_SOCKET. Default: waits for a datagram holding a "READY=1" line and prints
+ *
+ *   ready USEC PID
+ *
+ * (USEC = microseconds from exec to READY, CLOCK_MONOTONIC), then, with -k, stops the child
+ * (SIGTERM) and exits; without -k it waits for the child and exits with its status (so a
+ * benchmark script can run it in the background and signal the child by PID).
+ * With -e it does not wait for READY: it prints "exit USEC STATUS" when the child exits.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_us(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static bool has_ready(const char *buf)
+{
+        for (const char *p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (strncmp(p, "READY=1", 7) == 0 && (p[7] == '\n' || p[7] == '\0'))
+                        return true;
+        return false;
+}
+
+int main(int argc, char *argv[])
+{
+        bool wait_exit = false, kill_child = false;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int c, fd, status;
+        uint64_t t0;
+        pid_t pid;
+
+        while ((c = getopt(argc, argv, "+ek")) >= 0)
+                switch (c) {
+                case 'e':
+                        wait_exit = true;
+                        break;
+                case 'k':
+                        kill_child = true;
+                        break;
+                default:
+                        return 2;
+                }
+        if (argc - optind < 2) {
+                fprintf(stderr, "usage: notify-run [-e] [-k] SOCKPATH PROGRAM [ARGS...]\n");
+                return 2;
+        }
+        if (strlen(argv[optind]) >= sizeof sa.sun_path) {
+                fprintf(stderr, "socket path too long\n");
+                return 2;
+        }
+        strcpy(sa.sun_path, argv[optind]);
+        (void) unlink(sa.sun_path);
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
+                perror("notify socket");
+                return 1;
+        }
+        if (setenv("NOTIFY_SOCKET", sa.sun_path, 1) < 0)
+                return 1;
+
+        t0 = now_us();
+        pid = fork();
+        if (pid < 0) {
+                perror("fork");
+                return 1;
+        }
+        if (pid == 0) {
+                execvp(argv[optind + 1], argv + optind + 1);
+                perror("exec");
+                _exit(127);
+        }
+
+        if (!wait_exit) {
+                char buf[4096];
+
+                for (;;) {
+                        ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+                        if (n < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                perror("recv");
+                                kill(pid, SIGTERM);
+                                return 1;
+                        }
+                        buf[n] = 0;
+                        if (has_ready(buf))
+                                break;
+                }
+                printf("ready %llu %d\n", (unsigned long long) (now_us() - t0), (int) pid);
+                fflush(stdout);
+                if (kill_child)
+                        kill(pid, SIGTERM);
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR) {
+                        perror("waitpid");
+                        return 1;
+                }
+        (void) unlink(sa.sun_path);
+        if (wait_exit) {
+                printf("exit %llu %d\n", (unsigned long long) (now_us() - t0),
+                       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                return 0;
+        }
+        if (kill_child)
+                return 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

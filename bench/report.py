@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Turns bench/run.sh's raw results into the markdown table of BENCHMARKS.md.
+
+  report.py RESULTS OUT
+
+Prints the table; unless OUT is "-", also writes it into OUT between the lines
+"<!-- bench:begin -->" and "<!-- bench:end -->" (the rest of OUT is kept), or creates OUT.
+Every timed figure is the median of the run's repetitions; ratios compare medians of the same run.
+"""
+import math
+import os
+import re
+import statistics
+import sys
+
+res_path, out = sys.argv[1], sys.argv[2]
+rows = [l.split() for l in open(res_path) if l.strip()]
+meta = {r[1]: " ".join(r[2:]) for r in rows if r[0] == "meta"}
+
+
+def med(v):
+    return statistics.median(v) if v else None
+
+
+def kv(words):
+    return {k: int(v) for k, v in (w.split("=", 1) for w in words if "=" in w)}
+
+
+def ms(us, digits=1):
+    return "—" if us is None else ("%.*f ms" % (digits, us / 1000.0))
+
+
+def ok(cond):
+    return "—" if cond is None else ("**met**" if cond else "**not met**")
+
+
+L = []
+L.append("Run of %s, kernel %s, %s CPUs, load average %s at the start and %s at the end; %s "
+         "repetitions per figure (medians shown), N = %s links.%s"
+         % (meta.get("date"), meta.get("kernel"), meta.get("cpus"), meta.get("load_start"),
+            meta.get("load_end"), meta.get("repeat"), meta.get("links"),
+            " **Quick smoke run: small sizes, figures not meaningful.**" if meta.get("quick") == "1" else ""))
+L.append("")
+
+# ---- 7 channel change
+ch = [r for r in rows if r[0] == "channel"]
+if ch:
+    L.append("### 7. Channel change after a lost join (join → first report the upstream accepts)")
+    L.append("")
+    L.append("| protocol | qrv | p (report loss) | kernel default: n · p50 / p95 / p99 · never | "
+             "igmpd 200 ms: n · p50 / p95 / p99 · never | p^qrv | reports/join (default, igmpd) |")
+    L.append("|---|---|---|---|---|---|---|")
+    cells = {}
+    for r in ch:
+        proto, qrv, pol, p = r[1], r[2], r[3], r[4]
+        d = dict(w.split("=", 1) for w in r[5:])
+        cells[(proto, qrv, p, pol)] = d
+    keys = sorted({(k[0], k[1], k[2]) for k in cells},
+                  key=lambda k: (["v2", "v3", "mld"].index(k[0]) if k[0] in ("v2", "v3", "mld") else 9, k[1], float(k[2])))
+    name = {"v2": "IGMPv2", "v3": "IGMPv3", "mld": "MLDv2"}
+
+    def fmt(d):
+        if not d:
+            return "—"
+        f = lambda x: "∞" if x == "inf" else x + " ms"
+        return "%s · %s / %s / %s · %.1f %%" % (d["n"], f(d["p50"]), f(d["p95"]), f(d["p99"]), 100 * float(d["never"]))
+
+    for k in keys:
+        dd, pp = cells.get(k + ("kernel_default",)), cells.get(k + ("igmpd_200_ms",))
+        q = re.match(r"\d+", k[1]).group(0)
+        L.append("| %s | %s | %s | %s | %s | %.1f %% | %s, %s |" % (
+            name.get(k[0], k[0]), k[1], k[2], fmt(dd), fmt(pp), 100 * float(k[2]) ** int(q),
+            dd["reports"] if dd else "—", pp["reports"] if pp else "—"))
+    L.append("")
+    if any(r[0] == "channel_note" and r[1] == "mld_qrv_fixed" for r in rows):
+        L.append("MLDv2 with qrv ≠ 2: not measurable — Linux has `net.ipv4.igmp_qrv` (per network namespace) "
+                 "but no sysctl for MLD's robustness variable, which stays 2 until a querier announces another.")
+        L.append("")
+    L.append("\"never\" = joins with no accepted report: with no querier upstream a join sends exactly "
+             "qrv reports, all within (qrv−1) report intervals, so these never complete (within 30 s or "
+             "at all, until a query). Rows with qrv \"2/hold30000\" held every join a real 30 s.")
+    L.append("")
+
+# ---- 1 cold start
+cold = [r for r in rows if r[0] == "cold"]
+if cold:
+    L.append("### 1. Cold start (exec → READY=1, all links configured; policy sets 4 knobs per link)")
+    L.append("")
+    L.append("| links | floor (exec → exit) | igmpd | igmpd / floor (target ≤ 1.5×) | "
+             "udev `systemd-sysctl --prefix` per link → ×N | udev / igmpd (target ≥ 100×) | "
+             "`sysctl -w` loop per link → ×N | sysctl -w / igmpd |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for n in sorted({int(r[1]) for r in cold}):
+        g = lambda key: med([int(r[3]) for r in cold if int(r[1]) == n and r[2] == key and len(r) > 3 and r[3].isdigit()])
+        fl, fi, ig, ud, sw = g("floor_exec_us"), g("floor_inner_us"), g("igmpd_us"), g("udev_per_link_us"), g("sysctlw_per_link_us")
+        inc = any(r for r in cold if int(r[1]) == n and r[2] == "igmpd_incomplete")
+        udc = ("%s → %s" % (ms(ud, 2), ms(ud * n, 0)), "%.0f× %s" % (ud * n / ig, ok(ud * n >= 100 * ig))) if ud else ("not measured", "—")
+        L.append("| %d | %s (writes alone %s) | %s%s | %.2f× %s | %s | %s | %s → %s | %.0f× |" % (
+            n, ms(fl), ms(fi), ms(ig), " (NOT all configured)" if inc else "", ig / fl, ok(ig <= 1.5 * fl),
+            udc[0], udc[1], ms(sw, 2), ms(sw * n, 0), sw * n / ig))
+    L.append("")
+    L.append("The slow baselines are timed on a sample of %s links (%s per repetition) and extrapolated per link."
+             % (meta.get("sample"), "the first links"))
+    L.append("")
+
+# ---- 2 hot-plug
+hs = [kv(r[2:]) for r in rows if r[0] == "hot" and r[1] == "single"]
+hb = [kv(r[2:]) for r in rows if r[0] == "hot" and r[1] == "burst"]
+if hs or hb:
+    L.append("### 2. Hot-plug (link created → its last knob written, igmpd running)")
+    L.append("")
+    L.append("| case | n per run | p50 | p99 | max | after the last link | target | met |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    if hs:
+        m = lambda k: med([h[k] for h in hs])
+        L.append("| one pair at a time (5 ms apart) | %d pairs | %s | %s | %s | — | p99 ≤ 2 ms | %s |" % (
+            hs[0]["n"] + hs[0]["missed"], ms(m("p50_us"), 3), ms(m("p99_us"), 2), ms(m("max_us"), 1),
+            ok(m("p99_us") <= 2000)))
+    if hb:
+        m = lambda k: med([h[k] for h in hb])
+        L.append("| burst, back to back (creation took %s) | %d pairs | %s | %s | %s | %s | ≤ 100 ms after the last | %s |" % (
+            ms(m("create_us"), 0), hb[0]["n"] + hb[0]["missed"], ms(m("p50_us"), 2), ms(m("p99_us"), 1),
+            ms(m("max_us"), 1), ms(m("after_last_us"), 2), ok(m("after_last_us") <= 100000)))
+    L.append("")
+    L.append("Medians over the repetitions of each run's percentiles. Missed (not configured within 2 s / 30 s): "
+             "%s; wrong knob values after the run: %s. Burst resolution: one sweep over the pending links "
+             "every %s."
+             % (sum(h["missed"] for h in hs + hb), sum(h["bad"] for h in hs + hb),
+                ms(med([h["sweep_us"] for h in hb]), 2) if hb else "—"))
+    L.append("")
+
+# ---- 3 memory
+mem = [r for r in rows if r[0] == "mem"]
+if mem:
+    rss = {r[2]: (int(r[3]), int(r[4])) for r in mem if r[1] == "rss"}
+    rounds = [(int(r[2]), int(r[3]), int(r[4]), int(r[5])) for r in mem if r[1] == "round"]
+    n = int(meta["links"])
+    L.append("### 3. Memory (VmRSS; RssAnon in brackets)")
+    L.append("")
+    L.append("| state | RSS |")
+    L.append("|---|---|")
+    for k in ["0", str(n), str(2 * n), "deleted"]:
+        if k in rss:
+            L.append("| %s | %d KiB (%d KiB) |" % (k + " links" if k != "deleted" else "all deleted", *rss[k]))
+    for (i, full, after, anon) in rounds:
+        L.append("| round %d: %d links created → deleted | %d KiB → %d KiB (%d KiB) |" % (i, n, full, after, anon))
+    L.append("")
+    per = (rss[str(2 * n)][0] - rss["0"][0]) / (2.0 * n)
+    marg = (rss[str(2 * n)][0] - rss[str(n)][0]) / float(n)
+    growth = rounds[-1][2] - rounds[0][2] if rounds else 0
+    steady = rounds[-1][2] - rounds[1][2] if len(rounds) > 1 else 0
+    L.append("Cost per link: %.2f KiB averaged over 0 → %d links, %.2f KiB marginal (%d → %d); "
+             "target ≤ 2 KiB: %s. After deletion, rounds 1 → %d: %+d KiB; rounds 2 → %d: %+d KiB "
+             "(a one-time page or two while the allocator settles is not growth); target no growth "
+             "across rounds: %s."
+             % (per, 2 * n, marg, n, 2 * n, ok(max(per, marg) <= 2.0), len(rounds), growth, len(rounds), steady,
+                ok(steady <= 0 and growth <= 8)))
+    L.append("")
+
+# ---- 4 idle
+idle = [r for r in rows if r[0] == "idle"]
+if idle:
+    L.append("### 4. Idle (nothing happening, watchdog off)")
+    L.append("")
+    L.append("| igmpd | window | context switches (all threads) | syscalls (strace -c -f, next window) | target 0 wake-ups |")
+    L.append("|---|---|---|---|---|")
+    for which, label in [("bus", "default config, private system bus (D-Bus face up), kernel-log audit source on"),
+                         ("nobus", "no system bus reachable, `AuditSources=none`")]:
+        c = [r for r in idle if r[1] == which and r[2] == "ctxt"]
+        s = [r for r in idle if r[1] == which and r[2] == "syscalls"]
+        if not c and not s:
+            continue
+        L.append("| %s | %s s | %s | %s%s | %s |" % (
+            label, c[0][4] if c else s[0][4], c[0][3] if c else "—", s[0][3] if s else "not measured (no strace)",
+            (" (" + s[0][5].rstrip(",") + ")") if s and len(s[0]) > 5 and s[0][5] else "",
+            ok(c[0][3] == "0") if c else "—"))
+    L.append("")
+    L.append("Context switches are read from /proc/PID/task/*/status before and after the window and "
+             "decide the target. strace's attach interrupts the epoll_wait igmpd sleeps in, so one "
+             "syscall on resuming (gettid from sd-event) is an artifact of measuring.")
+    L.append("")
+
+# ---- 5 D-Bus
+db = [r for r in rows if r[0] == "dbus"]
+if db:
+    L.append("### 5. D-Bus (private dbus-daemon, N links)")
+    L.append("")
+    if any(r[1] == "igmpctl_missing" for r in db):
+        L.append("igmpctl not built or not working: not measured.")
+    g = lambda key: med([int(r[2]) for r in db if r[1] == key])
+    rt = {r[2]: kv(r[3:]) for r in db if r[1] == "rtt"}
+    L.append("| figure | median | baseline (same run) | target | met |")
+    L.append("|---|---|---|---|---|")
+    if g("igmpctl_status_us") is not None:
+        L.append("| `igmpctl status` (all links, output to /dev/null) | %s | `igmpctl --version` %s; `igmpctl list` %s | ≤ 100 ms | %s |"
+                 % (ms(g("igmpctl_status_us")), ms(g("igmpctl_version_us")), ms(g("igmpctl_list_us")),
+                    ok(g("igmpctl_status_us") <= 100000)))
+    if "objects" in rt:
+        L.append("| GetManagedObjects, in-process sd-bus call, reply walked | %s | Peer.Ping %s | ≤ 50 ms | %s |"
+                 % (ms(rt["objects"]["p50_us"]), ms(rt.get("ping", {}).get("p50_us"), 3),
+                    ok(rt["objects"]["p50_us"] <= 50000)))
+    if g("busctl_objects_us") is not None:
+        L.append("| GetManagedObjects via `busctl call` (process start + printing) | %s | `busctl call … Ping` %s | — | — |"
+                 % (ms(g("busctl_objects_us")), ms(g("busctl_ping_us"))))
+    if "set" in rt:
+        L.append("| SetLinkKnobs round trip (median of %d; p99 %s) | %s | Peer.Ping %s | ≤ 5 ms | %s |"
+                 % (rt["set"]["n"], ms(rt["set"]["p99_us"], 2), ms(rt["set"]["p50_us"], 3),
+                    ms(rt.get("ping", {}).get("p50_us"), 3), ok(rt["set"]["p50_us"] <= 5000)))
+    L.append("")
+
+if any(r[0] == "audit" for r in rows):
+    L.append("### 6. Audit flood")
+    L.append("")
+    L.append("Not measured by run.sh (see the note below the table).")
+    L.append("")
+
+table = "\n".join(L)
+print(table)
+if out != "-":
+    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+    block = begin + "\n" + table + "\n" + end
+    if os.path.exists(out):
+        text = open(out).read()
+        if begin in text and end in text:
+            text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+    else:
+        text = "# igmpd benchmarks\n\n" + block + "\n"
+    open(out + ".tmp", "w").write(text)
+    os.replace(out + ".tmp", out)

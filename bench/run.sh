@@ -1,0 +1,502 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# igmpd benchmarks, each next to its baselines measured in the same run, in throwaway network
+# namespaces (nothing on the host is changed). Needs root. Prints a markdown table and, unless
+# --out - is given, writes it into BENCHMARKS.md between the "bench:begin/end" markers.
+#
+#   bench/run.sh [--quick] [--links N] [--sizes "500 4000 8000"] [--repeat R] [--sample S]
+#                [--idle SECS] [--tails] [--sections LIST] [--out FILE|-] [--build DIR]
+#
+#   --links N     links for hot-plug, memory, idle and D-Bus (default 4000 = 2000 veth pairs)
+#   --sizes LIST  link counts for the cold-start section (default "500 4000 8000")
+#   --repeat R    repetitions of every timed figure; medians are reported (default 5)
+#   --sample S    links timed for the slow baselines (systemd-sysctl, sysctl -w), extrapolated
+#                 per link (default 200)
+#   --idle SECS   length of the idle window (default 30)
+#   --tails       also run the channel-change joins held a real 30 s (about 1 more minute)
+#   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel (default all)
+#   --quick       small everything (the CI smoke test): 200 links, 2 repeats, 2 s idle, …
+#   BENCH_KEEP=1  keep the raw data (captures, logs) in /tmp/igmpd-bench.* after the run
+#   IGMPD_WRAP    command put before igmpd where it runs in the background (hot-plug, memory,
+#                 idle, D-Bus), e.g. IGMPD_WRAP="nice -n -10" to see what CPU contention costs
+#   --build DIR   meson build dir (default $BUILD_DIR or SRCDIR/build); binaries can also be
+#                 given as IGMPD, IGMPCTL, BENCH_BIN (dir with floor, notify-run, …), MCAST_JOIN
+set -uo pipefail
+
+SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD_DIR:-$SRCDIR/build}
+LINKS=4000 SIZES="500 4000 8000" REPEAT=5 SAMPLE=200 IDLE=30 TAILS=0 QUICK=0
+SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel"
+OUT=$SRCDIR/BENCHMARKS.md
+CH_M=100 CH_ROUNDS_V2=3 CH_ROUNDS=8 CH_MAXROUNDS=40 CH_QRVS="2 4" CH_PROTOS="v3 mld v2"
+
+while [ $# -gt 0 ]; do
+        case $1 in
+        --links) LINKS=$2; shift ;;
+        --sizes) SIZES=$2; shift ;;
+        --repeat) REPEAT=$2; shift ;;
+        --sample) SAMPLE=$2; shift ;;
+        --idle) IDLE=$2; shift ;;
+        --tails) TAILS=1 ;;
+        --sections) SECTIONS=$2; shift ;;
+        --out) OUT=$2; shift ;;
+        --build) BUILD=$2; shift ;;
+        --quick)
+                QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2
+                CH_M=2 CH_ROUNDS_V2=1 CH_ROUNDS=1 CH_MAXROUNDS=2 CH_QRVS="2" CH_PROTOS="v3" ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        esac
+        shift
+done
+
+IGMPD=${IGMPD:-$BUILD/src/daemon/igmpd}
+IGMPCTL=${IGMPCTL:-$BUILD/src/client/igmpctl}
+BENCH_BIN=${BENCH_BIN:-$BUILD/bench}
+MCAST_JOIN=${MCAST_JOIN:-$BUILD/tests/helpers/mcast-join}
+SYSTEMD_SYSCTL=${SYSTEMD_SYSCTL:-/lib/systemd/systemd-sysctl}
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+log() { echo "# $*" >&2; }
+has() { [[ ",$SECTIONS," == *",$1,"* ]]; }
+
+[ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
+for b in "$IGMPD" "$BENCH_BIN/floor" "$BENCH_BIN/notify-run" "$BENCH_BIN/linkbench" "$BENCH_BIN/upstream"; do
+        [ -x "$b" ] || die "$b not built (meson setup build && ninja -C build)"
+done
+
+TMP=$(mktemp -d /tmp/igmpd-bench.XXXXXX)
+RES=$TMP/results
+NSP="igb$$"
+PIDS=()
+cleanup() {
+        set +e
+        for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+        sleep 0.2
+        for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+        for ns in $(ip netns list | awk '{print $1}' | grep "^$NSP-"); do
+                ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+                ip netns del "$ns"
+        done
+        rm -rf /dev/shm/igmpd-bench-$$ /dev/shm/igmpd-bench-$$-quiet
+        if [ -n "${BENCH_KEEP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+res() { echo "$*" >> "$RES"; }
+now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
+
+ns_new() {
+        local ns="$NSP-$1"
+        ip netns add "$ns" || die "cannot create namespace $ns"
+        ip -n "$ns" link set lo up
+        echo "$ns"
+}
+ns_del() { ip netns pids "$1" 2>/dev/null | xargs -r kill -KILL 2>/dev/null; ip netns del "$1"; }
+
+# The benchmark policy: 2 IPv4 + 2 IPv6 knobs on every link.
+ROOT=/dev/shm/igmpd-bench-$$   # config root on tmpfs, like /run
+mkdir -p "$ROOT/etc/igmpd/conf.d"
+cat > "$ROOT/etc/igmpd/conf.d/50-bench.conf" <<EOC
+[IGMP]
+V2UnsolicitedReportInterval=200
+V3UnsolicitedReportInterval=200
+[MLD]
+V1UnsolicitedReportInterval=200
+V2UnsolicitedReportInterval=200
+EOC
+
+# The same policy without the kernel-log audit source (which wakes igmpd for every kernel log
+# record on the host), for the idle figure "no bus, no audit source".
+ROOT_QUIET=$ROOT-quiet
+mkdir -p "$ROOT_QUIET/etc/igmpd"
+cp -r "$ROOT/etc/igmpd/conf.d" "$ROOT_QUIET/etc/igmpd/"
+printf '[Daemon]\nAuditSources=none\n' > "$ROOT_QUIET/etc/igmpd/igmpd.conf"
+
+# igmpd_start NS NAME [env…]: runs igmpd under notify-run in NS, waits for READY=1, sets IPID
+# (igmpd's pid) and READY_US (exec → READY). Log level info: debug logging is not benchmarked.
+igmpd_start() {
+        local ns=$1 name=$2
+        shift 2
+        ip netns exec "$ns" env -u WATCHDOG_USEC -u WATCHDOG_PID SYSTEMD_LOG_TARGET=console \
+                SYSTEMD_LOG_LEVEL=info "$@" "$BENCH_BIN/notify-run" "$TMP/$name.sock" \
+                ${IGMPD_WRAP:-} "$IGMPD" --config-root "${IGMPD_ROOT:-$ROOT}" > "$TMP/$name.out" 2> "$TMP/$name.log" &
+        PIDS+=($!)
+        for _ in $(seq 600); do
+                grep -q '^ready' "$TMP/$name.out" 2>/dev/null && break
+                kill -0 $! 2>/dev/null || break
+                sleep 0.05
+        done
+        read -r _ READY_US IPID < <(grep '^ready' "$TMP/$name.out") || die "igmpd did not become ready: $(tail -5 "$TMP/$name.log")"
+}
+rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
+rssanon_kb() { awk '/^RssAnon/{print $2}' "/proc/$1/status"; }
+ctxt() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/{s+=$2} END{print s}'; }
+
+names_file() { # names_file PFX PAIRS FILE
+        local i
+        for ((i = 0; i < $2; i++)); do echo "$1${i}a"; echo "$1${i}b"; done > "$3"
+}
+
+res "meta date $(date -u +%Y-%m-%dT%H:%MZ)"
+res "meta kernel $(uname -r)"
+res "meta cpus $(nproc)"
+res "meta load_start $(cut -d' ' -f1-3 /proc/loadavg)"
+res "meta links $LINKS"
+res "meta repeat $REPEAT"
+res "meta sample $SAMPLE"
+res "meta quick $QUICK"
+
+# ---- 1. cold start ----------------------------------------------------------------------------
+if has cold; then
+        printf 'net.ipv4.conf.*.igmpv2_unsolicited_report_interval = 200\nnet.ipv4.conf.*.igmpv3_unsolicited_report_interval = 200\nnet.ipv6.conf.*.mldv1_unsolicited_report_interval = 200\nnet.ipv6.conf.*.mldv2_unsolicited_report_interval = 200\n' > "$TMP/50-bench-sysctl.conf"
+        # The udev way: what 99-systemd.rules runs for every new link, one process per link. Its
+        # config sits in a private /etc/sysctl.d (a tmpfs in a private mount namespace).
+        cat > "$TMP/udev-loop.sh" <<'EOS'
+mount -t tmpfs bench /etc/sysctl.d || exit 1
+cp "$1" /etc/sysctl.d/50-bench.conf
+shift
+t0=${EPOCHREALTIME/./}
+for IF in "$@"; do
+        "$SYSTEMD_SYSCTL" --prefix=/net/ipv4/conf/$IF --prefix=/net/ipv4/neigh/$IF \
+                --prefix=/net/ipv6/conf/$IF --prefix=/net/ipv6/neigh/$IF
+done
+echo $(( ${EPOCHREALTIME/./} - t0 ))
+EOS
+        cat > "$TMP/sysctl-loop.sh" <<'EOS'
+t0=${EPOCHREALTIME/./}
+for IF in "$@"; do
+        sysctl -q -w net.ipv4.conf.$IF.igmpv2_unsolicited_report_interval=200 \
+                net.ipv4.conf.$IF.igmpv3_unsolicited_report_interval=200 \
+                net.ipv6.conf.$IF.mldv1_unsolicited_report_interval=200 \
+                net.ipv6.conf.$IF.mldv2_unsolicited_report_interval=200
+done
+echo $(( ${EPOCHREALTIME/./} - t0 ))
+EOS
+        for N in $SIZES; do
+                P=$((N / 2))
+                log "cold start, $N links ($REPEAT repeats)"
+                NS=$(ns_new cold)
+                ip netns exec "$NS" "$BENCH_BIN/linkbench" create c 0 "$P" > /dev/null || die "link creation failed"
+                names_file c "$P" "$TMP/names"
+                S=$((SAMPLE < P ? SAMPLE : P))
+                mapfile -t sample < <(head -n "$S" "$TMP/names")
+                reset_knobs() { ip netns exec "$NS" "$BENCH_BIN/floor" -v 1000 "$TMP/names" > /dev/null; }
+                for ((r = 0; r < REPEAT; r++)); do
+                        reset_knobs
+                        ip netns exec "$NS" "$BENCH_BIN/notify-run" -e "$TMP/n.sock" "$BENCH_BIN/floor" "$TMP/names" > "$TMP/floor.out"
+                        res "cold $N floor_exec_us $(awk '/^exit/{print $2}' "$TMP/floor.out")"
+                        res "cold $N floor_inner_us $(awk '/^floor/{print $5}' "$TMP/floor.out")"
+                        reset_knobs
+                        ip netns exec "$NS" env -u WATCHDOG_USEC SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
+                                "$BENCH_BIN/notify-run" -k "$TMP/n.sock" "$IGMPD" --config-root "$ROOT" \
+                                > "$TMP/igmpd-cold.out" 2> "$TMP/igmpd-cold.log"
+                        res "cold $N igmpd_us $(awk '/^ready/{print $2}' "$TMP/igmpd-cold.out")"
+                        grep -q "Configured $N of $((N + 1)) links" "$TMP/igmpd-cold.log" ||
+                                log "warning: igmpd did not report $N configured links: $(grep Configured "$TMP/igmpd-cold.log")"
+                        ip netns exec "$NS" "$BENCH_BIN/linkbench" wait c 0 "$P" 200 1000 > /dev/null ||
+                                res "cold $N igmpd_incomplete 1"
+                        if [ -x "$SYSTEMD_SYSCTL" ] && command -v unshare > /dev/null; then
+                                reset_knobs
+                                us=$(ip netns exec "$NS" unshare -m env SYSTEMD_SYSCTL="$SYSTEMD_SYSCTL" bash "$TMP/udev-loop.sh" \
+                                        "$TMP/50-bench-sysctl.conf" "${sample[@]}")
+                                res "cold $N udev_per_link_us $((us / S))"
+                                [ "$(ip netns exec "$NS" cat "/proc/sys/net/ipv6/conf/${sample[0]}/mldv2_unsolicited_report_interval")" = 200 ] ||
+                                        log "warning: systemd-sysctl did not set the knobs"
+                        elif [ $r = 0 ]; then
+                                log "no $SYSTEMD_SYSCTL (systemd) or unshare: udev baseline not measured"
+                        fi
+                        reset_knobs
+                        us=$(ip netns exec "$NS" bash "$TMP/sysctl-loop.sh" "${sample[@]}")
+                        res "cold $N sysctlw_per_link_us $((us / S))"
+                done
+                ns_del "$NS"
+        done
+fi
+
+# ---- 2. hot-plug --------------------------------------------------------------------------------
+if has hotplug; then
+        P=$((LINKS / 2))
+        SINGLE=$((SAMPLE < P ? SAMPLE : P))
+        log "hot-plug: $SINGLE pairs one at a time, then a burst of $P pairs ($REPEAT repeats)"
+        NS=$(ns_new hot)
+        igmpd_start "$NS" igmpd-hot
+        for ((r = 0; r < REPEAT; r++)); do
+                res "hot single $(ip netns exec "$NS" env LINKBENCH_GROUP=11 "$BENCH_BIN/linkbench" single s 0 "$SINGLE" 200 5)"
+                ip netns exec "$NS" "$BENCH_BIN/linkbench" delgroup - 11 1 > /dev/null
+                res "hot burst $(ip netns exec "$NS" env LINKBENCH_GROUP=11 "$BENCH_BIN/linkbench" burst b 0 "$P" 200)"
+                ip netns exec "$NS" "$BENCH_BIN/linkbench" delgroup - 11 1 > /dev/null
+                sleep 0.5
+        done
+        kill -TERM "$IPID"
+        ns_del "$NS"
+fi
+
+# ---- 3. memory ----------------------------------------------------------------------------------
+NOBUS_NS="" NOBUS_PID=""
+if has memory || has idle; then
+        P=$((LINKS / 2))
+        log "memory: RSS at 0, $LINKS and $((2 * LINKS)) links, then 10 rounds of +/- $LINKS links"
+        NS=$(ns_new mem)
+        IGMPD_ROOT=$ROOT_QUIET igmpd_start "$NS" igmpd-mem
+        sleep 0.2
+        res "mem rss 0 $(rss_kb "$IPID") $(rssanon_kb "$IPID")"
+        ip netns exec "$NS" env LINKBENCH_GROUP=12 "$BENCH_BIN/linkbench" create m 0 "$P" > /dev/null
+        ip netns exec "$NS" "$BENCH_BIN/linkbench" wait m 0 "$P" 200 30000 > /dev/null
+        res "mem rss $LINKS $(rss_kb "$IPID") $(rssanon_kb "$IPID")"
+        ip netns exec "$NS" env LINKBENCH_GROUP=12 "$BENCH_BIN/linkbench" create m "$P" "$P" > /dev/null
+        ip netns exec "$NS" "$BENCH_BIN/linkbench" wait m "$P" "$P" 200 30000 > /dev/null
+        res "mem rss $((2 * LINKS)) $(rss_kb "$IPID") $(rssanon_kb "$IPID")"
+        ip netns exec "$NS" "$BENCH_BIN/linkbench" delgroup - 12 1 > /dev/null
+        sleep 0.5
+        res "mem rss deleted $(rss_kb "$IPID") $(rssanon_kb "$IPID")"
+        for ((round = 1; round <= 10; round++)); do
+                ip netns exec "$NS" env LINKBENCH_GROUP=12 "$BENCH_BIN/linkbench" create m 0 "$P" > /dev/null
+                ip netns exec "$NS" "$BENCH_BIN/linkbench" wait m 0 "$P" 200 30000 > /dev/null
+                full=$(rss_kb "$IPID")
+                ip netns exec "$NS" "$BENCH_BIN/linkbench" delgroup - 12 1 > /dev/null
+                sleep 0.3
+                res "mem round $round $full $(rss_kb "$IPID") $(rssanon_kb "$IPID")"
+        done
+        # Left running with N links and no bus, for the idle section.
+        ip netns exec "$NS" env LINKBENCH_GROUP=12 "$BENCH_BIN/linkbench" create m 0 "$P" > /dev/null
+        ip netns exec "$NS" "$BENCH_BIN/linkbench" wait m 0 "$P" 200 30000 > /dev/null
+        NOBUS_NS=$NS NOBUS_PID=$IPID
+fi
+
+# ---- 5. D-Bus (and the igmpd for the idle section's "with a bus" case) ----------------------------
+BUS_PID="" BUS_NS=""
+if (has dbus || has idle) && command -v dbus-daemon > /dev/null; then
+        P=$((LINKS / 2))
+        mkdir -p "$TMP/bus"
+        cat > "$TMP/bus/system.conf" <<EOC
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$TMP/bus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <include>$SRCDIR/data/dbus/org.igmpd1.conf</include>
+</busconfig>
+EOC
+        dbus-daemon --config-file="$TMP/bus/system.conf" --nofork --nopidfile --nosyslog > "$TMP/bus/log" 2>&1 &
+        PIDS+=($!)
+        for _ in $(seq 100); do [ -S "$TMP/bus/system_bus_socket" ] && break; sleep 0.05; done
+        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/bus/system_bus_socket"
+        BUS_NS=$(ns_new bus)
+        ip netns exec "$BUS_NS" "$BENCH_BIN/linkbench" create d 0 "$P" > /dev/null
+        igmpd_start "$BUS_NS" igmpd-bus DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS"
+        BUS_PID=$IPID
+        for _ in $(seq 200); do
+                busctl --system status org.igmpd1 > /dev/null 2>&1 && break
+                sleep 0.05
+        done
+        if has dbus; then
+                log "D-Bus: igmpctl status, GetManagedObjects, SetLinkKnobs with $LINKS links"
+                if [ -x "$IGMPCTL" ] && "$IGMPCTL" list > /dev/null 2>&1; then
+                        for ((r = 0; r < REPEAT; r++)); do
+                                t0=$(now_us); "$IGMPCTL" status > /dev/null; t1=$(now_us)
+                                res "dbus igmpctl_status_us $((t1 - t0))"
+                                t0=$(now_us); "$IGMPCTL" list > /dev/null; t1=$(now_us)
+                                res "dbus igmpctl_list_us $((t1 - t0))"
+                                t0=$(now_us); "$IGMPCTL" --version > /dev/null; t1=$(now_us)
+                                res "dbus igmpctl_version_us $((t1 - t0))"
+                                t0=$(now_us)
+                                busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager \
+                                        GetManagedObjects > /dev/null
+                                t1=$(now_us)
+                                res "dbus busctl_objects_us $((t1 - t0))"
+                                t0=$(now_us)
+                                busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.Peer Ping > /dev/null
+                                t1=$(now_us)
+                                res "dbus busctl_ping_us $((t1 - t0))"
+                        done
+                else
+                        res "dbus igmpctl_missing 1"
+                fi
+                if [ -x "$BENCH_BIN/dbus-rtt" ]; then
+                        "$BENCH_BIN/dbus-rtt" d0a 200 > "$TMP/dbus-rtt.out" 2>&1 || log "dbus-rtt: $(cat "$TMP/dbus-rtt.out")"
+                        while read -r line; do res "dbus rtt $line"; done < <(grep 'n=' "$TMP/dbus-rtt.out")
+                fi
+        fi
+fi
+
+# ---- 4. idle ------------------------------------------------------------------------------------
+if has idle; then
+        log "idle: ${IDLE} s without events (context switches, then strace -c)"
+        for which in bus nobus; do
+                pid=$([ $which = bus ] && echo "$BUS_PID" || echo "$NOBUS_PID")
+                [ -n "$pid" ] && declare "c0_$which=$(ctxt "$pid")"
+        done
+        sleep "$IDLE"
+        for which in bus nobus; do
+                pid=$([ $which = bus ] && echo "$BUS_PID" || echo "$NOBUS_PID")
+                [ -n "$pid" ] || continue
+                c0=c0_$which
+                res "idle $which ctxt $(( $(ctxt "$pid") - ${!c0} )) $IDLE"
+        done
+        if command -v strace > /dev/null; then
+                spids=()
+                for which in bus nobus; do
+                        pid=$([ $which = bus ] && echo "$BUS_PID" || echo "$NOBUS_PID")
+                        [ -n "$pid" ] || continue
+                        timeout -s INT "$IDLE" strace -c -f -p "$pid" -o "$TMP/strace.$which" 2> /dev/null &
+                        spids+=($!)
+                done
+                wait "${spids[@]}"
+                for which in bus nobus; do
+                        [ -f "$TMP/strace.$which" ] || continue
+                        # strace -c columns: % time, seconds, usecs/call, calls, [errors,] syscall
+                        calls=$(awk '$NF=="total"{print $4}' "$TMP/strace.$which")
+                        res "idle $which syscalls ${calls:-0} $IDLE $(awk 'NR>2 && $NF!="total" && $1 !~ /^-/ {printf "%s:%s,", $NF, $4}' "$TMP/strace.$which")"
+                done
+        fi
+fi
+[ -n "$BUS_PID" ] && kill -TERM "$BUS_PID" 2>/dev/null
+[ -n "$NOBUS_PID" ] && kill -TERM "$NOBUS_PID" 2>/dev/null
+[ -n "$BUS_NS" ] && { sleep 0.2; ns_del "$BUS_NS"; }
+[ -n "$NOBUS_NS" ] && { sleep 0.2; ns_del "$NOBUS_NS"; }
+
+# ---- 6. audit flood -----------------------------------------------------------------------------
+if has audit; then
+        res "audit not_measured see BENCHMARKS.md"
+fi
+
+# ---- 7. channel change after a lost join --------------------------------------------------------
+# channel_run PROTO QRV HOLD_OVERRIDE_MS: M interfaces per (policy, p) cell; d<K> keep kernel
+# defaults, p<K> get igmpd's 200 ms policy; upstream drops reports of interface K with
+# probability PROBS[K mod 3].
+PROBS="0.1,0.3,0.5"
+channel_run() {
+        local proto=$1 qrv=$2 hold_override=${3:-} fam=-4 def_ms i k dir up down
+        case $proto in
+        v2) def_ms=10000 ;;
+        v3) def_ms=1000 ;;
+        mld) def_ms=1000 fam=-6 ;;
+        esac
+        local K=$((3 * CH_M))
+        if [ $proto = mld ] && [ "$qrv" != 2 ] && [ ! -e /proc/sys/net/ipv6/conf/default/mld_qrv ]; then
+                # Linux has net.ipv4.igmp_qrv (per namespace) but no sysctl for MLD's robustness
+                # variable: it is fixed at 2 (MLD_QRV_DEFAULT) until a query says otherwise.
+                log "channel change: mld, qrv $qrv: not possible, this kernel has no mld_qrv sysctl"
+                res "channel_note mld_qrv_fixed"
+                return 0
+        fi
+        dir=$TMP/ch-$proto-$qrv-${hold_override:-x}
+        mkdir -p "$dir"
+        down=$(ns_new chd) up=$(ns_new chu)
+        ip netns exec "$down" sh -c "
+                echo $qrv > /proc/sys/net/ipv4/igmp_qrv
+                [ -e /proc/sys/net/ipv6/conf/default/mld_qrv ] && echo $qrv > /proc/sys/net/ipv6/conf/default/mld_qrv
+                echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
+                [ $proto = v2 ] && echo 2 > /proc/sys/net/ipv4/conf/default/force_igmp_version
+                true"
+        ip netns exec "$up" sh -c "echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad"
+        mkdir -p "$dir/root/etc/igmpd/conf.d"
+        cat > "$dir/root/etc/igmpd/conf.d/50-iptv.conf" <<EOC
+[Match]
+Name=p*
+
+[IGMP]
+V2UnsolicitedReportInterval=200
+V3UnsolicitedReportInterval=200
+
+[MLD]
+V1UnsolicitedReportInterval=200
+V2UnsolicitedReportInterval=200
+EOC
+        ip netns exec "$down" env -u WATCHDOG_USEC SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
+                "$BENCH_BIN/notify-run" "$dir/n.sock" "$IGMPD" --config-root "$dir/root" > "$dir/igmpd.out" 2> "$dir/igmpd.log" &
+        local npid=$!
+        PIDS+=($npid)
+        for _ in $(seq 200); do grep -q '^ready' "$dir/igmpd.out" 2> /dev/null && break; sleep 0.05; done
+        for pol in d p; do
+                for ((k = 0; k < K; k++)); do
+                        echo "link add $pol$k type veth peer name u$pol$k netns $up"
+                done
+        done > "$dir/batch"
+        ip -n "$down" -batch "$dir/batch" || die "channel: veth creation failed"
+        for pol in d p; do for ((k = 0; k < K; k++)); do echo "link set $pol$k up"; done; done > "$dir/up-down"
+        for pol in d p; do for ((k = 0; k < K; k++)); do echo "link set u$pol$k up"; done; done > "$dir/up-up"
+        # igmpd configures each p* link as it appears; wait for the last one before bringing up.
+        local last="/proc/sys/net/ipv4/conf/p$((K - 1))/igmpv3_unsolicited_report_interval"
+        for _ in $(seq 200); do [ "$(ip netns exec "$down" cat "$last")" = 200 ] && break; sleep 0.05; done
+        ip -n "$up" -batch "$dir/up-up"
+        ip -n "$down" -batch "$dir/up-down"
+        # Link-up joins (IPv6 solicited-node groups) send their own reports; let them finish.
+        sleep $([ $proto = mld ] && echo "$((qrv + 1))" || echo 1)
+
+        # Hold each join until every report it can ever send is out: with no querier upstream a
+        # join sends exactly qrv reports within (qrv-1) intervals, so a join that is not accepted by
+        # then never is (--tails holds a real 30 s to show it).
+        local hold_d hold_p pause_d pause_p rounds_d rounds_p
+        hold_d=$(((qrv - 1) * def_ms + 200)); hold_p=$(((qrv - 1) * 200 + 200))
+        [ $hold_d -gt 30000 ] && hold_d=30000
+        if [ -n "$hold_override" ]; then hold_d=$hold_override hold_p=$hold_override; fi
+        if [ $proto = v2 ]; then pause_d=50 pause_p=50; else pause_d=$(((qrv - 1) * def_ms + 200)) pause_p=$(((qrv - 1) * 200 + 200)); fi
+        rounds_d=$([ $proto = v2 ] && echo "$CH_ROUNDS_V2" || echo "$CH_ROUNDS")
+        [ $proto = v2 ] && [ "$qrv" -gt 2 ] && rounds_d=1
+        [ -n "$hold_override" ] && rounds_d=1
+        rounds_p=$((rounds_d * (hold_d + pause_d) / (hold_p + pause_p)))
+        [ $rounds_p -gt $CH_MAXROUNDS ] && rounds_p=$CH_MAXROUNDS
+        [ $rounds_p -lt 1 ] && rounds_p=1
+        log "channel change: $proto, qrv $qrv, $K+$K links, kernel default $rounds_d x ${hold_d} ms holds, igmpd $rounds_p x ${hold_p} ms"
+        ip netns exec "$up" "$BENCH_BIN/upstream" -s 42 -p "$PROBS" > "$dir/up.out" 2> "$dir/up.err" &
+        local upid=$!
+        PIDS+=($upid)
+        sleep 0.3
+        local idx=0 g
+        : > "$dir/joins.sh"
+        for pol in d p; do
+                for ((k = 0; k < K; k++)); do
+                        idx=$((idx + 1))
+                        if [ $fam = -4 ]; then g="239.$((idx / 256 + 1)).$((idx % 256)).0"; else g=$(printf 'ff15::%x:0' "$idx"); fi
+                        if [ $pol = d ]; then
+                                echo "'$MCAST_JOIN' $fam $pol$k $g $rounds_d $hold_d $pause_d > '$dir/join.$pol$k' &"
+                        else
+                                echo "'$MCAST_JOIN' $fam $pol$k $g $rounds_p $hold_p $pause_p > '$dir/join.$pol$k' &"
+                        fi
+                done
+        done >> "$dir/joins.sh"
+        echo wait >> "$dir/joins.sh"
+        ip netns exec "$down" sh "$dir/joins.sh"
+        sleep 0.2
+        kill -TERM "$upid"
+        wait "$upid" 2>/dev/null
+        kill -TERM "$(awk '/^ready/{print $3}' "$dir/igmpd.out")" 2>/dev/null
+        wait "$npid" 2>/dev/null
+        python3 "$SRCDIR/bench/channel.py" "$proto" "$qrv${hold_override:+/hold${hold_override}}" "$PROBS" "$dir" >> "$RES" ||
+                log "channel analysis failed"
+        ns_del "$down"
+        ns_del "$up"
+}
+if has channel; then
+        [ -x "$MCAST_JOIN" ] || die "$MCAST_JOIN not built"
+        for qrv in $CH_QRVS; do
+                for proto in $CH_PROTOS; do
+                        channel_run "$proto" "$qrv"
+                done
+        done
+        if [ "$TAILS" = 1 ]; then
+                channel_run v3 2 30000
+                channel_run mld 2 30000
+        fi
+fi
+
+res "meta load_end $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$SRCDIR/bench/report.py" "$RES" "$OUT"

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * igmpctl ↔ igmpd: connecting, error messages with a fix, link lookup and property decoding.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-event.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+
+JsonMode arg_json = JSON_OFF;
+bool arg_legend = true;
+const char *arg_host = NULL;
+bool arg_persistent = false;
+bool arg_revert = false;
+bool arg_follow = false;
+bool arg_knob_set[_KNOB_MAX];
+int32_t arg_knob[_KNOB_MAX];
+
+#define NOT_RUNNING "igmpd is not running: start it with systemctl start igmpd"
+
+int usage_error(const char *fmt, ...)
+{
+        va_list ap;
+
+        fputs("igmpctl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return -EINVAL;
+}
+
+int client_connect(sd_bus **ret)
+{
+        sd_bus *bus = NULL;
+        int r;
+
+        if (arg_host)
+                r = sd_bus_open_system_remote(&bus, arg_host);
+        else
+                r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                if (arg_host)
+                        fprintf(stderr, "Cannot connect to the system bus on %s (%s): is the host reachable "
+                                        "and igmpd running there?\n", arg_host, strerror(-r));
+                else
+                        fprintf(stderr, "Cannot connect to the system bus (%s): " NOT_RUNNING ".\n",
+                                strerror(-r));
+                return r == -EINVAL ? -EIO : r;
+        }
+        /* Let polkit ask for a password if an agent is running. */
+        (void) sd_bus_set_allow_interactive_authorization(bus, true);
+        *ret = bus;
+        return 0;
+}
+
+int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
+{
+        if (r >= 0)
+                r = -EIO;
+        if (!error || !sd_bus_error_is_set(error)) {
+                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
+                return r;
+        }
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_DISCONNECTED)) {
+                fprintf(stderr, "Failed to %s: " NOT_RUNNING ".\n", what);
+                return -EHOSTDOWN;
+        }
+        if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
+                fprintf(stderr, "Failed to %s: Permission denied: run as root or authorize via polkit.\n",
+                        what);
+                return -EACCES;
+        }
+        if (sd_bus_error_has_names(error, "org.igmpd1.Error.NoSuchLink", SD_BUS_ERROR_UNKNOWN_OBJECT)) {
+                fprintf(stderr, "No such link: %s (see igmpctl list)\n", link ? link : "?");
+                return -ENODEV;
+        }
+        fprintf(stderr, "Failed to %s: %s\n", what, error->message ?: error->name);
+        return r;
+}
+
+static bool is_ifindex(const char *s)
+{
+        if (!*s || strlen(s) > 10)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (*p < '0' || *p > '9')
+                        return false;
+        return true;
+}
+
+int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **ret_path)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *path, *name;
+        int32_t ifindex;
+        int r;
+
+        if (is_ifindex(link)) {
+                long v = strtol(link, NULL, 10);
+                if (v <= 0 || v > INT32_MAX) {
+                        fprintf(stderr, "No such link: %s (see igmpctl list)\n", link);
+                        return -ENODEV;
+                }
+                ifindex = (int32_t) v;
+                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                       "GetLinkByIndex", &error, &reply, "i", ifindex);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "so", &name, &path);
+        } else {
+                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                       "GetLinkByName", &error, &reply, "s", link);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "io", &ifindex, &path);
+        }
+        if (r < 0) {
+                r = client_call_error(&error, r, "look up the link", link);
+                sd_bus_error_free(&error);
+                sd_bus_message_unref(reply);
+                return r;
+        }
+        if (ret_path) {
+                *ret_path = strdup(path);
+                if (!*ret_path) {
+                        sd_bus_message_unref(reply);
+                        return -ENOMEM;
+                }
+        }
+        if (ret_ifindex)
+                *ret_ifindex = ifindex;
+        sd_bus_message_unref(reply);
+        return 0;
+}
+
+void client_link_init(ClientLink *l)
+{
+        *l = (ClientLink) {};
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                l->kernel[k] = l->policy[k] = KNOB_STATUS_UNKNOWN;
+}
+
+void client_link_done(ClientLink *l)
+{
+        free(l->name);
+        free(l->kind);
+        free(l->state);
+        free(l->last_error);
+        strv_freep(&l->matched_files);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                free(l->source[k]);
+        client_link_init(l);
+}
+
+static int read_string_variant(sd_bus_message *m, char **p)
+{
+        const char *s;
+        int r;
+
+        r = sd_bus_message_read(m, "v", "s", &s);
+        if (r < 0)
+                return r;
+        return free_and_strdup(p, s);
+}
+
+static int read_strv_variant(sd_bus_message *m, char ***ret)
+{
+        char **l = NULL;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "as");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_strv(m, &l);
+        if (r < 0)
+                return r;
+        strv_freep(ret);
+        *ret = l;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
+{
+        const char *name, *source;
+        int32_t kernel, policy;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "a{s(iis)}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "{s(iis)}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "{s(iis)}", &name, &kernel, &policy, &source)) > 0) {
+                Knob k = knob_from_string(name);
+                if (k < 0)
+                        continue; /* a newer daemon's knob */
+                l->kernel[k] = kernel;
+                l->policy[k] = policy;
+                l->has[k] = true;
+                r = free_and_strdup(&l->source[k], source);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed)
+{
+        unsigned changed = 0;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        return r;
+                if (streq(name, "Index")) {
+                        r = sd_bus_message_read(m, "v", "i", &l->ifindex);
+                        changed |= CLIENT_PROP_INDEX;
+                } else if (streq(name, "Name")) {
+                        r = read_string_variant(m, &l->name);
+                        changed |= CLIENT_PROP_NAME;
+                } else if (streq(name, "Kind")) {
+                        r = read_string_variant(m, &l->kind);
+                        changed |= CLIENT_PROP_KIND;
+                } else if (streq(name, "State")) {
+                        r = read_string_variant(m, &l->state);
+                        changed |= CLIENT_PROP_STATE;
+                } else if (streq(name, "LastError")) {
+                        r = read_string_variant(m, &l->last_error);
+                        changed |= CLIENT_PROP_LAST_ERROR;
+                } else if (streq(name, "MatchedFiles")) {
+                        r = read_strv_variant(m, &l->matched_files);
+                        changed |= CLIENT_PROP_MATCHED_FILES;
+                } else if (streq(name, "Knobs")) {
+                        r = read_knobs_variant(m, l);
+                        changed |= CLIENT_PROP_KNOBS;
+                } else
+                        r = sd_bus_message_skip(m, "v");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        if (ret_changed)
+                *ret_changed = changed;
+        return 0;
+}
+
+/* Links fetched in one GetManagedObjects call by client_links_prefetch(); client_link_fetch()
+ * takes them from here instead of asking once per link (4000 links: one call, not 4000). */
+typedef struct Prefetched {
+        char *path;
+        ClientLink link;
+        bool taken;
+} Prefetched;
+
+static Prefetched *prefetched;
+static size_t n_prefetched;
+
+static void prefetched_free(void)
+{
+        for (size_t i = 0; i < n_prefetched; i++) {
+                if (!prefetched[i].taken)
+                        client_link_done(&prefetched[i].link);
+                free(prefetched[i].path);
+        }
+        free(prefetched);
+        prefetched = NULL;
+        n_prefetched = 0;
+}
+
+int client_links_prefetch(sd_bus *bus)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *path;
+        int r;
+
+        if (!prefetched && atexit(prefetched_free) != 0)
+                return 0;
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", &error, &reply, NULL);
+        if (r < 0) {
+                /* Not fatal: client_link_fetch() falls back to one call per link. */
+                sd_bus_error_free(&error);
+                return 0;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
+                r = sd_bus_message_read(reply, "o", &path);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
+                while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
+                        const char *iface;
+
+                        r = sd_bus_message_read(reply, "s", &iface);
+                        if (r < 0)
+                                break;
+                        if (streq(iface, IGMPD_LINK_INTERFACE)) {
+                                Prefetched *a = realloc(prefetched, (n_prefetched + 1) * sizeof *a);
+                                if (!a) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                prefetched = a;
+                                Prefetched *p = &prefetched[n_prefetched];
+                                *p = (Prefetched) { .path = strdup(path) };
+                                client_link_init(&p->link);
+                                r = client_link_read_properties(reply, &p->link, NULL);
+                                if (!p->path && r >= 0)
+                                        r = -ENOMEM;
+                                if (r < 0) {
+                                        client_link_done(&p->link);
+                                        free(p->path);
+                                        break;
+                                }
+                                n_prefetched++;
+                        } else
+                                r = sd_bus_message_skip(reply, "a{sv}");
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(reply);
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        sd_bus_message_unref(reply);
+        return r < 0 ? r : 0;
+}
+
+int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        int r;
+
+        for (size_t i = 0; i < n_prefetched; i++)
+                if (!prefetched[i].taken && streq(prefetched[i].path, path)) {
+                        prefetched[i].taken = true;
+                        *ret = prefetched[i].link; /* ownership moves to the caller */
+                        return 0;
+                }
+
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
+                               &error, &reply, "s", IGMPD_LINK_INTERFACE);
+        if (r < 0) {
+                r = client_call_error(&error, r, "read the link's properties", path);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        client_link_init(ret);
+        r = client_link_read_properties(reply, ret, NULL);
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                client_link_done(ret);
+                fprintf(stderr, "Failed to parse the link's properties: %s\n", strerror(-r));
+        }
+        return r;
+}
+
+void client_link_status(const ClientLink *l, LinkStatus *ret)
+{
+        *ret = (LinkStatus) {
+                .ifindex = l->ifindex,
+                .name = l->name,
+                .kind = l->kind,
+                .state = l->state,
+                .last_error = l->last_error,
+                .matched_files = (const char *const *) l->matched_files,
+        };
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                ret->knobs[k] = (KnobStatus) {
+                        .kernel = l->kernel[k],
+                        .policy = l->policy[k],
+                        .source = l->source[k],
+                };
+}
+
+const char *knob_format(Knob k, int64_t v, char buf[32])
+{
+        if (v < 0)
+                return "-";
+        if (knob_info(k)->kind == KNOB_KIND_VERSION) {
+                if (v == 0)
+                        return "auto";
+                snprintf(buf, 32, "%lld", (long long) v);
+        } else
+                snprintf(buf, 32, "%lldms", (long long) v);
+        return buf;
+}
+
+void json_start(JsonWriter *w)
+{
+        json_writer_init(w, stdout, arg_json == JSON_PRETTY);
+}
+
+int json_done(JsonWriter *w)
+{
+        int r = json_writer_finish(w);
+
+        fputc('\n', stdout);
+        if (fflush(stdout) != 0 && r >= 0)
+                r = -errno;
+        if (r < 0)
+                fprintf(stderr, "Failed to write JSON: %s\n", strerror(-r));
+        return r;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        fprintf(stderr, "Lost the connection to the bus.\n");
+        return sd_event_exit(sd_bus_get_event(sd_bus_message_get_bus(m)), -ECONNRESET);
+}
+
+int client_run_until_interrupted(sd_bus *bus)
+{
+        sd_event *event = NULL;
+        sigset_t mask;
+        int r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+
+        r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, NULL);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local",
+                                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, NULL);
+        if (r >= 0)
+                r = sd_bus_attach_event(bus, event, 0);
+        if (r >= 0)
+                r = sd_event_loop(event);
+        sd_bus_detach_event(bus);
+        sd_event_unref(event);
+        if (r < 0 && r != -ECONNRESET)
+                fprintf(stderr, "Event loop failed: %s\n", strerror(-r));
+        return r;
+}

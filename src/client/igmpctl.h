@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * igmpctl's shared state: parsed options, the bus connection helpers, error reporting that
+ * names cause and fix, and the link view read from the daemon.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "json-link.h"
+#include "json-writer.h"
+#include "knob.h"
+
+#define IGMPD_BUS_NAME "org.igmpd1"
+#define IGMPD_MANAGER_PATH "/org/igmpd1"
+#define IGMPD_MANAGER_INTERFACE "org.igmpd1.Manager"
+#define IGMPD_LINK_INTERFACE "org.igmpd1.Link"
+#define IGMPD_AUDIT_INTERFACE "org.igmpd1.Audit"
+
+/* Exit codes. */
+#define EXIT_USAGE 2
+
+typedef enum JsonMode {
+        JSON_OFF,
+        JSON_PRETTY,
+        JSON_SHORT,
+} JsonMode;
+
+extern JsonMode arg_json;
+extern bool arg_legend;
+extern const char *arg_host;
+extern bool arg_persistent;
+extern bool arg_revert;
+extern bool arg_follow;
+extern bool arg_knob_set[_KNOB_MAX];
+extern int32_t arg_knob[_KNOB_MAX];
+
+/* Prints to stderr. Return -EINVAL for "bad usage" (exit 2), other negatives exit 1. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
+int client_connect(sd_bus **ret);
+
+/* Reports a failed call: maps the D-Bus error to a message naming cause and fix.
+ * link is the user's LINK argument if the call concerned one. Returns a negative errno. */
+int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link);
+
+/* Resolves LINK (name, alternative name or ifindex) through the daemon. */
+int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **ret_path);
+
+/* What igmpctl knows of a link: the org.igmpd1.Link properties. */
+typedef struct ClientLink {
+        int ifindex;
+        char *name, *kind, *state, *last_error;
+        char **matched_files;
+        int64_t kernel[_KNOB_MAX], policy[_KNOB_MAX];
+        char *source[_KNOB_MAX];
+        bool has[_KNOB_MAX];
+} ClientLink;
+
+void client_link_init(ClientLink *l);
+void client_link_done(ClientLink *l);
+/* Reads an a{sv} of org.igmpd1.Link properties into l (unknown ones skipped). Sets *ret_changed
+ * (may be NULL) to a bit mask of CLIENT_PROP_* seen. */
+int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed);
+int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret);
+/* Fetches every link in one GetManagedObjects call for the following client_link_fetch() calls. */
+int client_links_prefetch(sd_bus *bus);
+/* LinkStatus view for JSON (borrows from l). */
+void client_link_status(const ClientLink *l, LinkStatus *ret);
+
+enum {
+        CLIENT_PROP_INDEX = 1 << 0,
+        CLIENT_PROP_NAME = 1 << 1,
+        CLIENT_PROP_KIND = 1 << 2,
+        CLIENT_PROP_STATE = 1 << 3,
+        CLIENT_PROP_KNOBS = 1 << 4,
+        CLIENT_PROP_MATCHED_FILES = 1 << 5,
+        CLIENT_PROP_LAST_ERROR = 1 << 6,
+};
+
+/* Formats a knob value for display: "200ms", "auto", "2", or "-" for -1. */
+const char *knob_format(Knob k, int64_t v, char buf[32]);
+
+/* JSON output helpers. */
+void json_start(JsonWriter *w);
+int json_done(JsonWriter *w);
+
+/* Verbs: argv[0] is the verb. Return 0, -EINVAL for bad usage, other -errno (already reported). */
+int verb_list(int argc, char **argv, sd_bus *bus);
+int verb_status(int argc, char **argv, sd_bus *bus);
+int verb_link(int argc, char **argv, sd_bus *bus);
+int verb_reconfigure(int argc, char **argv, sd_bus *bus);
+int verb_reload(int argc, char **argv, sd_bus *bus);
+int verb_audit(int argc, char **argv, sd_bus *bus);
+int verb_kernel(int argc, char **argv, sd_bus *bus);
+int verb_monitor(int argc, char **argv, sd_bus *bus);
+
+/* Runs an sd-event loop over bus until SIGINT/SIGTERM (exit 0) or disconnection (-ECONNRESET). */
+int client_run_until_interrupted(sd_bus *bus);

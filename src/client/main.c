@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * igmpctl: parses the command line (knob options come from the knob table), connects to the
+ * bus and runs the verb. Exit 0 on success, 1 on failure, 2 on bad usage.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+
+typedef struct Verb {
+        const char *name;
+        int min_args, max_args; /* after the verb; -1 = unlimited */
+        int (*run)(int argc, char **argv, sd_bus *bus);
+} Verb;
+
+static const Verb verbs[] = {
+        { "list",        0, 0,  verb_list },
+        { "status",      0, -1, verb_status },
+        { "link",        1, 1,  verb_link },
+        { "reconfigure", 1, -1, verb_reconfigure },
+        { "reload",      0, 0,  verb_reload },
+        { "audit",       0, 0,  verb_audit },
+        { "monitor",     0, 0,  verb_monitor },
+        { "kernel",      0, 0,  verb_kernel },
+};
+
+static void help(void)
+{
+        printf("Usage: igmpctl [OPTIONS…] COMMAND [ARGS…]\n"
+               "\n"
+               "Query and change igmpd, the per-link IGMP/MLD report-interval daemon.\n"
+               "\n"
+               "Commands:\n"
+               "  list                     One line per link (the default command)\n"
+               "  status [LINK…]           Every knob of the links: kernel value, policy value, source\n"
+               "  link LINK [KNOB OPTIONS] [--persistent] | --revert\n"
+               "                           Change knobs at runtime, or revert the runtime changes\n"
+               "  reconfigure LINK…        Apply policy to the links again\n"
+               "  reload                   Reload the policy files\n"
+               "  audit [--follow]         Deprecated sysctl(2) calls seen (and follow new ones)\n"
+               "  monitor                  Print link and knob changes until Ctrl-C\n"
+               "  kernel                   Which knobs and audit sources this kernel has\n"
+               "\n"
+               "Knob options (for link; values: durations like 200, 200ms, 0.2s; versions auto or N):\n");
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                char opt[48];
+
+                snprintf(opt, sizeof opt, "--%s %s", i->option, i->kind == KNOB_KIND_VERSION ? "V" : "MS");
+                printf("  %-23s  %s (%s)\n", opt, i->name, knob_range_string(k));
+        }
+        printf("  --persistent             Store in /etc/igmpd/runtime.d (survives reboots)\n"
+               "                           instead of /run/igmpd/runtime.d\n"
+               "  --revert                 Remove the link's runtime changes\n"
+               "\n"
+               "Options:\n"
+               "  -h --help                Show this help\n"
+               "     --version             Show the version\n"
+               "     --json=pretty|short   JSON output (keys: see igmpctl(1))\n"
+               "     --no-legend           No column headers and footers\n"
+               "  -H --host=[USER@]HOST    Operate on a remote host (over ssh)\n"
+               "     --follow              With audit: keep printing new events\n"
+               "\n"
+               "LINK is an interface name, alternative name or index. See igmpctl(1).\n");
+}
+
+static int parse_argv(int argc, char *argv[])
+{
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_JSON,
+                ARG_NO_LEGEND,
+                ARG_PERSISTENT,
+                ARG_REVERT,
+                ARG_FOLLOW,
+                ARG_KNOB_BASE = 0x200,
+        };
+        static const struct option fixed[] = {
+                { "help",       no_argument,       NULL, 'h' },
+                { "version",    no_argument,       NULL, ARG_VERSION },
+                { "json",       required_argument, NULL, ARG_JSON },
+                { "no-legend",  no_argument,       NULL, ARG_NO_LEGEND },
+                { "host",       required_argument, NULL, 'H' },
+                { "persistent", no_argument,       NULL, ARG_PERSISTENT },
+                { "revert",     no_argument,       NULL, ARG_REVERT },
+                { "follow",     no_argument,       NULL, ARG_FOLLOW },
+        };
+        /* The knob options come from the knob table. */
+        struct option options[ELEMENTSOF(fixed) + _KNOB_MAX + 1];
+        int c, r;
+
+        memcpy(options, fixed, sizeof fixed);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                options[ELEMENTSOF(fixed) + (size_t) k] = (struct option) {
+                        knob_info(k)->option, required_argument, NULL, ARG_KNOB_BASE + (int) k,
+                };
+        options[ELEMENTSOF(options) - 1] = (struct option) {};
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "hH:", options, NULL)) >= 0) {
+                if (c >= ARG_KNOB_BASE && c < ARG_KNOB_BASE + _KNOB_MAX) {
+                        Knob k = (Knob) (c - ARG_KNOB_BASE);
+
+                        r = knob_parse_value(k, optarg, &arg_knob[k]);
+                        if (r < 0)
+                                return usage_error("Invalid value for --%s: '%s' (%s; valid: %s).",
+                                                   knob_info(k)->option, optarg,
+                                                   r == -ERANGE ? "out of range" : "not understood",
+                                                   knob_range_string(k));
+                        arg_knob_set[k] = true;
+                        continue;
+                }
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("igmpctl %s\n", PACKAGE_VERSION);
+                        return 0;
+                case ARG_JSON:
+                        if (streq(optarg, "pretty"))
+                                arg_json = JSON_PRETTY;
+                        else if (streq(optarg, "short"))
+                                arg_json = JSON_SHORT;
+                        else
+                                return usage_error("--json takes 'pretty' or 'short', not '%s'.", optarg);
+                        break;
+                case ARG_NO_LEGEND:
+                        arg_legend = false;
+                        break;
+                case 'H':
+                        arg_host = optarg;
+                        break;
+                case ARG_PERSISTENT:
+                        arg_persistent = true;
+                        break;
+                case ARG_REVERT:
+                        arg_revert = true;
+                        break;
+                case ARG_FOLLOW:
+                        arg_follow = true;
+                        break;
+                case ':':
+                        return usage_error("Option '%s' needs a value. See igmpctl --help.",
+                                           argv[optind - 1]);
+                default:
+                        if (optopt > 0 && optopt < 0x100)
+                                return usage_error("Unknown option '-%c'. See igmpctl --help.", optopt);
+                        return usage_error("Unknown option '%s'. See igmpctl --help.", argv[optind - 1]);
+                }
+        }
+        return 1;
+}
+
+static int check_options_for(const Verb *v)
+{
+        bool knobs = false;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                knobs = knobs || arg_knob_set[k];
+        if (!streq(v->name, "link") && (knobs || arg_persistent || arg_revert))
+                return usage_error("Knob options, --persistent and --revert go with the link command only.");
+        if (!streq(v->name, "audit") && arg_follow)
+                return usage_error("--follow goes with the audit command only.");
+        return 0;
+}
+
+static int run(int argc, char *argv[])
+{
+        const char *verb_name;
+        const Verb *v = NULL;
+        sd_bus *bus = NULL;
+        int r, n_args;
+
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r;
+
+        verb_name = optind < argc ? argv[optind] : "list";
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, verb_name))
+                        v = &verbs[i];
+        if (!v)
+                return usage_error("Unknown command '%s'. See igmpctl --help.", verb_name);
+
+        n_args = optind < argc ? argc - optind - 1 : 0;
+        if (n_args < v->min_args || (v->max_args >= 0 && n_args > v->max_args)) {
+                if (v->max_args == 0)
+                        return usage_error("%s takes no arguments. See igmpctl --help.", v->name);
+                return usage_error("%s needs %s LINK%s. See igmpctl --help.", v->name,
+                                   v->max_args == 1 ? "exactly one" : "at least one",
+                                   v->max_args == 1 ? "" : "…");
+        }
+        r = check_options_for(v);
+        if (r < 0)
+                return r;
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+
+        if (optind < argc)
+                r = v->run(argc - optind, argv + optind, bus);
+        else
+                r = v->run(1, (char *[]) { (char *) "list", NULL }, bus);
+
+        sd_bus_flush_close_unref(bus);
+        return r;
+}
+
+int main(int argc, char *argv[])
+{
+        int r = run(argc, argv);
+
+        if (r == -EINVAL)
+                return EXIT_USAGE;
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Table output for igmpctl (see output.h).
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "output.h"
+
+#define TABLE_GAP 2
+#define TABLE_ELLIPSIZE_MIN 8
+
+struct Table {
+        size_t n_columns;
+        char **cells; /* headers first, then rows */
+        size_t n_cells, n_allocated;
+        bool *right;
+        size_t ellipsize_column;
+        bool ellipsize_start;
+};
+
+Table *table_new(const char *const *headers)
+{
+        Table *t;
+        size_t n = 0;
+
+        while (headers[n])
+                n++;
+        t = calloc(1, sizeof *t);
+        if (!t)
+                return NULL;
+        t->n_columns = n;
+        t->right = calloc(n, sizeof *t->right);
+        t->ellipsize_column = n > 0 ? n - 1 : 0;
+        if (!t->right) {
+                free(t);
+                return NULL;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (table_add_cell(t, headers[i]) < 0)
+                        return table_free(t);
+        return t;
+}
+
+Table *table_free(Table *t)
+{
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->n_cells; i++)
+                free(t->cells[i]);
+        free(t->cells);
+        free(t->right);
+        free(t);
+        return NULL;
+}
+
+void table_set_align_right(Table *t, size_t column)
+{
+        if (column < t->n_columns)
+                t->right[column] = true;
+}
+
+void table_set_ellipsize(Table *t, size_t column, bool ellipsize_start)
+{
+        t->ellipsize_column = column;
+        t->ellipsize_start = ellipsize_start;
+}
+
+int table_add_cell(Table *t, const char *s)
+{
+        char *c;
+
+        if (t->n_cells == t->n_allocated) {
+                size_t n = t->n_allocated ? t->n_allocated * 2 : 16;
+                char **a = realloc(t->cells, n * sizeof *a);
+                if (!a)
+                        return -ENOMEM;
+                t->cells = a;
+                t->n_allocated = n;
+        }
+        c = strdup(s ?: "-");
+        if (!c)
+                return -ENOMEM;
+        t->cells[t->n_cells++] = c;
+        return 0;
+}
+
+int table_add_cellf(Table *t, const char *fmt, ...)
+{
+        char *s = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        r = table_add_cell(t, s);
+        free(s);
+        return r;
+}
+
+size_t table_rows(const Table *t)
+{
+        return t->n_columns ? t->n_cells / t->n_columns - 1 : 0;
+}
+
+size_t utf8_width(const char *s)
+{
+        size_t w = 0;
+
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if ((*p & 0xc0) != 0x80)
+                        w++;
+        return w;
+}
+
+size_t output_columns(void)
+{
+        const char *e = getenv("COLUMNS");
+        struct winsize ws = {};
+
+        if (e) {
+                char *end;
+                unsigned long v = strtoul(e, &end, 10);
+                if (*e && *end == '\0' && v > 0 && v < 100000)
+                        return v;
+        }
+        if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_col > 0)
+                return ws.ws_col;
+        return SIZE_MAX;
+}
+
+/* Byte offset of the n-th code point of s. */
+static size_t utf8_offset(const char *s, size_t n)
+{
+        size_t i = 0;
+
+        for (; s[i]; i++)
+                if (((unsigned char) s[i] & 0xc0) != 0x80) {
+                        if (n == 0)
+                                return i;
+                        n--;
+                }
+        return i;
+}
+
+/* Prints a cell; padding is deferred through *pending so that no line ends in spaces. */
+static void print_cell(FILE *f, const char *s, size_t width, bool right, bool start, size_t *pending)
+{
+        size_t w = utf8_width(s);
+
+        if (w > width) {
+                /* Shorten to width - 1 code points plus "…". */
+                if (width == 0)
+                        return;
+                fprintf(f, "%*s", (int) *pending, "");
+                *pending = 0;
+                if (start) {
+                        fputs("…", f);
+                        fputs(s + utf8_offset(s, w - (width - 1)), f);
+                } else {
+                        fwrite(s, 1, utf8_offset(s, width - 1), f);
+                        fputs("…", f);
+                }
+                return;
+        }
+        if (right)
+                *pending += width - w;
+        if (w > 0) {
+                fprintf(f, "%*s", (int) *pending, "");
+                *pending = 0;
+                fputs(s, f);
+        }
+        if (!right)
+                *pending += width - w;
+}
+
+void output_field(FILE *f, size_t label_width, const char *label, const char *value)
+{
+        size_t columns = output_columns(), used = label_width + 2, w = utf8_width(value);
+
+        fprintf(f, "%*s%s ", (int) label_width, label, *label ? ":" : " ");
+        if (columns != SIZE_MAX && used + w > columns && columns > used + TABLE_ELLIPSIZE_MIN) {
+                size_t room = columns - used;
+                fputs("…", f);
+                fputs(value + utf8_offset(value, w - (room - 1)), f);
+        } else
+                fputs(value, f);
+        fputc('\n', f);
+}
+
+int table_print(Table *t, FILE *f, bool header)
+{
+        size_t *widths, total = 0, columns = output_columns();
+        size_t n_rows = t->n_cells / t->n_columns;
+
+        if (t->n_columns == 0)
+                return 0;
+        widths = calloc(t->n_columns, sizeof *widths);
+        if (!widths)
+                return -ENOMEM;
+        for (size_t r = header ? 0 : 1; r < n_rows; r++)
+                for (size_t c = 0; c < t->n_columns; c++)
+                        widths[c] = MAX(widths[c], utf8_width(t->cells[r * t->n_columns + c]));
+        for (size_t c = 0; c < t->n_columns; c++)
+                total += widths[c] + (c > 0 ? TABLE_GAP : 0);
+
+        if (total > columns && t->ellipsize_column < t->n_columns) {
+                size_t excess = total - columns, *w = &widths[t->ellipsize_column];
+                *w = *w > excess + TABLE_ELLIPSIZE_MIN ? *w - excess : MIN(*w, (size_t) TABLE_ELLIPSIZE_MIN);
+        }
+
+        for (size_t r = header ? 0 : 1; r < n_rows; r++) {
+                size_t pending = 0;
+
+                for (size_t c = 0; c < t->n_columns; c++) {
+                        if (c > 0)
+                                pending += TABLE_GAP;
+                        print_cell(f, t->cells[r * t->n_columns + c], widths[c], t->right[c],
+                                   c == t->ellipsize_column && t->ellipsize_start, &pending);
+                }
+                fputc('\n', f);
+        }
+        free(widths);
+        return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Aligned text tables for igmpctl. Columns are as wide as their widest cell; when the output
+ * is wider than the terminal, one chosen column is shortened with an ellipsis (at its start,
+ * for paths, or at its end). The width is $COLUMNS if set, else the terminal's if stdout is
+ * one, else unlimited (pipes get everything).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct Table Table;
+
+/* headers: NULL-terminated column titles. NULL on ENOMEM. */
+Table *table_new(const char *const *headers);
+Table *table_free(Table *t);
+
+/* Right-align a column (numbers). */
+void table_set_align_right(Table *t, size_t column);
+/* The column shortened when the table is too wide; ellipsize_start puts "…" at its start. */
+void table_set_ellipsize(Table *t, size_t column, bool ellipsize_start);
+
+/* Adds one cell; rows fill left to right. NULL prints as "-". 0 or -ENOMEM. */
+int table_add_cell(Table *t, const char *s);
+int table_add_cellf(Table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+size_t table_rows(const Table *t);
+
+/* Prints the header (if header) and rows. 0 or -EIO. */
+int table_print(Table *t, FILE *f, bool header);
+
+/* Prints "      Label: value" with the label right-aligned in label_width columns; a value too
+ * long for the output width is shortened at its start ("…/conf.d/50-iptv.conf"). An empty
+ * label prints a continuation line. */
+void output_field(FILE *f, size_t label_width, const char *label, const char *value);
+
+/* The output width as described above; SIZE_MAX when unlimited. */
+size_t output_columns(void);
+
+/* Display width of a UTF-8 string (code points; no wide characters in igmpctl's output). */
+size_t utf8_width(const char *s);

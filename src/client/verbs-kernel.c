@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What this kernel offers (kernel) and the deprecated sysctl(2) audit (audit [--follow]).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+#include "output.h"
+
+static int get_audit_sources(sd_bus *bus, char ***ret)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_get_property_strv(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE,
+                                     "Sources", &error, ret);
+        if (r < 0) {
+                r = client_call_error(&error, r, "read the audit sources", NULL);
+                sd_bus_error_free(&error);
+        }
+        return r;
+}
+
+int verb_kernel(int argc, char **argv, sd_bus *bus)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
+        char **sources = NULL;
+        const char *name;
+        Table *t = NULL;
+        int b, r;
+
+        if (argc > 1)
+                return usage_error("kernel takes no arguments. See igmpctl --help.");
+
+        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                "KernelFeatures", &error, &reply, "a{sb}");
+        if (r < 0) {
+                r = client_call_error(&error, r, "read the kernel features", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "{sb}");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "{sb}", &name, &b)) > 0) {
+                Knob k = knob_from_string(name);
+                if (k >= 0) {
+                        present[k] = b;
+                        known[k] = true;
+                }
+        }
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                fprintf(stderr, "Failed to parse the kernel features: %s\n", strerror(-r));
+                return r;
+        }
+        r = get_audit_sources(bus, &sources);
+        if (r < 0)
+                return r;
+
+        if (arg_json != JSON_OFF) {
+                JsonWriter w;
+
+                json_start(&w);
+                json_begin_object(&w);
+                json_key(&w, "knobs");
+                json_begin_object(&w);
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        if (!known[k])
+                                continue;
+                        json_key(&w, knob_to_string(k));
+                        json_begin_object(&w);
+                        json_key(&w, "present");
+                        json_bool(&w, present[k]);
+                        json_key(&w, "patch");
+                        json_string(&w, knob_info(k)->patch);
+                        json_end_object(&w);
+                }
+                json_end_object(&w);
+                json_key(&w, "audit_sources");
+                json_begin_array(&w);
+                for (char **s = sources; s && *s; s++)
+                        json_string(&w, *s);
+                json_end_array(&w);
+                json_end_object(&w);
+                r = json_done(&w);
+                goto finish;
+        }
+
+        t = table_new((const char *const[]) { "KNOB", "PRESENT", "NOTE", NULL });
+        if (!t) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
+                char note[128];
+
+                if (!known[k])
+                        continue;
+                if (present[k])
+                        note[0] = '\0';
+                else
+                        snprintf(note, sizeof note, "needs %s", knob_info(k)->patch);
+                r = table_add_cell(t, knob_to_string(k));
+                if (r >= 0)
+                        r = table_add_cell(t, present[k] ? "yes" : "no");
+                if (r >= 0)
+                        r = table_add_cell(t, note);
+        }
+        if (r >= 0)
+                r = table_print(t, stdout, arg_legend);
+        if (r >= 0) {
+                printf("\nAudit sources: ");
+                if (!sources || !sources[0])
+                        printf("none active\n");
+                else
+                        for (char **s = sources; *s; s++)
+                                printf("%s%s", *s, s[1] ? ", " : "\n");
+        }
+finish:
+        table_free(t);
+        strv_freep(&sources);
+        return r;
+}
+
+typedef struct AuditEvent {
+        uint64_t realtime_usec;
+        const char *source, *comm, *exe, *path;
+        uint32_t pid, repeats;
+        const int32_t *name;
+        size_t n_name;
+} AuditEvent;
+
+/* Reads the fields of one event (the struct's or the signal's body). */
+static int audit_event_read(sd_bus_message *m, AuditEvent *e)
+{
+        const void *p = NULL;
+        size_t size = 0;
+        int r;
+
+        r = sd_bus_message_read(m, "tsuss", &e->realtime_usec, &e->source, &e->pid, &e->comm, &e->exe);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_array(m, 'i', &p, &size);
+        if (r < 0)
+                return r;
+        e->name = p;
+        e->n_name = size / sizeof(int32_t);
+        return sd_bus_message_read(m, "su", &e->path, &e->repeats);
+}
+
+static void format_time(uint64_t usec, char buf[32])
+{
+        time_t t = (time_t) (usec / 1000000);
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, 32, "-");
+}
+
+static void format_sysctl(const AuditEvent *e, char *buf, size_t size)
+{
+        size_t off = 0;
+
+        if (!isempty(e->path)) {
+                snprintf(buf, size, "%s", e->path);
+                return;
+        }
+        if (e->n_name == 0) {
+                snprintf(buf, size, "?");
+                return;
+        }
+        for (size_t i = 0; i < e->n_name && off < size; i++)
+                off += (size_t) snprintf(buf + off, size - off, "%s%" PRIi32, i > 0 ? "." : "", e->name[i]);
+}
+
+static void audit_event_json(JsonWriter *w, const AuditEvent *e)
+{
+        json_begin_object(w);
+        json_key(w, "realtime_usec");
+        json_uint(w, e->realtime_usec);
+        json_key(w, "source");
+        json_string(w, e->source);
+        json_key(w, "pid");
+        json_uint(w, e->pid);
+        json_key(w, "comm");
+        json_string(w, e->comm);
+        json_key(w, "exe");
+        json_string(w, isempty(e->exe) ? NULL : e->exe);
+        json_key(w, "name");
+        json_begin_array(w);
+        for (size_t i = 0; i < e->n_name; i++)
+                json_int(w, e->name[i]);
+        json_end_array(w);
+        json_key(w, "path");
+        json_string(w, isempty(e->path) ? NULL : e->path);
+        json_key(w, "repeats");
+        json_uint(w, e->repeats);
+        json_end_object(w);
+}
+
+static void audit_event_line(const AuditEvent *e)
+{
+        char when[32], what[512];
+
+        if (arg_json != JSON_OFF) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout, false);
+                audit_event_json(&w, e);
+                (void) json_done(&w);
+                return;
+        }
+        format_time(e->realtime_usec, when);
+        format_sysctl(e, what, sizeof what);
+        printf("%s %s pid %" PRIu32 " (%s%s%s) called sysctl(2) for %s", when, e->source, e->pid, e->comm,
+               isempty(e->exe) ? "" : ", ", strempty(e->exe), what);
+        if (e->repeats > 1)
+                printf(" (%" PRIu32 " times)", e->repeats);
+        putchar('\n');
+        fflush(stdout);
+}
+
+static int on_deprecated_sysctl(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        AuditEvent e = {};
+
+        if (audit_event_read(m, &e) < 0) {
+                fprintf(stderr, "Ignoring a malformed DeprecatedSysctl signal.\n");
+                return 0;
+        }
+        audit_event_line(&e);
+        return 0;
+}
+
+int verb_audit(int argc, char **argv, sd_bus *bus)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        Table *t = NULL;
+        JsonWriter w;
+        size_t n = 0;
+        int r;
+
+        if (argc > 1)
+                return usage_error("audit takes no arguments (only --follow). See igmpctl --help.");
+
+        if (arg_follow) {
+                /* Subscribe first, so nothing falls between the history and the live events. */
+                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE,
+                                        "DeprecatedSysctl", on_deprecated_sysctl, NULL);
+                if (r < 0) {
+                        fprintf(stderr, "Failed to subscribe to audit events: %s\n", strerror(-r));
+                        return r;
+                }
+        }
+
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE, "ListEvents",
+                               &error, &reply, NULL);
+        if (r < 0) {
+                r = client_call_error(&error, r, "list audit events", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+
+        if (arg_json != JSON_OFF && !arg_follow) {
+                json_start(&w);
+                json_begin_array(&w);
+        } else if (arg_json == JSON_OFF && !arg_follow) {
+                t = table_new(
+                        (const char *const[]){"TIME", "SOURCE", "PID", "COMM", "SYSCTL", "CALLS", NULL});
+                if (!t) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                table_set_align_right(t, 2);
+                table_set_align_right(t, 5);
+                table_set_ellipsize(t, 4, true);
+        }
+
+        r = sd_bus_message_enter_container(reply, 'a', "(tsussaisu)");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "tsussaisu")) > 0) {
+                AuditEvent e = {};
+                char when[32], what[512];
+
+                r = audit_event_read(reply, &e);
+                if (r < 0)
+                        break;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        break;
+                n++;
+                if (arg_follow)
+                        audit_event_line(&e);
+                else if (arg_json != JSON_OFF)
+                        audit_event_json(&w, &e);
+                else {
+                        format_time(e.realtime_usec, when);
+                        format_sysctl(&e, what, sizeof what);
+                        r = table_add_cell(t, when);
+                        if (r >= 0)
+                                r = table_add_cell(t, e.source);
+                        if (r >= 0)
+                                r = table_add_cellf(t, "%" PRIu32, e.pid);
+                        if (r >= 0)
+                                r = table_add_cell(t, e.comm);
+                        if (r >= 0)
+                                r = table_add_cell(t, what);
+                        if (r >= 0)
+                                r = table_add_cellf(t, "%" PRIu32, e.repeats);
+                }
+        }
+        if (r < 0) {
+                fprintf(stderr, "Failed to parse the audit events: %s\n", strerror(-r));
+                goto finish;
+        }
+
+        if (arg_follow) {
+                if (arg_legend && arg_json == JSON_OFF)
+                        fprintf(stderr, "Following deprecated sysctl(2) calls; press Ctrl-C to stop.\n");
+                fflush(stdout);
+                r = client_run_until_interrupted(bus);
+        } else if (arg_json != JSON_OFF) {
+                json_end_array(&w);
+                r = json_done(&w);
+        } else if (n == 0) {
+                if (arg_legend)
+                        printf("No events.\n");
+                r = 0;
+        } else {
+                r = table_print(t, stdout, arg_legend);
+                if (r >= 0 && arg_legend)
+                        printf("\n%zu event%s listed.\n", n, n == 1 ? "" : "s");
+        }
+finish:
+        table_free(t);
+        sd_bus_message_unref(reply);
+        return r;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Link verbs: list, status, link, reconfigure, reload.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+#include "output.h"
+
+typedef struct LinkRef {
+        int ifindex;
+        char *name;
+        char *path;
+} LinkRef;
+
+static void link_refs_free(LinkRef *refs, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(refs[i].name);
+                free(refs[i].path);
+        }
+        free(refs);
+}
+
+static int list_links(sd_bus *bus, LinkRef **ret, size_t *ret_n)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        LinkRef *refs = NULL;
+        size_t n = 0;
+        const char *name, *path;
+        int32_t ifindex;
+        int r;
+
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ListLinks",
+                               &error, &reply, NULL);
+        if (r < 0) {
+                r = client_call_error(&error, r, "list links", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "(iso)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(iso)", &ifindex, &name, &path)) > 0) {
+                LinkRef *a = realloc(refs, (n + 1) * sizeof *a);
+                if (!a) {
+                        r = -ENOMEM;
+                        break;
+                }
+                refs = a;
+                refs[n] = (LinkRef) { .ifindex = ifindex, .name = strdup(name), .path = strdup(path) };
+                n++;
+                if (!refs[n - 1].name || !refs[n - 1].path)
+                        r = -ENOMEM;
+        }
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                link_refs_free(refs, n);
+                fprintf(stderr, "Failed to parse the link list: %s\n", strerror(-r));
+                return r;
+        }
+        *ret = refs;
+        *ret_n = n;
+        return 0;
+}
+
+int verb_list(int argc, char **argv, sd_bus *bus)
+{
+        LinkRef *refs = NULL;
+        Table *t = NULL;
+        size_t n = 0;
+        int r;
+
+        r = list_links(bus, &refs, &n);
+        if (r < 0)
+                return r;
+        (void) client_links_prefetch(bus);
+
+        if (arg_json != JSON_OFF) {
+                JsonWriter w;
+
+                json_start(&w);
+                json_begin_array(&w);
+                for (size_t i = 0; i < n; i++) {
+                        ClientLink l;
+
+                        r = client_link_fetch(bus, refs[i].path, &l);
+                        if (r == -ENODEV)
+                                continue; /* went away meanwhile */
+                        if (r < 0)
+                                goto finish;
+                        json_begin_object(&w);
+                        json_key(&w, "index");
+                        json_int(&w, l.ifindex);
+                        json_key(&w, "name");
+                        json_string(&w, strempty(l.name));
+                        json_key(&w, "kind");
+                        json_string(&w, isempty(l.kind) ? NULL : l.kind);
+                        json_key(&w, "state");
+                        json_string(&w, strempty(l.state));
+                        json_end_object(&w);
+                        client_link_done(&l);
+                }
+                json_end_array(&w);
+                r = json_done(&w);
+                goto finish;
+        }
+
+        t = table_new((const char *const[]) { "IDX", "LINK", "KIND", "STATE", NULL });
+        if (!t) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        table_set_align_right(t, 0);
+        table_set_ellipsize(t, 1, false);
+        for (size_t i = 0; i < n; i++) {
+                ClientLink l;
+
+                r = client_link_fetch(bus, refs[i].path, &l);
+                if (r == -ENODEV)
+                        continue;
+                if (r < 0)
+                        goto finish;
+                r = table_add_cellf(t, "%d", l.ifindex);
+                if (r >= 0)
+                        r = table_add_cell(t, l.name);
+                if (r >= 0)
+                        r = table_add_cell(t, isempty(l.kind) ? "-" : l.kind);
+                if (r >= 0)
+                        r = table_add_cell(t, l.state);
+                client_link_done(&l);
+                if (r < 0)
+                        goto finish;
+        }
+        r = table_print(t, stdout, arg_legend);
+        if (r >= 0 && arg_legend)
+                printf("\n%zu link%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+finish:
+        table_free(t);
+        link_refs_free(refs, n);
+        return r;
+}
+
+static void print_field(const char *label, const char *value)
+{
+        output_field(stdout, 15, label, value);
+}
+
+static int print_link_status(const ClientLink *l)
+{
+        Table *t;
+        int r = 0;
+
+        printf("● %d: %s\n", l->ifindex, strempty(l->name));
+        print_field("Kind", isempty(l->kind) ? "-" : l->kind);
+        print_field("State", strempty(l->state));
+        if (l->matched_files && l->matched_files[0]) {
+                print_field("Matched files", l->matched_files[0]);
+                for (char **f = l->matched_files + 1; *f; f++)
+                        print_field("", *f);
+        } else
+                print_field("Matched files", "none");
+        if (!isempty(l->last_error))
+                print_field("Last error", l->last_error);
+        putchar('\n');
+
+        t = table_new((const char *const[]) { "KNOB", "KERNEL", "POLICY", "SOURCE", NULL });
+        if (!t)
+                return -ENOMEM;
+        table_set_align_right(t, 1);
+        table_set_align_right(t, 2);
+        table_set_ellipsize(t, 3, true);
+        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
+                char kb[32], pb[32];
+
+                if (!l->has[k])
+                        continue;
+                r = table_add_cell(t, knob_to_string(k));
+                if (r >= 0)
+                        r = table_add_cell(t, l->kernel[k] < 0 ? "n/a" : knob_format(k, l->kernel[k], kb));
+                if (r >= 0)
+                        r = table_add_cell(t, knob_format(k, l->policy[k], pb));
+                if (r >= 0)
+                        r = table_add_cell(t, isempty(l->source[k]) ? "kernel default" : l->source[k]);
+        }
+        if (r >= 0)
+                r = table_print(t, stdout, arg_legend);
+        table_free(t);
+        return r;
+}
+
+int verb_status(int argc, char **argv, sd_bus *bus)
+{
+        LinkRef *refs = NULL;
+        size_t n = 0;
+        JsonWriter w;
+        int r = 0;
+
+        if (argc > 1) {
+                refs = calloc((size_t) argc - 1, sizeof *refs);
+                if (!refs)
+                        return -ENOMEM;
+                for (int i = 1; i < argc; i++) {
+                        r = client_resolve_link(bus, argv[i], &refs[n].ifindex, &refs[n].path);
+                        if (r < 0)
+                                goto finish;
+                        n++;
+                }
+        } else {
+                r = list_links(bus, &refs, &n);
+                if (r < 0)
+                        return r;
+                (void) client_links_prefetch(bus);
+        }
+
+        if (arg_json != JSON_OFF) {
+                json_start(&w);
+                json_begin_array(&w);
+        }
+        for (size_t i = 0; i < n; i++) {
+                ClientLink l;
+
+                r = client_link_fetch(bus, refs[i].path, &l);
+                if (r == -ENODEV && argc <= 1)
+                        continue;
+                if (r < 0)
+                        goto finish;
+                if (arg_json != JSON_OFF) {
+                        LinkStatus s;
+                        client_link_status(&l, &s);
+                        json_write_link(&w, &s);
+                } else {
+                        if (i > 0)
+                                putchar('\n');
+                        r = print_link_status(&l);
+                }
+                client_link_done(&l);
+                if (r < 0)
+                        goto finish;
+        }
+        if (arg_json != JSON_OFF) {
+                json_end_array(&w);
+                r = json_done(&w);
+        }
+finish:
+        link_refs_free(refs, n);
+        return r;
+}
+
+/* A temporary runtime change (/run) beats a persistent one (/etc): say so when it hides what
+ * was just stored. */
+static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
+{
+        _cleanup_free_ char *path = NULL;
+        char arg[16];
+        ClientLink l;
+
+        snprintf(arg, sizeof arg, "%d", ifindex);
+        if (client_resolve_link(bus, arg, NULL, &path) < 0 || client_link_fetch(bus, path, &l) < 0)
+                return;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (arg_knob_set[k] && l.has[k] && l.policy[k] != arg_knob[k])
+                        fprintf(stderr,
+                                "Stored %s=%d persistently, but a temporary runtime change (%lld) "
+                                "overrides it until reboot; 'igmpctl link %s --revert' removes both.\n",
+                                knob_to_string(k), arg_knob[k], (long long) l.policy[k], link);
+        client_link_done(&l);
+}
+
+int verb_link(int argc, char **argv, sd_bus *bus)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *call = NULL;
+        bool any = false;
+        int ifindex, r;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                any = any || arg_knob_set[k];
+        if (argc != 2)
+                return usage_error("link takes exactly one LINK (got %d). See igmpctl --help.", argc - 1);
+        if (arg_revert && any)
+                return usage_error("--revert cannot be combined with knob options: it removes the link's "
+                                   "runtime changes.");
+        if (arg_revert && arg_persistent)
+                return usage_error("--revert removes both the runtime and the persistent changes; drop "
+                                   "--persistent.");
+        if (!arg_revert && !any)
+                return usage_error("link %s: nothing to do; give knob options (e.g. --v3-interval 200) "
+                                   "or --revert.", argv[1]);
+
+        r = client_resolve_link(bus, argv[1], &ifindex, NULL);
+        if (r < 0)
+                return r;
+
+        if (arg_revert)
+                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                       "RevertLink", &error, NULL, "iu", (int32_t) ifindex, UINT32_C(0));
+        else {
+                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                                                   IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
+                if (r >= 0)
+                        r = sd_bus_message_append(call, "i", (int32_t) ifindex);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(call, 'a', "{sv}");
+                for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
+                        if (arg_knob_set[k])
+                                r = sd_bus_message_append(call, "{sv}", knob_to_string(k), "u",
+                                                          (uint32_t) arg_knob[k]);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(call);
+                if (r >= 0)
+                        r = sd_bus_message_append(call, "u", arg_persistent ? UINT32_C(1) : UINT32_C(0));
+                if (r >= 0)
+                        r = sd_bus_call(bus, call, 0, &error, NULL);
+                sd_bus_message_unref(call);
+        }
+        if (r < 0) {
+                r = client_call_error(&error, r, arg_revert ? "revert the link" : "set the link's knobs",
+                                      argv[1]);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        if (arg_persistent)
+                warn_shadowed(bus, ifindex, argv[1]);
+        return 0;
+}
+
+int verb_reconfigure(int argc, char **argv, sd_bus *bus)
+{
+        if (argc < 2)
+                return usage_error("reconfigure needs at least one LINK. See igmpctl --help.");
+
+        for (int i = 1; i < argc; i++) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                int ifindex, r;
+
+                r = client_resolve_link(bus, argv[i], &ifindex, NULL);
+                if (r < 0)
+                        return r;
+                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                       "ReconfigureLink", &error, NULL, "i", (int32_t) ifindex);
+                if (r < 0) {
+                        r = client_call_error(&error, r, "reconfigure the link", argv[i]);
+                        sd_bus_error_free(&error);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+int verb_reload(int argc, char **argv, sd_bus *bus)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (argc > 1)
+                return usage_error("reload takes no arguments. See igmpctl --help.");
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "Reload",
+                               &error, NULL, NULL);
+        if (r < 0) {
+                r = client_call_error(&error, r, "reload igmpd", NULL);
+                sd_bus_error_free(&error);
+        }
+        return r;
+}

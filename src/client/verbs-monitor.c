@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * monitor: prints link and knob changes as igmpd announces them, until Ctrl-C.
+ *
+ * Text lines:
+ *   + v2 (4): added, unmanaged
+ *   - v2 (4): removed
+ *   v0 (3): State pending → configured
+ *   v0 (3): igmpv3_unsolicited_report_interval kernel 1000ms → 200ms, policy - → 200ms (runtime)
+ *   igmpd: configuration reloaded, 2 policy files
+ *   igmpd: stopped | started
+ * JSON (one object per line):
+ *   {"event":"added","link":{…}}  {"event":"removed","index":4,"name":"v2"}
+ *   {"event":"changed","changed":["state",…],"link":{…}}  (keys as in the link object)
+ *   {"event":"reloaded","config_files":[…]}  {"event":"stopped"}  {"event":"started"}
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+
+#define MONITOR_LINKS_MAX 65536 /* links remembered for "old → new" display */
+
+typedef struct MonitorLink {
+        char *path;
+        ClientLink link;
+} MonitorLink;
+
+typedef struct Monitor {
+        sd_bus *bus;
+        MonitorLink *links;
+        size_t n;
+} Monitor;
+
+static MonitorLink *monitor_find(Monitor *m, const char *path)
+{
+        for (size_t i = 0; i < m->n; i++)
+                if (streq(m->links[i].path, path))
+                        return &m->links[i];
+        return NULL;
+}
+
+static MonitorLink *monitor_add(Monitor *m, const char *path)
+{
+        MonitorLink *l = monitor_find(m, path), *a;
+
+        if (l)
+                return l;
+        if (m->n >= MONITOR_LINKS_MAX)
+                return NULL;
+        a = realloc(m->links, (m->n + 1) * sizeof *a);
+        if (!a)
+                return NULL;
+        m->links = a;
+        l = &a[m->n];
+        l->path = strdup(path);
+        if (!l->path)
+                return NULL;
+        client_link_init(&l->link);
+        m->n++;
+        return l;
+}
+
+static void monitor_remove(Monitor *m, MonitorLink *l)
+{
+        size_t i = (size_t) (l - m->links);
+
+        free(l->path);
+        client_link_done(&l->link);
+        memmove(l, l + 1, (m->n - i - 1) * sizeof *l);
+        m->n--;
+}
+
+static void monitor_clear(Monitor *m)
+{
+        while (m->n > 0)
+                monitor_remove(m, &m->links[m->n - 1]);
+        free(m->links);
+        m->links = NULL;
+}
+
+/* Reads a{sa{sv}} (interfaces and their properties), taking org.igmpd1.Link's into l. */
+static int read_interfaces(sd_bus_message *msg, ClientLink *l, bool *ret_is_link)
+{
+        const char *iface;
+        int r;
+
+        *ret_is_link = false;
+        r = sd_bus_message_enter_container(msg, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(msg, 'e', "sa{sv}")) > 0) {
+                r = sd_bus_message_read(msg, "s", &iface);
+                if (r < 0)
+                        return r;
+                if (streq(iface, IGMPD_LINK_INTERFACE)) {
+                        r = client_link_read_properties(msg, l, NULL);
+                        *ret_is_link = true;
+                } else
+                        r = sd_bus_message_skip(msg, "a{sv}");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(msg);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(msg);
+}
+
+static int monitor_load(Monitor *m)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *path;
+        int r;
+
+        monitor_clear(m);
+        r = sd_bus_call_method(m->bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error, &reply,
+                               NULL);
+        if (r < 0) {
+                r = client_call_error(&error, r, "read the links", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
+                ClientLink l;
+                bool is_link;
+
+                r = sd_bus_message_read(reply, "o", &path);
+                if (r < 0)
+                        break;
+                client_link_init(&l);
+                r = read_interfaces(reply, &l, &is_link);
+                if (r >= 0 && is_link) {
+                        MonitorLink *ml = monitor_add(m, path);
+                        if (ml) {
+                                client_link_done(&ml->link);
+                                ml->link = l;
+                                client_link_init(&l);
+                        }
+                }
+                client_link_done(&l);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        sd_bus_message_unref(reply);
+        if (r < 0)
+                fprintf(stderr, "Failed to parse the link objects: %s\n", strerror(-r));
+        return r;
+}
+
+static void print_json_link_event(const char *event, const ClientLink *l, unsigned changed)
+{
+        static const struct {
+                unsigned bit;
+                const char *key;
+        } keys[] = {
+                { CLIENT_PROP_NAME, "name" },   { CLIENT_PROP_KIND, "kind" },
+                { CLIENT_PROP_STATE, "state" }, { CLIENT_PROP_KNOBS, "knobs" },
+                { CLIENT_PROP_MATCHED_FILES, "matched_files" }, { CLIENT_PROP_LAST_ERROR, "last_error" },
+        };
+        LinkStatus s;
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, false);
+        json_begin_object(&w);
+        json_key(&w, "event");
+        json_string(&w, event);
+        if (changed) {
+                json_key(&w, "changed");
+                json_begin_array(&w);
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                        if (changed & keys[i].bit)
+                                json_string(&w, keys[i].key);
+                json_end_array(&w);
+        }
+        json_key(&w, "link");
+        client_link_status(l, &s);
+        json_write_link(&w, &s);
+        json_end_object(&w);
+        (void) json_done(&w);
+}
+
+static void print_simple_event(const char *event, int ifindex, const char *name)
+{
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, false);
+        json_begin_object(&w);
+        json_key(&w, "event");
+        json_string(&w, event);
+        if (ifindex > 0) {
+                json_key(&w, "index");
+                json_int(&w, ifindex);
+                json_key(&w, "name");
+                json_string(&w, strempty(name));
+        }
+        json_end_object(&w);
+        (void) json_done(&w);
+}
+
+static void print_string_change(const ClientLink *l, const char *label, const char *old, const char *new)
+{
+        if (streq_ptr(strempty(old), strempty(new)))
+                return;
+        printf("%s (%d): %s %s → %s\n", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
+               isempty(new) ? "-" : new);
+}
+
+static void print_knob_changes(const ClientLink *old, const ClientLink *new)
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                char a[32], b[32], c[32], d[32];
+
+                if (!new->has[k])
+                        continue;
+                if (old->has[k] && old->kernel[k] == new->kernel[k] && old->policy[k] == new->policy[k] &&
+                    streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
+                        continue;
+                printf("%s (%d): %s kernel %s → %s, policy %s → %s (%s)\n", strempty(new->name),
+                       new->ifindex, knob_to_string(k),
+                       old->has[k] ? knob_format(k, old->kernel[k], a) : "?",
+                       knob_format(k, new->kernel[k], b),
+                       old->has[k] ? knob_format(k, old->policy[k], c) : "?",
+                       knob_format(k, new->policy[k], d),
+                       isempty(new->source[k]) ? "kernel default" : new->source[k]);
+        }
+}
+
+static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Monitor *m = userdata;
+        const char *path;
+        MonitorLink *ml;
+        ClientLink l;
+        bool is_link;
+        int r;
+
+        client_link_init(&l);
+        r = sd_bus_message_read(msg, "o", &path);
+        if (r >= 0)
+                r = read_interfaces(msg, &l, &is_link);
+        if (r < 0 || !is_link) {
+                client_link_done(&l);
+                return 0;
+        }
+        if (arg_json != JSON_OFF)
+                print_json_link_event("added", &l, 0);
+        else
+                printf("+ %s (%d): added, %s\n", strempty(l.name), l.ifindex, strempty(l.state));
+        fflush(stdout);
+
+        ml = monitor_add(m, path);
+        if (ml) {
+                client_link_done(&ml->link);
+                ml->link = l;
+        } else
+                client_link_done(&l);
+        return 0;
+}
+
+static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Monitor *m = userdata;
+        const char *path;
+        MonitorLink *ml;
+
+        if (sd_bus_message_read(msg, "o", &path) < 0)
+                return 0;
+        ml = monitor_find(m, path);
+        if (arg_json != JSON_OFF)
+                print_simple_event("removed", ml ? ml->link.ifindex : 0, ml ? ml->link.name : NULL);
+        else if (ml)
+                printf("- %s (%d): removed\n", strempty(ml->link.name), ml->link.ifindex);
+        else
+                printf("- %s: removed\n", path);
+        fflush(stdout);
+        if (ml)
+                monitor_remove(m, ml);
+        return 0;
+}
+
+static int on_manager_changed(Monitor *m, sd_bus_message *msg)
+{
+        char **files = NULL;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(msg, "s", &name);
+                if (r >= 0 && streq(name, "ConfigFiles")) {
+                        r = sd_bus_message_enter_container(msg, 'v', "as");
+                        if (r >= 0) {
+                                strv_freep(&files);
+                                r = sd_bus_message_read_strv(msg, &files);
+                        }
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(msg);
+                } else if (r >= 0)
+                        r = sd_bus_message_skip(msg, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(msg);
+        }
+        if (r >= 0 && files) {
+                size_t n = 0;
+                while (files[n])
+                        n++;
+                if (arg_json != JSON_OFF) {
+                        JsonWriter w;
+                        json_writer_init(&w, stdout, false);
+                        json_begin_object(&w);
+                        json_key(&w, "event");
+                        json_string(&w, "reloaded");
+                        json_key(&w, "config_files");
+                        json_begin_array(&w);
+                        for (size_t i = 0; i < n; i++)
+                                json_string(&w, files[i]);
+                        json_end_array(&w);
+                        json_end_object(&w);
+                        (void) json_done(&w);
+                } else
+                        printf("igmpd: configuration reloaded, %zu policy file%s\n", n, n == 1 ? "" : "s");
+                fflush(stdout);
+        }
+        strv_freep(&files);
+        return 0;
+}
+
+static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Monitor *m = userdata;
+        const char *iface, *path = sd_bus_message_get_path(msg);
+        MonitorLink *ml;
+        ClientLink old, *l;
+        unsigned changed = 0;
+        int r;
+
+        if (sd_bus_message_read(msg, "s", &iface) < 0 || !path)
+                return 0;
+        if (streq(iface, IGMPD_MANAGER_INTERFACE))
+                return on_manager_changed(m, msg);
+        if (!streq(iface, IGMPD_LINK_INTERFACE))
+                return 0;
+
+        ml = monitor_find(m, path);
+        if (!ml) {
+                /* Not seen yet (started while the link appeared): fetch it whole. */
+                ClientLink fresh;
+                if (client_link_fetch(m->bus, path, &fresh) < 0)
+                        return 0;
+                ml = monitor_add(m, path);
+                if (!ml) {
+                        client_link_done(&fresh);
+                        return 0;
+                }
+                ml->link = fresh;
+        }
+        l = &ml->link;
+
+        /* Keep the old values for "old → new". */
+        client_link_init(&old);
+        old.ifindex = l->ifindex;
+        r = free_and_strdup(&old.name, l->name);
+        if (r >= 0)
+                r = free_and_strdup(&old.kind, l->kind);
+        if (r >= 0)
+                r = free_and_strdup(&old.state, l->state);
+        if (r >= 0)
+                r = free_and_strdup(&old.last_error, l->last_error);
+        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
+                old.has[k] = l->has[k];
+                old.kernel[k] = l->kernel[k];
+                old.policy[k] = l->policy[k];
+                r = free_and_strdup(&old.source[k], l->source[k]);
+        }
+        if (r >= 0)
+                r = client_link_read_properties(msg, l, &changed);
+        if (r < 0) {
+                client_link_done(&old);
+                return 0;
+        }
+
+        if (arg_json != JSON_OFF)
+                print_json_link_event("changed", l, changed);
+        else {
+                if (changed & CLIENT_PROP_NAME)
+                        print_string_change(l, "Name", old.name, l->name);
+                if (changed & CLIENT_PROP_KIND)
+                        print_string_change(l, "Kind", old.kind, l->kind);
+                if (changed & CLIENT_PROP_STATE)
+                        print_string_change(l, "State", old.state, l->state);
+                if (changed & CLIENT_PROP_LAST_ERROR)
+                        print_string_change(l, "LastError", old.last_error, l->last_error);
+                if (changed & CLIENT_PROP_MATCHED_FILES)
+                        printf("%s (%d): matched files now: %s%s\n", strempty(l->name), l->ifindex,
+                               l->matched_files && l->matched_files[0] ? l->matched_files[0] : "none",
+                               l->matched_files && l->matched_files[0] && l->matched_files[1] ? ", …" : "");
+                if (changed & CLIENT_PROP_KNOBS)
+                        print_knob_changes(&old, l);
+        }
+        fflush(stdout);
+        client_link_done(&old);
+        return 0;
+}
+
+static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Monitor *m = userdata;
+        const char *name, *old, *new;
+
+        if (sd_bus_message_read(msg, "sss", &name, &old, &new) < 0 || !streq(name, IGMPD_BUS_NAME))
+                return 0;
+        if (arg_json != JSON_OFF)
+                print_simple_event(isempty(new) ? "stopped" : "started", 0, NULL);
+        else
+                printf("igmpd: %s\n", isempty(new) ? "stopped" : "started");
+        fflush(stdout);
+        if (isempty(new))
+                monitor_clear(m);
+        else
+                (void) monitor_load(m);
+        return 0;
+}
+
+int verb_monitor(int argc, char **argv, sd_bus *bus)
+{
+        Monitor m = { .bus = bus };
+        int r;
+
+        if (argc > 1)
+                return usage_error("monitor takes no arguments. See igmpctl --help.");
+
+        r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
+                                "PropertiesChanged", on_properties_changed, &m);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                                        "org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
+                                        on_interfaces_added, &m);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                                        "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+                                        on_interfaces_removed, &m);
+        if (r >= 0)
+                r = sd_bus_add_match(
+                        bus, NULL,
+                        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                        "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
+                        "arg0='" IGMPD_BUS_NAME "'",
+                        on_name_owner_changed, &m);
+        if (r < 0) {
+                fprintf(stderr, "Failed to subscribe to igmpd's signals: %s\n", strerror(-r));
+                return r;
+        }
+
+        r = monitor_load(&m);
+        if (r < 0)
+                goto finish;
+
+        if (arg_legend)
+                fprintf(stderr, "Monitoring igmpd; press Ctrl-C to stop.\n");
+        r = client_run_until_interrupted(bus);
+finish:
+        monitor_clear(&m);
+        return r;
+}

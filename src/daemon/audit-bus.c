@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * org.igmpd1.Audit: the deprecated sysctl(2) audit's D-Bus face: the signal (sent by manager.c
+ * for each event audit.c publishes), ListEvents() from audit.c's history, Sources from the
+ * sources active now.
+ */
+
+#include "audit-bus.h"
+#include "audit.h"
+#include "bus-util.h"
+#include "manager.h"
+
+static int append_event(sd_bus_message *m, const AuditBusEvent *e)
+{
+        int r;
+
+        r = sd_bus_message_append(m, "tsuss", e->realtime_usec, strempty(e->source), e->pid, strempty(e->comm),
+                                  strempty(e->exe));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_array(m, 'i', e->name, e->n_name * sizeof(int32_t));
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(m, "su", strempty(e->path), e->repeats);
+}
+
+int audit_bus_emit_deprecated_sysctl(Manager *m, const AuditBusEvent *e)
+{
+        sd_bus_message *s = NULL;
+        int r;
+
+        if (!m->bus)
+                return 0;
+        r = sd_bus_message_new_signal(m->bus, &s, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "DeprecatedSysctl");
+        if (r >= 0)
+                r = append_event(s, e);
+        if (r >= 0)
+                r = sd_bus_send(m->bus, s, NULL);
+        sd_bus_message_unref(s);
+        return r;
+}
+
+void audit_bus_describe_sources(Manager *m, JsonWriter *w)
+{
+        json_begin_array(w);
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
+                if (audit_manager_source_active(m->audit, s))
+                        json_string(w, audit_event_source_to_string(s));
+        json_end_array(w);
+}
+
+static int bus_audit_method_list_events(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(tsussaisu)");
+        for (size_t i = 0; r >= 0 && m->audit && i < m->audit->history.n; i++) {
+                const AuditEvent *e = audit_history_get(&m->audit->history, i);
+                AuditBusEvent b = {
+                        .realtime_usec = e->realtime_usec, .source = audit_event_source_to_string(e->source),
+                        .pid = e->pid, .comm = e->comm, .exe = e->exe, .name = e->name, .n_name = e->n_name,
+                        .path = e->path, .repeats = e->repeats,
+                };
+
+                r = sd_bus_message_open_container(reply, 'r', "tsussaisu");
+                if (r >= 0)
+                        r = append_event(reply, &b);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int property_get_sources(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
+                if (audit_manager_source_active(m->audit, s)) {
+                        r = sd_bus_message_append(reply, "s", audit_event_source_to_string(s));
+                        if (r < 0)
+                                return r;
+                }
+        return sd_bus_message_close_container(reply);
+}
+
+const sd_bus_vtable audit_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+
+        SD_BUS_PROPERTY("Sources", "as", property_get_sources, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+
+        SD_BUS_METHOD_WITH_NAMES("ListEvents", "", , "a(tsussaisu)", SD_BUS_PARAM(events),
+                                 bus_audit_method_list_events, SD_BUS_VTABLE_UNPRIVILEGED),
+
+        SD_BUS_SIGNAL_WITH_NAMES("DeprecatedSysctl", "tsussaisu",
+                                 SD_BUS_PARAM(realtime_usec) SD_BUS_PARAM(source) SD_BUS_PARAM(pid)
+                                 SD_BUS_PARAM(comm) SD_BUS_PARAM(exe) SD_BUS_PARAM(name) SD_BUS_PARAM(path)
+                                 SD_BUS_PARAM(repeats), 0),
+
+        SD_BUS_VTABLE_END,
+};

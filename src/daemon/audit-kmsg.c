@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Audit source 1: the deprecated-sysctl warning in the kernel log (/dev/kmsg, or a test stream).
+ * Owns the file descriptor, its event source, the continuation joiner and the sequence memory.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit-kmsg.h"
+#include "kmsg-record.h"
+#include "log.h"
+#include "manager.h"
+
+/* One /dev/kmsg record: message up to ~1 KiB, plus dictionary lines. */
+#define KMSG_READ_SIZE 8192
+/* Records handled per wake-up before giving the event loop back. */
+#define KMSG_BATCH 1024
+
+struct AuditKmsg {
+        AuditManager *audit;
+        int fd;
+        sd_event_source *source;
+        bool stream;       /* --kmsg-path: one record per line */
+        bool regular;      /* … from a regular file, read once */
+        bool active;
+
+        KmsgAssembler assembler;
+
+        char *seq_path;
+        char boot_id[40];
+        bool have_saved;
+        uint64_t saved_seq;   /* records up to this one were handled by an earlier run */
+        bool have_last;
+        uint64_t last_seq;    /* last record read */
+        uint64_t written_seq; /* what seq_path holds */
+        bool written;
+
+        uint64_t n_lost;
+        uint64_t n_epipe;
+
+        char line[KMSG_READ_SIZE];
+        size_t line_len;
+        bool line_overlong;   /* discarding the rest of a too-long line */
+};
+
+bool audit_kmsg_is_active(const AuditKmsg *k)
+{
+        return k && k->active;
+}
+
+uint64_t audit_kmsg_lost(const AuditKmsg *k)
+{
+        return k ? k->n_lost : 0;
+}
+
+AuditKmsg *audit_kmsg_free(AuditKmsg *k)
+{
+        if (!k)
+                return NULL;
+        sd_event_source_disable_unref(k->source);
+        safe_close(k->fd);
+        free(k->seq_path);
+        free(k);
+        return NULL;
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(AuditKmsg *, audit_kmsg_free);
+
+static uint64_t clock_usec(clockid_t c)
+{
+        struct timespec ts;
+
+        clock_gettime(c, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void read_boot_id(char buf[40])
+{
+        FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+        buf[0] = '\0';
+        if (!f)
+                return;
+        if (!fgets(buf, 40, f))
+                buf[0] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        fclose(f);
+}
+
+/* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
+static void kmsg_load_seq(AuditKmsg *k)
+{
+        char id[64] = "";
+        uint64_t seq;
+        FILE *f;
+
+        f = fopen(k->seq_path, "re");
+        if (!f)
+                return;
+        if (fscanf(f, "%" SCNu64 " %63s", &seq, id) == 2 && streq(id, k->boot_id)) {
+                k->have_saved = true;
+                k->saved_seq = seq;
+                k->written = true;
+                k->written_seq = seq;
+                log_debug("Kernel log records up to %" PRIu64 " were handled before, skipping them.", seq);
+        }
+        fclose(f);
+}
+
+static int mkdir_parents(const char *path)
+{
+        _cleanup_free_ char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = '\0';
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *s = '/';
+        }
+        return 0;
+}
+
+static void kmsg_save_seq(AuditKmsg *k)
+{
+        _cleanup_free_ char *tmp = NULL;
+        FILE *f;
+        int r;
+
+        if (!k->have_last || (k->written && k->written_seq == k->last_seq))
+                return;
+        r = mkdir_parents(k->seq_path);
+        if (r < 0)
+                goto fail;
+        if (asprintf(&tmp, "%s.tmp", k->seq_path) < 0) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        f = fopen(tmp, "we");
+        if (!f) {
+                r = -errno;
+                goto fail;
+        }
+        fprintf(f, "%" PRIu64 " %s\n", k->last_seq, k->boot_id);
+        if (fclose(f) != 0 || rename(tmp, k->seq_path) < 0) {
+                r = -errno;
+                (void) unlink(tmp);
+                goto fail;
+        }
+        k->written = true;
+        k->written_seq = k->last_seq;
+        return;
+fail:
+        /* Not fatal: at worst a restart publishes this boot's old warnings again. */
+        log_warning_errno(r, "Failed to save the kernel log position to %s, ignoring: %m", k->seq_path);
+        k->written = true;
+        k->written_seq = k->last_seq;
+}
+
+static void kmsg_handle_message(AuditKmsg *k, const KmsgMessage *msg)
+{
+        AuditEvent e = { .source = AUDIT_EVENT_SOURCE_KMSG };
+        SysctlWarning w;
+        uint64_t now_rt, now_mono;
+        int r;
+
+        r = kmsg_parse_sysctl_warning(msg->text, msg->len, &w);
+        if (r == -ENOMSG)
+                return;
+        if (r < 0) {
+                log_debug_errno(r, "Ignoring a malformed deprecated-sysctl warning (kernel log record %" PRIu64 "): %m",
+                                msg->seq);
+                return;
+        }
+
+        /* The record carries µs since boot on the kernel's local clock; map it to wall-clock time. */
+        now_rt = clock_usec(CLOCK_REALTIME);
+        now_mono = clock_usec(CLOCK_MONOTONIC);
+        e.realtime_usec = msg->ts_usec <= now_mono ? now_rt - (now_mono - msg->ts_usec) : now_rt;
+
+        r = audit_event_fill(&e, w.comm, w.comm_len, NULL, 0, w.name, w.n_name, audit_manager_resolve_ifindex,
+                             k->audit);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to record a deprecated sysctl(2) call, ignoring: %m");
+                return;
+        }
+        audit_manager_submit(k->audit, &e);
+}
+
+static void kmsg_handle_record(AuditKmsg *k, const char *buf, size_t len)
+{
+        KmsgRecord rec;
+        KmsgMessage msg;
+        uint64_t lost;
+
+        if (kmsg_record_parse(buf, len, &rec) < 0) {
+                log_debug("Ignoring an unparsable kernel log record.");
+                return;
+        }
+        if (k->have_last) {
+                lost = kmsg_seq_lost(k->last_seq, rec.seq);
+                if (lost > 0) {
+                        k->n_lost += lost;
+                        log_notice("%" PRIu64 " kernel log record%s lost before igmpd could read %s (%" PRIu64
+                                   " in total); a deprecated sysctl(2) warning among them is missed.",
+                                   lost, lost == 1 ? " was" : "s were", lost == 1 ? "it" : "them", k->n_lost);
+                }
+        }
+        k->have_last = true;
+        k->last_seq = rec.seq;
+
+        if (k->have_saved && rec.seq <= k->saved_seq)
+                return;
+
+        if (kmsg_assembler_push(&k->assembler, &rec, &msg) > 0)
+                kmsg_handle_message(k, &msg);
+}
+
+/* Nothing more to read for now: what the assembler holds back is complete. */
+static void kmsg_drained(AuditKmsg *k)
+{
+        KmsgMessage msg;
+
+        if (kmsg_assembler_flush(&k->assembler, &msg) > 0)
+                kmsg_handle_message(k, &msg);
+        kmsg_save_seq(k);
+}
+
+static void kmsg_stop(AuditKmsg *k, int error, const char *what)
+{
+        AuditManager *a = k->audit;
+
+        log_error_errno(error, "Failed to read %s, the kmsg audit source stops: %m", what);
+        snprintf(a->reason[AUDIT_EVENT_SOURCE_KMSG], sizeof a->reason[0], "reading failed: %s", strerror(error));
+        k->active = false;
+        k->source = sd_event_source_disable_unref(k->source);
+        k->fd = safe_close(k->fd);
+}
+
+/* Splits stream input into lines; each line not starting with a space is one record. */
+static void kmsg_stream_feed(AuditKmsg *k, const char *data, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                char c = data[i];
+
+                if (c != '\n') {
+                        if (k->line_len < sizeof k->line)
+                                k->line[k->line_len++] = c;
+                        else
+                                k->line_overlong = true;
+                        continue;
+                }
+                if (k->line_overlong)
+                        log_debug("Ignoring an overlong line in the kernel log stream.");
+                else if (k->line_len > 0 && k->line[0] != ' ')
+                        kmsg_handle_record(k, k->line, k->line_len);
+                k->line_len = 0;
+                k->line_overlong = false;
+        }
+}
+
+static int kmsg_read_batch(AuditKmsg *k)
+{
+        char buf[KMSG_READ_SIZE];
+
+        for (unsigned i = 0; i < KMSG_BATCH; i++) {
+                ssize_t n = read(k->fd, buf, sizeof buf);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN) {
+                                kmsg_drained(k);
+                                return 0;
+                        }
+                        if (errno == EPIPE && !k->stream) {
+                                /* Records were overwritten: the next read returns the oldest left,
+                                 * and its seq tells how many were lost. */
+                                k->n_epipe++;
+                                log_debug("Kernel log buffer overran (EPIPE), continuing with the oldest record.");
+                                continue;
+                        }
+                        kmsg_stop(k, errno, "the kernel log");
+                        return -errno;
+                }
+                if (n == 0) {
+                        /* End of a regular test file (a FIFO opened read-write never ends). */
+                        if (k->stream && k->line_len > 0)
+                                kmsg_stream_feed(k, "\n", 1);
+                        kmsg_drained(k);
+                        if (k->regular) {
+                                log_debug("Kernel log test file read to its end.");
+                                k->source = sd_event_source_disable_unref(k->source);
+                                k->fd = safe_close(k->fd);
+                        }
+                        return 0;
+                }
+                if (k->stream)
+                        kmsg_stream_feed(k, buf, (size_t) n);
+                else
+                        kmsg_handle_record(k, buf, (size_t) n);
+        }
+        return 0;
+}
+
+static int kmsg_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        (void) kmsg_read_batch(userdata);
+        return 0;
+}
+
+static int kmsg_on_defer(sd_event_source *s, void *userdata)
+{
+        AuditKmsg *k = userdata;
+
+        /* A regular file: read it all, in batches, then the source goes away. */
+        while (k->fd >= 0 && kmsg_read_batch(k) >= 0 && k->fd >= 0)
+                ;
+        return 0;
+}
+
+int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *reason, size_t reason_size)
+{
+        _cleanup_(audit_kmsg_freep) AuditKmsg *k = NULL;
+        const char *root = a->manager ? a->manager->root : "";
+        struct utsname u;
+        KmsgContStyle style;
+        struct stat st;
+        int r;
+
+        assert(a);
+        assert(ret);
+
+        k = calloc(1, sizeof *k);
+        if (!k) {
+                snprintf(reason, reason_size, "out of memory");
+                return -ENOMEM;
+        }
+        k->audit = a;
+        k->fd = -EBADF;
+        k->stream = path != NULL;
+
+        style = uname(&u) >= 0 ? kmsg_cont_style_from_release(u.release) : _KMSG_CONT_STYLE_INVALID;
+        kmsg_assembler_init(&k->assembler, style >= 0 ? style : KMSG_CONT_MODERN);
+
+        if (path && stat(path, &st) >= 0 && S_ISREG(st.st_mode))
+                k->regular = true;
+        /* A FIFO read-write: never sees EOF when a writer closes, and opening never blocks. */
+        k->fd = open(path ?: "/dev/kmsg", (k->stream && !k->regular ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
+        if (k->fd < 0) {
+                r = -errno;
+                if (!path && r == -ENOENT)
+                        snprintf(reason, reason_size, "no /dev/kmsg (kernel before 3.5, or no devtmpfs)");
+                else if (!path && (r == -EPERM || r == -EACCES))
+                        snprintf(reason, reason_size,
+                                 "cannot open /dev/kmsg: %s (needs CAP_SYSLOG when kernel.dmesg_restrict=1)",
+                                 strerror(-r));
+                else
+                        snprintf(reason, reason_size, "cannot open %s: %s", path ?: "/dev/kmsg", strerror(-r));
+                return r;
+        }
+
+        read_boot_id(k->boot_id);
+        if (asprintf(&k->seq_path, "%s/run/igmpd/kmsg-seq", root) < 0) {
+                snprintf(reason, reason_size, "out of memory");
+                return -ENOMEM;
+        }
+        kmsg_load_seq(k);
+
+        if (k->regular)
+                r = sd_event_add_defer(a->event, &k->source, kmsg_on_defer, k);
+        else
+                r = sd_event_add_io(a->event, &k->source, k->fd, EPOLLIN, kmsg_on_io, k);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot watch %s: %s", path ?: "/dev/kmsg", strerror(-r));
+                return r;
+        }
+        (void) sd_event_source_set_description(k->source, "audit-kmsg");
+
+        k->active = true;
+        reason[0] = '\0';
+        log_debug("Reading deprecated sysctl(2) warnings from %s%s.", path ?: "/dev/kmsg",
+                  k->regular ? " (a regular file, read once)" : path ? " (a stream, one record per line)" : "");
+        *ret = TAKE_PTR(k);
+        return 0;
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Audit source 2: SYSCALL records from the audit multicast group, and the optional rule that
+ * makes the kernel produce them. Owns the multicast socket, its event source, and the record of
+ * what it changed in the host's audit configuration (to undo exactly that on exit).
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "audit-netlink.h"
+#include "audit-record.h"
+#include "log.h"
+#include "manager.h"
+
+/* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
+#define AUDIT_READ_SIZE 16384
+#define AUDIT_RULES_MAX 2
+
+typedef struct AuditRuleSpec {
+        uint32_t arch;
+        int nr;
+        const char *arch_name;
+} AuditRuleSpec;
+
+static const AuditRuleSpec rule_specs[AUDIT_RULES_MAX] = {
+        { AUDIT_ARCH_X86_64, AUDIT_RECORD_SYSCTL_NR_X86_64, "b64" },
+        { AUDIT_ARCH_I386, AUDIT_RECORD_SYSCTL_NR_I386, "b32" },
+};
+
+struct AuditNetlink {
+        AuditManager *audit;
+        int fd;                   /* multicast listener */
+        sd_event_source *source;
+        bool active;
+
+        bool rule_added[AUDIT_RULES_MAX];
+        bool enabled_changed;     /* we set enabled=1; put back enabled_before on exit */
+        uint32_t enabled_before;
+
+        uint64_t n_records, n_bad;
+};
+
+bool audit_netlink_is_active(const AuditNetlink *n)
+{
+        return n && n->active;
+}
+
+/* ---- control requests on a unicast socket ---- */
+
+static int audit_control_open(void)
+{
+        struct timeval tv = { .tv_sec = 1 };
+        int fd;
+
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+        if (fd < 0)
+                return -errno;
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        return fd;
+}
+
+/* Sends a request; with want_type > 0 copies that reply's payload into reply (size bytes). Waits
+ * for the ack. 0 or -errno (the kernel's error). */
+static int audit_control(int fd, uint16_t type, const void *data, size_t len, uint16_t want_type, void *reply,
+                         size_t reply_size)
+{
+        static uint32_t seq_counter;
+        _cleanup_free_ char *req = NULL;
+        char buf[8192];
+        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+        struct nlmsghdr *h;
+        uint32_t seq = ++seq_counter;
+        bool got_reply = want_type == 0;
+
+        req = calloc(1, NLMSG_SPACE(len));
+        if (!req)
+                return -ENOMEM;
+        h = (struct nlmsghdr *) req;
+        h->nlmsg_len = NLMSG_LENGTH(len);
+        h->nlmsg_type = type;
+        h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        h->nlmsg_seq = seq;
+        if (len > 0)
+                memcpy(NLMSG_DATA(h), data, len);
+        if (sendto(fd, req, h->nlmsg_len, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
+                return -errno;
+
+        for (;;) {
+                ssize_t n = recv(fd, buf, sizeof buf, 0);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return errno == EAGAIN ? -ETIMEDOUT : -errno;
+                }
+                for (struct nlmsghdr *m = (struct nlmsghdr *) buf; NLMSG_OK(m, (size_t) n); m = NLMSG_NEXT(m, n)) {
+                        if (m->nlmsg_seq != seq)
+                                continue;
+                        if (m->nlmsg_type == NLMSG_ERROR) {
+                                int e = ((struct nlmsgerr *) NLMSG_DATA(m))->error;
+                                if (e < 0)
+                                        return e;
+                                /* The ack may come before the reply (AUDIT_GET). */
+                                if (got_reply)
+                                        return 0;
+                                continue;
+                        }
+                        if (want_type > 0 && m->nlmsg_type == want_type) {
+                                memset(reply, 0, reply_size);
+                                memcpy(reply, NLMSG_DATA(m), MIN(reply_size, (size_t) NLMSG_PAYLOAD(m, 0)));
+                                got_reply = true;
+                                return 0;
+                        }
+                }
+        }
+}
+
+/* "-a always,exit -F arch=ARCH -S NR -k igmpd-sysctl" as struct audit_rule_data. */
+static struct audit_rule_data *rule_build(const AuditRuleSpec *s, size_t *ret_len)
+{
+        size_t keylen = strlen(AUDIT_NETLINK_RULE_KEY);
+        struct audit_rule_data *r;
+
+        r = calloc(1, sizeof *r + keylen);
+        if (!r)
+                return NULL;
+        r->flags = AUDIT_FILTER_EXIT;
+        r->action = AUDIT_ALWAYS;
+        r->mask[s->nr / 32] |= 1U << (s->nr % 32);
+        r->field_count = 2;
+        r->fields[0] = AUDIT_ARCH;
+        r->fieldflags[0] = AUDIT_EQUAL;
+        r->values[0] = s->arch;
+        r->fields[1] = AUDIT_FILTERKEY;
+        r->fieldflags[1] = AUDIT_EQUAL;
+        r->values[1] = (uint32_t) keylen;
+        r->buflen = (uint32_t) keylen;
+        memcpy(r->buf, AUDIT_NETLINK_RULE_KEY, keylen);
+        *ret_len = sizeof *r + keylen;
+        return r;
+}
+
+static void audit_netlink_add_rules(AuditNetlink *n)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct audit_status st;
+        int r;
+
+        fd = audit_control_open();
+        if (fd < 0) {
+                log_warning_errno(fd, "Cannot talk to the kernel's audit subsystem, not adding the sysctl(2) audit rule: %m");
+                return;
+        }
+        r = audit_control(fd, AUDIT_GET, NULL, 0, AUDIT_GET, &st, sizeof st);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read the audit status, not adding the sysctl(2) audit rule: %m");
+                return;
+        }
+        if (st.enabled == 2) {
+                log_warning("Audit configuration is locked (enabled=2), cannot add the sysctl(2) audit rule; "
+                            "load data/audit/igmpd-sysctl.rules with auditd instead.");
+                return;
+        }
+
+        for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
+                _cleanup_free_ struct audit_rule_data *rule = NULL;
+                size_t len;
+
+                rule = rule_build(&rule_specs[i], &len);
+                if (!rule) {
+                        log_oom();
+                        continue;
+                }
+                r = audit_control(fd, AUDIT_ADD_RULE, rule, len, 0, NULL, 0);
+                if (r == -EEXIST)
+                        log_info("Audit rule for sysctl(2) on arch=%s is already loaded (not ours, left alone on exit).",
+                                 rule_specs[i].arch_name);
+                else if (r < 0)
+                        log_warning_errno(r, "Failed to add the audit rule -a always,exit -F arch=%s -S %d -k %s%s: %m",
+                                          rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY,
+                                          r == -EPERM ? " (needs CAP_AUDIT_CONTROL)" : "");
+                else {
+                        n->rule_added[i] = true;
+                        log_info("Added audit rule -a always,exit -F arch=%s -S %d -k %s (removed on exit).",
+                                 rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY);
+                }
+        }
+
+        if (st.enabled == 0 && (n->rule_added[0] || n->rule_added[1])) {
+                struct audit_status set = { .mask = AUDIT_STATUS_ENABLED, .enabled = 1 };
+
+                r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to enable auditing, the sysctl(2) audit rule has no effect: %m");
+                else {
+                        n->enabled_changed = true;
+                        n->enabled_before = st.enabled;
+                        log_info("Enabled kernel auditing (was off; switched off again on exit).");
+                }
+        }
+}
+
+static void audit_netlink_remove_rules(AuditNetlink *n)
+{
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (!n->rule_added[0] && !n->rule_added[1] && !n->enabled_changed)
+                return;
+        fd = audit_control_open();
+        if (fd < 0) {
+                log_error_errno(fd, "Cannot talk to the audit subsystem to remove igmpd's audit rule: %m");
+                return;
+        }
+        for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
+                _cleanup_free_ struct audit_rule_data *rule = NULL;
+                size_t len;
+
+                if (!n->rule_added[i])
+                        continue;
+                rule = rule_build(&rule_specs[i], &len);
+                if (!rule) {
+                        log_oom();
+                        continue;
+                }
+                r = audit_control(fd, AUDIT_DEL_RULE, rule, len, 0, NULL, 0);
+                if (r < 0 && r != -ENOENT)
+                        log_error_errno(r, "Failed to remove the audit rule for sysctl(2) on arch=%s: %m",
+                                        rule_specs[i].arch_name);
+                else
+                        log_debug("Removed audit rule for sysctl(2) on arch=%s.", rule_specs[i].arch_name);
+                n->rule_added[i] = false;
+        }
+        if (n->enabled_changed) {
+                struct audit_status set = { .mask = AUDIT_STATUS_ENABLED, .enabled = n->enabled_before };
+
+                r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
+                if (r < 0)
+                        log_error_errno(r, "Failed to switch kernel auditing back off: %m");
+                else
+                        log_debug("Kernel auditing switched back to enabled=%u.", n->enabled_before);
+                n->enabled_changed = false;
+        }
+}
+
+AuditNetlink *audit_netlink_free(AuditNetlink *n)
+{
+        if (!n)
+                return NULL;
+        audit_netlink_remove_rules(n);
+        sd_event_source_disable_unref(n->source);
+        safe_close(n->fd);
+        free(n);
+        return NULL;
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(AuditNetlink *, audit_netlink_free);
+
+/* ---- the multicast listener ---- */
+
+static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
+{
+        AuditEvent e = { .source = AUDIT_EVENT_SOURCE_AUDIT };
+        AuditRecord rec;
+        int r;
+
+        n->n_records++;
+        r = audit_record_parse(text, len, &rec);
+        if (r < 0) {
+                n->n_bad++;
+                log_debug_errno(r, "Ignoring an unparsable audit SYSCALL record: %m");
+                return;
+        }
+        if (!audit_record_is_sysctl(&rec))
+                return;
+
+        e.realtime_usec = audit_record_timestamp_usec(&rec);
+        e.pid = rec.pid;
+        r = audit_event_fill(&e, rec.has_comm ? rec.comm : "", rec.has_comm ? rec.comm_len : 0,
+                             rec.has_exe ? rec.exe : "", rec.has_exe ? rec.exe_len : 0, NULL, 0, NULL, NULL);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to record a deprecated sysctl(2) call, ignoring: %m");
+                return;
+        }
+        audit_manager_submit(n->audit, &e);
+}
+
+static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        AuditNetlink *n = userdata;
+        static char buf[AUDIT_READ_SIZE];
+
+        for (unsigned i = 0; i < 256; i++) {
+                ssize_t len = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+                const struct nlmsghdr *h = (const struct nlmsghdr *) buf;
+                size_t payload;
+
+                if (len < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN)
+                                return 0;
+                        if (errno == ENOBUFS) {
+                                log_warning("Audit records were dropped (receive buffer full); "
+                                            "deprecated sysctl(2) calls among them are missed.");
+                                continue;
+                        }
+                        log_error_errno(errno, "Failed to read audit records, ignoring: %m");
+                        return 0;
+                }
+                if ((size_t) len < NLMSG_HDRLEN)
+                        continue;
+                if (h->nlmsg_type != AUDIT_SYSCALL)
+                        continue;
+                /* One record per datagram; trust nlmsg_len only when it is sane. */
+                payload = h->nlmsg_len >= NLMSG_HDRLEN && h->nlmsg_len <= (size_t) len ? h->nlmsg_len - NLMSG_HDRLEN
+                                                                                       : (size_t) len - NLMSG_HDRLEN;
+                audit_netlink_handle(n, buf + NLMSG_HDRLEN, payload);
+        }
+        return 0;
+}
+
+/* The initial network namespace's inode number since Linux 6.x (PROC_NET_INIT_INO). */
+#define NET_INIT_INO 0xEFFFFFF9U
+
+static bool is_kthreadd(void)
+{
+        char comm[32] = "";
+        FILE *f = fopen("/proc/2/comm", "re");
+
+        if (!f)
+                return false;
+        if (!fgets(comm, sizeof comm, f))
+                comm[0] = '\0';
+        fclose(f);
+        return streq(comm, "kthreadd\n");
+}
+
+/*
+ * The kernel multicasts audit records only on the initial network namespace's socket; elsewhere
+ * binding works but nothing ever arrives. 1 if we are there, 0 if not, -errno if unknown.
+ * Compared with kthreadd's namespace (kernel threads live in init_net), else pid 1's (may be
+ * unreadable in a sandbox), else the fixed inode number of newer kernels.
+ */
+static int in_initial_netns(void)
+{
+        struct stat self, init;
+
+        if (stat("/proc/self/ns/net", &self) < 0)
+                return -errno;
+        if ((is_kthreadd() && stat("/proc/2/ns/net", &init) >= 0) || stat("/proc/1/ns/net", &init) >= 0)
+                return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+        if (self.st_ino == NET_INIT_INO)
+                return 1;
+        return -EUNATCH;
+}
+
+int audit_netlink_new(AuditManager *a, bool add_rule, AuditNetlink **ret, char *reason, size_t reason_size)
+{
+        _cleanup_(audit_netlink_freep) AuditNetlink *n = NULL;
+        struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1) };
+        int r;
+
+        assert(a);
+        assert(ret);
+
+        r = in_initial_netns();
+        if (r == 0) {
+                snprintf(reason, reason_size,
+                         "not in the initial network namespace (the kernel sends audit records only there)");
+                return -EOPNOTSUPP;
+        }
+
+        n = calloc(1, sizeof *n);
+        if (!n) {
+                snprintf(reason, reason_size, "out of memory");
+                return -ENOMEM;
+        }
+        n->audit = a;
+        n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
+        if (n->fd < 0) {
+                r = -errno;
+                if (r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
+                        snprintf(reason, reason_size, "kernel without audit support (CONFIG_AUDIT)");
+                else
+                        snprintf(reason, reason_size, "cannot open an audit netlink socket: %s", strerror(-r));
+                return r;
+        }
+        if (bind(n->fd, (struct sockaddr *) &addr, sizeof addr) < 0) {
+                r = -errno;
+                if (r == -EPERM || r == -EACCES)
+                        snprintf(reason, reason_size,
+                                 "cannot join the audit multicast group: %s (needs CAP_AUDIT_READ)", strerror(-r));
+                else
+                        snprintf(reason, reason_size, "cannot join the audit multicast group: %s", strerror(-r));
+                return r;
+        }
+        r = sd_event_add_io(a->event, &n->source, n->fd, EPOLLIN, audit_netlink_on_io, n);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot watch the audit socket: %s", strerror(-r));
+                return r;
+        }
+        (void) sd_event_source_set_description(n->source, "audit-netlink");
+
+        if (add_rule)
+                audit_netlink_add_rules(n);
+        else
+                log_debug("AuditRule=no: the audit source sees sysctl(2) calls only if a rule is loaded "
+                          "some other way (e.g. auditd with igmpd-sysctl.rules).");
+
+        n->active = true;
+        reason[0] = '\0';
+        *ret = TAKE_PTR(n);
+        return 0;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * D-Bus helpers: authorization through polkit, knob dictionary decoding, error mapping.
+ *
+ * Authorization follows systemd's bus_verify_polkit_async(), simplified: uid 0 passes at once.
+ * Anyone else is checked with polkit's CheckAuthorization, sent asynchronously; the pending
+ * query is kept in a registry keyed by the method call. When polkit answers, the call is put
+ * back into the bus's read queue (sd_bus_enqueue_for_read), its handler runs again from the
+ * start, finds the answer in the registry and proceeds or fails. sd-bus's own capability check
+ * is never used as a gate: through dbus-daemon it cannot see the caller's capabilities.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bus-util.h"
+#include "log.h"
+#include "macro.h"
+
+/* A finished query whose call never came back (its handler failed earlier on the second
+ * dispatch) is dropped after this long; the second dispatch happens within milliseconds. */
+#define POLKIT_DONE_STALE_USEC (30ULL * 1000000ULL)
+
+struct BusPolkitQuery {
+        BusPolkitRegistry *registry;
+        BusPolkitQuery *prev, *next;
+        sd_bus_message *request;
+        sd_bus_slot *slot;
+        char *action;
+        bool done;
+        bool authorized;
+        uint64_t done_usec;
+};
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+static void polkit_query_free(BusPolkitQuery *q)
+{
+        if (!q)
+                return;
+        if (q->registry) {
+                if (q->prev)
+                        q->prev->next = q->next;
+                else
+                        q->registry->queries = q->next;
+                if (q->next)
+                        q->next->prev = q->prev;
+                q->registry->n--;
+        }
+        sd_bus_slot_unref(q->slot);
+        sd_bus_message_unref(q->request);
+        free(q->action);
+        free(q);
+}
+
+void bus_polkit_registry_done(BusPolkitRegistry *reg)
+{
+        while (reg->queries)
+                polkit_query_free(reg->queries);
+}
+
+static BusPolkitQuery *polkit_find(BusPolkitRegistry *reg, sd_bus_message *call)
+{
+        for (BusPolkitQuery *q = reg->queries; q; q = q->next)
+                if (q->request == call)
+                        return q;
+        return NULL;
+}
+
+void bus_polkit_forget(BusPolkitRegistry *reg, sd_bus_message *call)
+{
+        BusPolkitQuery *q = polkit_find(reg, call);
+
+        if (q && q->done)
+                polkit_query_free(q);
+}
+
+static void polkit_prune(BusPolkitRegistry *reg)
+{
+        uint64_t now = now_usec();
+
+        for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
+                next = q->next;
+                if (q->done && now - q->done_usec > POLKIT_DONE_STALE_USEC)
+                        polkit_query_free(q);
+        }
+}
+
+static int deny(sd_bus_error *error, const char *action)
+{
+        return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                 "Permission denied: run as root or authorize via polkit (action %s)",
+                                 action);
+}
+
+static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        BusPolkitQuery *q = userdata;
+        int r;
+
+        q->slot = sd_bus_slot_unref(q->slot);
+        q->done = true;
+        q->done_usec = now_usec();
+        q->authorized = false;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                log_debug("polkit check for %s failed, denying: %s: %s", q->action, e ? e->name : "?",
+                          e ? strna(e->message) : "?");
+        } else {
+                int authorized = 0, challenge = 0;
+
+                r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+                if (r < 0)
+                        log_debug_errno(r, "Malformed polkit reply for %s, denying: %m", q->action);
+                else
+                        q->authorized = authorized;
+        }
+
+        /* Run the original call again; its handler will find this answer. */
+        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to resume a method call after polkit answered, failing it: %m");
+                (void) sd_bus_reply_method_errorf(q->request, SD_BUS_ERROR_FAILED,
+                                                  "Failed to resume the call after authorization: %s",
+                                                  strerror(-r));
+                polkit_query_free(q);
+        }
+        return 1;
+}
+
+static int sender_is_root(sd_bus_message *call)
+{
+        sd_bus_creds *creds = NULL;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
+        if (r < 0)
+                return r;
+        r = sd_bus_creds_get_euid(creds, &uid);
+        sd_bus_creds_unref(creds);
+        if (r < 0)
+                return r;
+        return uid == 0;
+}
+
+int bus_verify_polkit_async(sd_bus_message *call, const char *action, BusPolkitRegistry *reg,
+                            sd_bus_error *error)
+{
+        sd_bus_message *pk = NULL;
+        BusPolkitQuery *q;
+        const char *sender;
+        int r;
+
+        assert(call);
+        assert(action);
+        assert(reg);
+
+        /* Second dispatch: the answer is in. */
+        q = polkit_find(reg, call);
+        if (q) {
+                bool authorized;
+
+                if (!q->done)
+                        return 0; /* still waiting */
+                if (!streq(q->action, action)) {
+                        polkit_query_free(q);
+                        return deny(error, action);
+                }
+                authorized = q->authorized;
+                polkit_query_free(q);
+                return authorized ? 1 : deny(error, action);
+        }
+
+        r = sender_is_root(call);
+        if (r > 0)
+                return 1;
+        if (r < 0) {
+                log_debug_errno(r, "Cannot determine the caller's uid, denying: %m");
+                return deny(error, action);
+        }
+
+        sender = sd_bus_message_get_sender(call);
+        if (!sender)
+                return deny(error, action);
+
+        polkit_prune(reg);
+        if (reg->n >= BUS_POLKIT_PENDING_MAX)
+                return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                        "Too many authorization requests pending, try again later.");
+
+        q = calloc(1, sizeof *q);
+        if (!q)
+                return -ENOMEM;
+        q->action = strdup(action);
+        if (!q->action) {
+                free(q);
+                return -ENOMEM;
+        }
+
+        r = sd_bus_message_new_method_call(sd_bus_message_get_bus(call), &pk, "org.freedesktop.PolicyKit1",
+                                           "/org/freedesktop/PolicyKit1/Authority",
+                                           "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+        if (r >= 0)
+                r = sd_bus_message_append(pk, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender,
+                                          action, 0, UINT32_C(1) /* AllowUserInteraction */, "");
+        if (r >= 0)
+                r = sd_bus_call_async(sd_bus_message_get_bus(call), &q->slot, pk, on_polkit_reply, q, 0);
+        sd_bus_message_unref(pk);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot ask polkit, denying: %m");
+                polkit_query_free(q);
+                return deny(error, action);
+        }
+
+        q->request = sd_bus_message_ref(call);
+        q->registry = reg;
+        q->next = reg->queries;
+        if (q->next)
+                q->next->prev = q;
+        reg->queries = q;
+        reg->n++;
+        return 0;
+}
+
+int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
+                               sd_bus_error *error)
+{
+        size_t n = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(message, 'a', "{sv}");
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                const char *name, *contents;
+                char type;
+
+                r = sd_bus_message_enter_container(message, 'e', "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                if (n >= KNOB_ARGS_MAX)
+                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
+                                                 "knobs: more than %d entries", KNOB_ARGS_MAX);
+
+                r = sd_bus_message_read(message, "s", &name);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(message, &type, &contents);
+                if (r < 0)
+                        return r;
+
+                args[n] = (KnobArg) { .name = name, .type = contents ? contents[0] : 0 };
+                if (streq_ptr(contents, "u")) {
+                        uint32_t u;
+                        r = sd_bus_message_read(message, "v", "u", &u);
+                        args[n].value = u;
+                } else if (streq_ptr(contents, "i")) {
+                        int32_t i;
+                        r = sd_bus_message_read(message, "v", "i", &i);
+                        args[n].value = i;
+                } else
+                        r = sd_bus_message_skip(message, "v");
+                if (r < 0)
+                        return r;
+
+                r = sd_bus_message_exit_container(message);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+
+        r = sd_bus_message_exit_container(message);
+        if (r < 0)
+                return r;
+        *ret_n = n;
+        return 0;
+}
+
+int bus_validate_error(sd_bus_error *error, int r, const char *msg)
+{
+        return sd_bus_error_set(error, r == -EOPNOTSUPP ? BUS_ERROR_UNSUPPORTED : BUS_ERROR_INVALID_ARGUMENT,
+                                msg);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Helpers for the D-Bus faces: error names, decoding of knob dictionaries, and authorization
+ * of mutating calls (uid 0, else polkit, asynchronously).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-validate.h"
+
+#define BUS_NAME "org.igmpd1"
+#define BUS_MANAGER_PATH "/org/igmpd1"
+#define BUS_LINK_PATH_PREFIX "/org/igmpd1/link"
+#define BUS_MANAGER_INTERFACE "org.igmpd1.Manager"
+#define BUS_LINK_INTERFACE "org.igmpd1.Link"
+#define BUS_AUDIT_INTERFACE "org.igmpd1.Audit"
+
+#define BUS_ERROR_NO_SUCH_LINK "org.igmpd1.Error.NoSuchLink"
+#define BUS_ERROR_INVALID_ARGUMENT "org.igmpd1.Error.InvalidArgument"
+#define BUS_ERROR_UNSUPPORTED "org.igmpd1.Error.Unsupported"
+
+#define POLKIT_ACTION_SET_LINK "org.igmpd1.set-link"
+#define POLKIT_ACTION_RELOAD "org.igmpd1.reload"
+
+/* At most this many authorization queries wait for polkit at once; more are refused with
+ * org.freedesktop.DBus.Error.LimitsExceeded. */
+#define BUS_POLKIT_PENDING_MAX 64
+
+typedef struct BusPolkitQuery BusPolkitQuery;
+
+typedef struct BusPolkitRegistry {
+        BusPolkitQuery *queries; /* doubly linked */
+        size_t n;
+} BusPolkitRegistry;
+
+/* Returns 1 if the sender of call may perform action now, 0 if a polkit query was started
+ * (the handler returns 1 and is called again with the same message when the answer is in),
+ * or a negative errno with error set to AccessDenied or LimitsExceeded. */
+int bus_verify_polkit_async(sd_bus_message *call, const char *action, BusPolkitRegistry *reg,
+                            sd_bus_error *error);
+
+/* Drops a finished query for call that its handler will not consume (the call failed for
+ * another reason on its second dispatch). */
+void bus_polkit_forget(BusPolkitRegistry *reg, sd_bus_message *call);
+
+/* Frees every query (on shutdown or when the bus goes away). */
+void bus_polkit_registry_done(BusPolkitRegistry *reg);
+
+/* Reads an a{sv} of knobs from message into args (names point into the message). Stops with
+ * InvalidArgument past KNOB_ARGS_MAX entries, so a huge dictionary costs nothing. */
+int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
+                               sd_bus_error *error);
+
+/* Maps a bus-validate.h error to the D-Bus error and sets it with msg. Returns r. */
+int bus_validate_error(sd_bus_error *error, int r, const char *msg);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Argument checks for the D-Bus methods, as pure functions over already decoded values, so
+ * they are tested without a bus (tests/unit/test-bus-validate.c). Each returns 0 or -errno
+ * and, on failure, writes a message naming the offending field into msg:
+ *
+ *   -EINVAL      malformed (unknown knob, wrong type, bad name, unknown flag bits)
+ *   -ERANGE      value outside the knob's range
+ *   -E2BIG       too many entries
+ *   -ENOTUNIQ    a knob given twice
+ *   -EOPNOTSUPP  the kernel lacks the knob  (→ org.igmpd1.Error.Unsupported)
+ *
+ * Every other error maps to org.igmpd1.Error.InvalidArgument.
+ *
+ * Knob values are accepted as D-Bus 'u' (the documented type) and, for callers whose bindings
+ * default to signed integers (gdbus, Python), as 'i' when not negative.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "knob.h"
+#include "policy.h"
+
+/* SetLinkKnobs/SetKnobs take at most one entry per knob; decoding stops past this. */
+#define KNOB_ARGS_MAX _KNOB_MAX
+
+/* Flags of SetLinkKnobs/SetKnobs. */
+#define BUS_KNOBS_FLAG_PERSISTENT UINT32_C(1)
+#define BUS_KNOBS_FLAGS_ALL BUS_KNOBS_FLAG_PERSISTENT
+
+/* One entry of an a{sv} knob dictionary, decoded but not checked. */
+typedef struct KnobArg {
+        const char *name;
+        char type;     /* D-Bus type code of the variant's contents: 'u', 'i', or anything else */
+        int64_t value; /* meaningful for 'u' and 'i' */
+} KnobArg;
+
+/* Checks args and fills ret[] (line = 1 marks a knob as set). supported may be NULL (all
+ * knobs present). ret is untouched on failure. */
+int knob_args_check(const KnobArg *args, size_t n, const bool supported[_KNOB_MAX],
+                    KnobSetting ret[_KNOB_MAX], char *msg, size_t msg_size);
+
+/* Checks that flags has no bits outside allowed. */
+int bus_flags_check(const char *field, uint32_t flags, uint32_t allowed, char *msg, size_t msg_size);
+
+/* Checks an interface name given by a caller (primary or alternative name). */
+int bus_ifname_check(const char *field, const char *name, char *msg, size_t msg_size);
+
+/* Checks an ifindex given by a caller (positive). */
+int bus_ifindex_check(const char *field, int32_t ifindex, char *msg, size_t msg_size);
+
+/* Copies untrusted s into buf for a message: at most 64 characters, non-printable ASCII as '?',
+ * an ellipsis when cut. Returns buf. */
+const char *bus_sanitize(const char *s, char *buf, size_t size);

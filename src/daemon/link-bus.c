@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * org.igmpd1.Link: properties, methods, object lookup and change signals.
+ *
+ * Knobs (a{s(iis)}): knob → (value in the kernel now or -1 if unavailable, effective policy value
+ * or -1 if no source sets it, source: file path, "runtime", "NetworkManager:<id>", or "" for the
+ * kernel default). The kernel values are refreshed before each call that returns them (see
+ * manager_bus_on_incoming() in manager-bus.c).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-util.h"
+#include "conf-files.h"
+#include "json-link.h"
+#include "link-bus.h"
+#include "log.h"
+#include "manager.h"
+
+int link_bus_path(int ifindex, char **ret)
+{
+        char buf[16];
+
+        snprintf(buf, sizeof buf, "%d", ifindex);
+        return sd_bus_path_encode(BUS_LINK_PATH_PREFIX, buf, ret);
+}
+
+/* ---- change tracking ---- */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+        const unsigned char *b = p;
+
+        for (size_t i = 0; i < n; i++) {
+                h ^= b[i];
+                h *= UINT64_C(0x100000001b3);
+        }
+        return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+        /* Include the terminator so "ab"+"c" and "a"+"bc" differ; NULL differs from "". */
+        return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\xff", 1);
+}
+
+#define HASH_INIT UINT64_C(0xcbf29ce484222325)
+
+void link_bus_snapshot(const Link *l, LinkBusSnapshot *ret)
+{
+        uint64_t h;
+
+        *ret = (LinkBusSnapshot) {
+                .name = hash_str(HASH_INIT, l->ifname),
+                .kind = hash_str(HASH_INIT, l->kind),
+                .state = hash_bytes(HASH_INIT, &l->state, sizeof l->state),
+                .last_error = hash_str(HASH_INIT, l->last_error),
+        };
+
+        h = HASH_INIT;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
+                int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
+
+                h = hash_bytes(h, &kernel, sizeof kernel);
+                h = hash_bytes(h, &policy, sizeof policy);
+                h = hash_str(h, l->effective[k].set ? l->effective[k].source : "");
+        }
+        ret->knobs = h;
+
+        h = HASH_INIT;
+        for (size_t i = 0; i < l->n_matched; i++)
+                h = hash_str(h, l->matched[i]->path);
+        ret->matched_files = h;
+}
+
+void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before)
+{
+        sd_bus *bus = l->manager->bus;
+        _cleanup_free_ char *path = NULL;
+        LinkBusSnapshot now;
+        char *names[7];
+        size_t n = 0;
+        int r;
+
+        if (!bus)
+                return;
+        link_bus_snapshot(l, &now);
+        if (now.name != before->name)
+                names[n++] = (char *) "Name";
+        if (now.kind != before->kind)
+                names[n++] = (char *) "Kind";
+        if (now.state != before->state)
+                names[n++] = (char *) "State";
+        if (now.knobs != before->knobs)
+                names[n++] = (char *) "Knobs";
+        if (now.matched_files != before->matched_files)
+                names[n++] = (char *) "MatchedFiles";
+        if (now.last_error != before->last_error)
+                names[n++] = (char *) "LastError";
+        names[n] = NULL;
+        if (n == 0)
+                return;
+
+        r = link_bus_path(l->ifindex, &path);
+        if (r >= 0)
+                r = sd_bus_emit_properties_changed_strv(bus, path, BUS_LINK_INTERFACE, names);
+        if (r < 0)
+                log_link_debug_errno(l, r, "Failed to send PropertiesChanged, ignoring: %m");
+}
+
+void link_bus_emit_added(Link *l)
+{
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (!l->manager->bus)
+                return;
+        r = link_bus_path(l->ifindex, &path);
+        if (r >= 0)
+                r = sd_bus_emit_object_added(l->manager->bus, path);
+        if (r < 0)
+                log_link_debug_errno(l, r, "Failed to send InterfacesAdded, ignoring: %m");
+}
+
+void link_bus_emit_removed(Link *l)
+{
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (!l->manager->bus)
+                return;
+        r = link_bus_path(l->ifindex, &path);
+        if (r >= 0)
+                r = sd_bus_emit_object_removed(l->manager->bus, path);
+        if (r < 0)
+                log_link_debug_errno(l, r, "Failed to send InterfacesRemoved, ignoring: %m");
+}
+
+void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
+{
+
+        *ret = (LinkStatus) {
+                .ifindex = l->ifindex,
+                .name = l->ifname,
+                .kind = l->kind,
+                .state = link_state_to_string(l->state),
+                .last_error = l->last_error,
+                .matched_files = matched,
+        };
+        for (size_t i = 0; i < l->n_matched; i++)
+                matched[i] = l->matched[i]->path;
+        matched[l->n_matched] = NULL;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                ret->knobs[k] = (KnobStatus) {
+                        .kernel = l->kernel_known[k] ? l->kernel[k] : KNOB_STATUS_UNKNOWN,
+                        .policy = l->effective[k].set ? l->effective[k].value : KNOB_STATUS_UNKNOWN,
+                        .source = l->effective[k].set ? l->effective[k].source : NULL,
+                };
+}
+
+/* ---- properties ---- */
+
+static int property_get_string(sd_bus_message *reply, const char *s)
+{
+        return sd_bus_message_append(reply, "s", strempty(s));
+}
+
+static int property_get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return property_get_string(reply, ((Link *) userdata)->ifname);
+}
+
+static int property_get_kind(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return property_get_string(reply, ((Link *) userdata)->kind);
+}
+
+static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return property_get_string(reply, link_state_to_string(((Link *) userdata)->state));
+}
+
+static int property_get_last_error(sd_bus *bus, const char *path, const char *interface,
+                                   const char *property, sd_bus_message *reply, void *userdata,
+                                   sd_bus_error *error)
+{
+        return property_get_string(reply, ((Link *) userdata)->last_error);
+}
+
+static int property_get_knobs(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Link *l = userdata;
+        int r;
+
+        /* Kernel values as last refreshed: manager-bus.c's filter re-reads them before every
+         * Get/GetAll of a link and dumps all links once before GetManagedObjects/Describe. */
+        r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
+        if (r < 0)
+                return r;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                r = sd_bus_message_append(reply, "{s(iis)}", knob_to_string(k),
+                                          l->kernel_known[k] ? l->kernel[k] : -1,
+                                          l->effective[k].set ? l->effective[k].value : -1,
+                                          l->effective[k].set ? strempty(l->effective[k].source) : "");
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_matched_files(sd_bus *bus, const char *path, const char *interface,
+                                      const char *property, sd_bus_message *reply, void *userdata,
+                                      sd_bus_error *error)
+{
+        Link *l = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l->n_matched; i++) {
+                r = sd_bus_message_append(reply, "s", l->matched[i]->path);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* ---- methods ---- */
+
+static int link_runtime_path(Link *l, RuntimeScope scope, char **ret)
+{
+        _cleanup_free_ char *dir = path_join_root(l->manager->root, runtime_dirs[scope]);
+
+        if (!dir || asprintf(ret, "%s/%s.conf", dir, l->ifname) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Link *l = userdata;
+        Manager *m = l->manager;
+        _cleanup_free_ char *path = NULL;
+        KnobArg args[KNOB_ARGS_MAX];
+        KnobSetting set[_KNOB_MAX];
+        RuntimeScope scope;
+        char msg[512];
+        uint32_t flags;
+        size_t n = 0;
+        int r;
+
+        r = bus_message_read_knob_args(message, args, &n, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(message, "u", &flags);
+        if (r < 0)
+                return r;
+
+        r = bus_flags_check("flags", flags, BUS_KNOBS_FLAGS_ALL, msg, sizeof msg);
+        if (r >= 0)
+                r = knob_args_check(args, n, m->knob_supported, set, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &m->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1; /* polkit will tell; the call comes back */
+
+        scope = (flags & BUS_KNOBS_FLAG_PERSISTENT) ? RUNTIME_SCOPE_PERSIST : RUNTIME_SCOPE_RUN;
+        r = link_runtime_path(l, scope, &path);
+        if (r < 0)
+                return r;
+
+        r = runtime_config_set(m->runtime, m->root, l->ifname, scope, set);
+        if (r < 0) {
+                log_link_warning_errno(l, r, "Failed to store runtime change in %s, nothing changed: %m",
+                                       path);
+                return sd_bus_error_set_errnof(error, r, "Failed to write %s: %s; nothing was changed.",
+                                               path, strerror(-r));
+        }
+        log_link_info(l, "Runtime change from %s stored in %s.", strna(sd_bus_message_get_sender(message)),
+                      path);
+
+        r = manager_link_configure(m, l);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                         "Stored in %s, but applying it failed: %s", path,
+                                         l->last_error ?: strerror(-r));
+
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Link *l = userdata;
+        Manager *m = l->manager;
+        uint32_t flags;
+        char msg[256];
+        int r;
+
+        r = sd_bus_message_read(message, "u", &flags);
+        if (r < 0)
+                return r;
+        r = bus_flags_check("flags", flags, 0, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &m->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1;
+
+        r = runtime_config_revert(m->runtime, m->root, l->ifname);
+        if (r < 0) {
+                log_link_warning_errno(l, r, "Failed to remove runtime changes: %m");
+                return sd_bus_error_set_errnof(error, r, "Failed to remove the runtime files of %s: %s",
+                                               l->ifname, strerror(-r));
+        }
+        log_link_info(l, "Runtime changes reverted by %s.", strna(sd_bus_message_get_sender(message)));
+
+        r = manager_link_configure(m, l);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                         "Reverted, but applying policy failed: %s",
+                                         l->last_error ?: strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Link *l = userdata;
+        Manager *m = l->manager;
+        int r;
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &m->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1;
+
+        log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
+        r = manager_link_configure(m, l);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "Reconfiguring %s failed: %s",
+                                         l->ifname, l->last_error ?: strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+/* ---- objects ---- */
+
+int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                  sd_bus_error *error)
+{
+        _cleanup_free_ char *e = NULL;
+        Manager *m = userdata;
+        char *end;
+        long idx;
+        Link *l;
+
+        if (sd_bus_path_decode(path, BUS_LINK_PATH_PREFIX, &e) <= 0 || isempty(e))
+                return 0;
+        errno = 0;
+        idx = strtol(e, &end, 10);
+        if (errno != 0 || *end != '\0' || idx <= 0 || idx > INT32_MAX || e[0] == '0' || e[0] == '+')
+                return 0;
+        l = manager_get_link(m, (int) idx);
+        if (!l)
+                return 0;
+        *found = l;
+        return 1;
+}
+
+int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                             sd_bus_error *error)
+{
+        _cleanup_free_ void **links = NULL;
+        Manager *m = userdata;
+        char **l;
+        size_t n = 0;
+        int r;
+
+        r = intmap_values(&m->links, &links, &n);
+        if (r < 0)
+                return r;
+        l = calloc(n + 1, sizeof *l);
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                r = link_bus_path(((Link *) links[i])->ifindex, &l[i]);
+                if (r < 0) {
+                        strv_freep(&l);
+                        return r;
+                }
+        }
+        *nodes = l;
+        return 1;
+}
+
+const sd_bus_vtable link_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+
+        SD_BUS_PROPERTY("Index", "i", NULL, offsetof(Link, ifindex), SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Name", "s", property_get_name, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Kind", "s", property_get_kind, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Knobs", "a{s(iis)}", property_get_knobs, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("MatchedFiles", "as", property_get_matched_files, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("LastError", "s", property_get_last_error, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+
+        /* SD_BUS_VTABLE_UNPRIVILEGED: sd-bus's own check is no gate; the handlers authorize. */
+        SD_BUS_METHOD_WITH_NAMES("SetKnobs", "a{sv}u", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,
+                                 bus_link_method_set_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Revert", "u", SD_BUS_PARAM(flags), "", , bus_link_method_revert,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reconfigure", "", "", bus_link_method_reconfigure, SD_BUS_VTABLE_UNPRIVILEGED),
+
+        SD_BUS_VTABLE_END,
+};

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The D-Bus face of a Link: /org/igmpd1/link/_3N (the decimal ifindex through
+ * sd_bus_path_encode), interface org.igmpd1.Link, and the change announcements.
+ */
+
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "link.h"
+
+extern const sd_bus_vtable link_vtable[];
+
+/* Object path of a link. 0 or -ENOMEM. */
+int link_bus_path(int ifindex, char **ret);
+
+int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                  sd_bus_error *error);
+int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+                             sd_bus_error *error);
+
+/* Method handlers, also called by the Manager's *Link methods with the link as userdata, the
+ * message positioned after the ifindex argument. */
+int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error);
+int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error);
+int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error);
+
+/* What PropertiesChanged compares: hashes of each announced property's value. Plain data, so
+ * core code can take a snapshot without touching the bus. */
+typedef struct LinkBusSnapshot {
+        uint64_t name, kind, state, knobs, matched_files, last_error;
+} LinkBusSnapshot;
+
+void link_bus_snapshot(const Link *l, LinkBusSnapshot *ret);
+
+/* Announce (no-ops while the bus is down). */
+void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before);
+void link_bus_emit_added(Link *l);
+void link_bus_emit_removed(Link *l);
+
+/* Fills a JSON view of l (strings borrowed from l; matched needs n_matched + 1 slots). */
+struct LinkStatus;
+void link_bus_status(Link *l, struct LinkStatus *ret, const char **matched);

@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * org.igmpd1.Manager and the bus connection's lifecycle.
+ *
+ * The kernel-facing job never waits for the bus: the connection is made after the first
+ * configuration pass. Without a reachable bus the daemon says so once and retries on a timer
+ * that exists only while the bus is down (idle means idle); a lost connection is noticed
+ * through sd-bus's synthesized org.freedesktop.DBus.Local.Disconnected and handled the same.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit-bus.h"
+#include "bus-util.h"
+#include "json-link.h"
+#include "json-writer.h"
+#include "link-bus.h"
+#include "log.h"
+#include "manager-bus.h"
+#include "manager.h"
+
+#define BUS_RETRY_MIN_USEC (1ULL * 1000000ULL)
+#define BUS_RETRY_MAX_USEC (30ULL * 1000000ULL)
+
+static void manager_bus_drop(Manager *m);
+static void manager_bus_schedule_retry(Manager *m);
+
+/* ---- properties ---- */
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+}
+
+static int property_get_kernel_features(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{sb}");
+        if (r < 0)
+                return r;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                r = sd_bus_message_append(reply, "{sb}", knob_to_string(k), (int) m->knob_supported[k]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; m->policy && i < m->policy->n_files; i++) {
+                r = sd_bus_message_append(reply, "s", m->policy->files[i]->path);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* ---- methods ---- */
+
+static int compare_links(const void *a, const void *b)
+{
+        const Link *x = *(const Link *const *) a, *y = *(const Link *const *) b;
+
+        return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+/* All links ordered by ifindex; caller frees the array. */
+static int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
+{
+        void **links = NULL;
+        size_t n = 0;
+        int r;
+
+        r = intmap_values(&m->links, &links, &n);
+        if (r < 0)
+                return r;
+        if (n > 1)
+                qsort(links, n, sizeof *links, compare_links);
+        *ret = (Link **) links;
+        *ret_n = n;
+        return 0;
+}
+
+static int bus_manager_method_list_links(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        sd_bus_message *reply = NULL;
+        _cleanup_free_ Link **links = NULL;
+        Manager *m = userdata;
+        size_t n = 0;
+        int r;
+
+        r = manager_sorted_links(m, &links, &n);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(iso)");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                _cleanup_free_ char *path = NULL;
+
+                r = link_bus_path(links[i]->ifindex, &path);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "(iso)", links[i]->ifindex, links[i]->ifname, path);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static Link *manager_find_link_by_name(Manager *m, const char *name)
+{
+        size_t i = 0;
+        void *v;
+
+        while (intmap_iterate(&m->links, &i, &v)) {
+                Link *l = v;
+
+                if (streq_ptr(l->ifname, name))
+                        return l;
+                for (char **a = l->altnames; a && *a; a++)
+                        if (streq(*a, name))
+                                return l;
+        }
+        return NULL;
+}
+
+static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *path = NULL;
+        Manager *m = userdata;
+        const char *name;
+        char msg[512];
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        r = bus_ifname_check("name", name, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+
+        l = manager_find_link_by_name(m, name);
+        if (!l)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
+        r = link_bus_path(l->ifindex, &path);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "io", l->ifindex, path);
+}
+
+/* Reads the ifindex argument and finds the link, or sets NoSuchLink/InvalidArgument. */
+static int bus_message_read_link(Manager *m, sd_bus_message *message, Link **ret, sd_bus_error *error)
+{
+        int32_t ifindex;
+        char msg[256];
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(message, "i", &ifindex);
+        if (r < 0)
+                return r;
+        r = bus_ifindex_check("ifindex", ifindex, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+        l = manager_get_link(m, ifindex);
+        if (!l) {
+                /* The link may have gone while polkit was asked: drop that answer. */
+                bus_polkit_forget(&m->polkit_registry, message);
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link with index %d.", ifindex);
+        }
+        *ret = l;
+        return 0;
+}
+
+static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *path = NULL;
+        Link *l;
+        int r;
+
+        r = bus_message_read_link(userdata, message, &l, error);
+        if (r < 0)
+                return r;
+        r = link_bus_path(l->ifindex, &path);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "so", l->ifname, path);
+}
+
+/* Manager methods that take an ifindex hand off to the link's own handler. */
+static int call_link_method(Manager *m, sd_bus_message *message, sd_bus_message_handler_t handler,
+                            sd_bus_error *error)
+{
+        Link *l;
+        int r;
+
+        r = bus_message_read_link(m, message, &l, error);
+        if (r < 0)
+                return r;
+        return handler(message, l, error);
+}
+
+static int bus_manager_method_set_link_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        return call_link_method(userdata, message, bus_link_method_set_knobs, error);
+}
+
+static int bus_manager_method_revert_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        return call_link_method(userdata, message, bus_link_method_revert, error);
+}
+
+static int bus_manager_method_reconfigure_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        return call_link_method(userdata, message, bus_link_method_reconfigure, error);
+}
+
+static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, &m->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1;
+
+        log_info("Reload requested by %s.", strna(sd_bus_message_get_sender(message)));
+        r = manager_reload(m);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                         "Reload failed, the previous configuration stays in force: %s",
+                                         strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+/* The Describe() JSON:
+ *   { "version": "0.1",
+ *     "kernel_features": { "<knob>": true|false, … },
+ *     "config_files": [ "<path>", … ],
+ *     "audit_sources": [ … ],
+ *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
+static int manager_describe(Manager *m, char **ret)
+{
+        _cleanup_free_ Link **links = NULL;
+        char *buf = NULL;
+        size_t size = 0, n = 0;
+        JsonWriter w;
+        FILE *f;
+        int r;
+
+        r = manager_sorted_links(m, &links, &n);
+        if (r < 0)
+                return r;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+
+        json_writer_init(&w, f, false);
+        json_begin_object(&w);
+        json_key(&w, "version");
+        json_string(&w, PACKAGE_VERSION);
+        json_key(&w, "kernel_features");
+        json_begin_object(&w);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                json_key(&w, knob_to_string(k));
+                json_bool(&w, m->knob_supported[k]);
+        }
+        json_end_object(&w);
+        json_key(&w, "config_files");
+        json_begin_array(&w);
+        for (size_t i = 0; m->policy && i < m->policy->n_files; i++)
+                json_string(&w, m->policy->files[i]->path);
+        json_end_array(&w);
+        json_key(&w, "audit_sources");
+        audit_bus_describe_sources(m, &w);
+        json_key(&w, "links");
+        json_begin_array(&w);
+        for (size_t i = 0; i < n; i++) {
+                const char **matched = calloc(links[i]->n_matched + 1, sizeof *matched);
+                LinkStatus s;
+
+                if (!matched) {
+                        fclose(f);
+                        free(buf);
+                        return -ENOMEM;
+                }
+                link_bus_status(links[i], &s, matched);
+                json_write_link(&w, &s);
+                free(matched);
+        }
+        json_end_array(&w);
+        json_end_object(&w);
+        r = json_writer_finish(&w);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        return 0;
+}
+
+static int bus_manager_method_describe(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *json = NULL;
+        int r;
+
+        r = manager_describe(userdata, &json);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "s", json);
+}
+
+/* ---- connection ---- */
+
+static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+
+        log_full(m->bus_down_logged ? LOG_DEBUG : LOG_WARNING,
+                 "Lost the connection to the system bus, applying policy without a D-Bus face; retrying.");
+        m->bus_down_logged = true;
+        manager_bus_drop(m);
+        m->bus_retry_usec = 0;
+        manager_bus_schedule_retry(m);
+        return 0;
+}
+
+static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        Manager *m = userdata;
+        const sd_bus_error *e;
+        uint32_t ret = 0;
+        int r;
+
+        /* Said once per outage, like "not reachable"; the retries log at debug level. */
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                e = sd_bus_message_get_error(reply);
+                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_ERR,
+                         "Failed to acquire the bus name %s, applying policy without a D-Bus face; "
+                         "retrying: %s",
+                         BUS_NAME, e && e->message ? e->message : "unknown error");
+                goto retry;
+        }
+        r = sd_bus_message_read(reply, "u", &ret);
+        if (r < 0 || (ret != 1 /* primary owner */ && ret != 4 /* already owner */)) {
+                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_ERR,
+                         "Failed to acquire the bus name %s (%s), applying policy without a D-Bus face; "
+                         "retrying.",
+                         BUS_NAME, ret == 3 ? "another process owns it" : "unexpected reply");
+                goto retry;
+        }
+
+        m->bus_retry_usec = 0;
+        m->bus_down_logged = false;
+        log_info("Connected to the system bus as %s.", BUS_NAME);
+        return 0;
+
+retry:
+        m->bus_down_logged = true;
+        manager_bus_drop(m);
+        manager_bus_schedule_retry(m);
+        return 0;
+}
+/* Kernel values shown over the bus must be current, but reading six /proc/sys files per link
+ * for every property get is what made GetManagedObjects slow. Before the calls that return
+ * kernel values: one link's Get/GetAll re-reads that link; GetManagedObjects and Describe
+ * refresh every link with one RTM_GETLINK dump (its devconf arrays carry all knob values;
+ * a drifted value is corrected on the way, as for any link message). */
+static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        const char *path = sd_bus_message_get_path(message);
+        uint8_t type;
+
+        if (sd_bus_message_get_type(message, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_CALL || !path)
+                return 0;
+
+        if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") ||
+            sd_bus_message_is_method_call(message, BUS_MANAGER_INTERFACE, "Describe")) {
+                (void) manager_enumerate(m);
+                return 0;
+        }
+        if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "Get") ||
+            sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
+                void *found = NULL;
+
+                if (bus_link_find(sd_bus_message_get_bus(message), path, NULL, m, &found, NULL) > 0)
+                        link_read_kernel(found);
+        }
+        return 0;
+}
+
+
+static int manager_bus_connect(Manager *m)
+{
+        sd_bus *bus = NULL;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return r;
+        /* The event loop owns the connection from here; manager_bus_drop() unwinds it. */
+        m->bus = bus;
+
+        r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_filter(bus, NULL, manager_bus_on_incoming, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, manager_vtable, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, audit_vtable, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_fallback_vtable(bus, NULL, BUS_LINK_PATH_PREFIX, BUS_LINK_INTERFACE, link_vtable,
+                                       bus_link_find, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_node_enumerator(bus, NULL, BUS_LINK_PATH_PREFIX, bus_link_node_enumerator, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_add_object_manager(bus, NULL, BUS_MANAGER_PATH);
+        if (r < 0)
+                goto fail;
+        /* Local match: sd-bus synthesizes it when the connection dies; nothing is sent. */
+        r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                "Disconnected", on_disconnected, m);
+        if (r < 0)
+                goto fail;
+        r = sd_bus_request_name_async(bus, NULL, BUS_NAME, 0, on_name_acquired, m);
+        if (r < 0)
+                goto fail;
+        return 0;
+
+fail:
+        manager_bus_drop(m);
+        return r;
+}
+
+static int on_bus_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        m->bus_retry_source = sd_event_source_unref(m->bus_retry_source);
+        manager_bus_start(m);
+        return 0;
+}
+
+static void manager_bus_schedule_retry(Manager *m)
+{
+        int r;
+
+        if (m->bus_retry_source)
+                return;
+        m->bus_retry_usec = m->bus_retry_usec == 0 ? BUS_RETRY_MIN_USEC
+                                                   : MIN(m->bus_retry_usec * 2, BUS_RETRY_MAX_USEC);
+        r = sd_event_add_time_relative(m->event, &m->bus_retry_source, CLOCK_MONOTONIC, m->bus_retry_usec,
+                                       100 * 1000 /* accuracy 100 ms */, on_bus_retry, m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to arm the bus retry timer, giving up on D-Bus: %m");
+}
+
+void manager_bus_start(Manager *m)
+{
+        int r;
+
+        if (m->bus)
+                return;
+        r = manager_bus_connect(m);
+        if (r < 0) {
+                if (!m->bus_down_logged) {
+                        log_warning_errno(r,
+                                          "System bus not reachable, applying policy without a D-Bus face; "
+                                          "retrying. (%m)");
+                        m->bus_down_logged = true;
+                } else
+                        log_debug_errno(r, "System bus still not reachable: %m");
+                manager_bus_schedule_retry(m);
+        }
+}
+
+static void manager_bus_drop(Manager *m)
+{
+        bus_polkit_registry_done(&m->polkit_registry);
+        if (!m->bus)
+                return;
+        (void) sd_bus_detach_event(m->bus);
+        m->bus = sd_bus_flush_close_unref(m->bus);
+}
+
+void manager_bus_stop(Manager *m)
+{
+        m->bus_retry_source = sd_event_source_unref(m->bus_retry_source);
+        manager_bus_drop(m);
+}
+
+void manager_bus_emit_config_changed(Manager *m)
+{
+        int r;
+
+        if (!m->bus)
+                return;
+        r = sd_bus_emit_properties_changed(m->bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
+                                           NULL);
+        if (r < 0)
+                log_debug_errno(r, "Failed to send PropertiesChanged for ConfigFiles, ignoring: %m");
+}
+
+const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("KernelFeatures", "a{sb}", property_get_kernel_features, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ConfigFiles", "as", property_get_config_files, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+
+        /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
+         * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */
+        SD_BUS_METHOD_WITH_NAMES("ListLinks", "", , "a(iso)", SD_BUS_PARAM(links),
+                                 bus_manager_method_list_links, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetLinkByName", "s", SD_BUS_PARAM(name), "io",
+                                 SD_BUS_PARAM(ifindex) SD_BUS_PARAM(path),
+                                 bus_manager_method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetLinkByIndex", "i", SD_BUS_PARAM(ifindex), "so",
+                                 SD_BUS_PARAM(name) SD_BUS_PARAM(path), bus_manager_method_get_link_by_index,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("SetLinkKnobs", "ia{sv}u",
+                                 SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,
+                                 bus_manager_method_set_link_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RevertLink", "iu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(flags), "", ,
+                                 bus_manager_method_revert_link, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
+                                 bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(json), bus_manager_method_describe,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+
+        SD_BUS_VTABLE_END,
+};

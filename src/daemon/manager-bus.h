@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The D-Bus face of the Manager: connection to the system bus (non-fatal, retried with
+ * backoff while the bus is down), org.igmpd1.Manager at /org/igmpd1, the ObjectManager, and
+ * the registration of the Link and Audit interfaces.
+ */
+
+#include <systemd/sd-bus.h>
+
+typedef struct Manager Manager;
+
+extern const sd_bus_vtable manager_vtable[];
+
+/* Connects to the system bus and takes the name org.igmpd1. Never fails: without a bus it logs
+ * once and retries (1 s doubling to 30 s) until the bus appears. */
+void manager_bus_start(Manager *m);
+/* Drops the connection and any retry timer (shutdown). */
+void manager_bus_stop(Manager *m);
+
+/* PropertiesChanged for ConfigFiles (after a reload). No-op while the bus is down. */
+void manager_bus_emit_config_changed(Manager *m);

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The JSON shape of a link, shared by the daemon (Describe()) and igmpctl (--json), so both
+ * print the same keys. Stable; documented here:
+ *
+ *   {
+ *     "index": 3,                      ifindex
+ *     "name": "v0",
+ *     "kind": "veth",                  IFLA_INFO_KIND, or null for none
+ *     "state": "configured",           pending | configured | failed | unmanaged
+ *     "knobs": {                       every knob of the knob table, in table order
+ *       "igmpv3_unsolicited_report_interval": {
+ *         "kernel": 200,               value in the kernel now, null if unavailable
+ *         "policy": 200,               effective policy value, null if no source sets it
+ *         "source": "runtime"          file path, "runtime", "NetworkManager:<id>", or null
+ *       }, …                           (null = kernel default)
+ *     },
+ *     "matched_files": [ "/etc/igmpd/conf.d/10-site.conf" ],
+ *     "last_error": null               or the message of the last failed write
+ *   }
+ */
+
+#include <stdint.h>
+
+#include "json-writer.h"
+#include "knob.h"
+
+#define KNOB_STATUS_UNKNOWN INT64_C(-1)
+
+typedef struct KnobStatus {
+        int64_t kernel;     /* KNOB_STATUS_UNKNOWN if unavailable */
+        int64_t policy;     /* KNOB_STATUS_UNKNOWN if unset */
+        const char *source; /* NULL or "" for the kernel default */
+} KnobStatus;
+
+typedef struct LinkStatus {
+        int ifindex;
+        const char *name;
+        const char *kind;       /* NULL or "" for none */
+        const char *state;
+        const char *last_error; /* NULL or "" for none */
+        const char *const *matched_files; /* NULL-terminated, may be NULL */
+        KnobStatus knobs[_KNOB_MAX];
+} LinkStatus;
+
+void json_write_link(JsonWriter *w, const LinkStatus *s);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A small streaming JSON writer: objects, arrays, strings (escaped, invalid UTF-8 replaced by
+ * U+FFFD), integers, booleans, null. Output goes to a FILE (a memstream for D-Bus replies,
+ * stdout for igmpctl). "pretty" indents by two spaces; otherwise nothing but the values.
+ * Errors (nesting too deep, a value where a key belongs, unbalanced ends, write failures) are
+ * sticky and reported by json_writer_finish(). Never logs.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_DEPTH_MAX 32
+
+typedef struct JsonWriter {
+        FILE *f;
+        bool pretty;
+        unsigned depth;
+        bool in_object[JSON_DEPTH_MAX]; /* per level: object (true) or array (false) */
+        bool has_items[JSON_DEPTH_MAX];
+        bool want_value;                 /* a key was written, its value comes next */
+        bool done;                       /* a complete top-level value was written */
+        int error;                       /* first error, -errno */
+} JsonWriter;
+
+void json_writer_init(JsonWriter *w, FILE *f, bool pretty);
+
+void json_begin_object(JsonWriter *w);
+void json_end_object(JsonWriter *w);
+void json_begin_array(JsonWriter *w);
+void json_end_array(JsonWriter *w);
+
+/* Inside an object: the key of the next value. */
+void json_key(JsonWriter *w, const char *key);
+
+/* NULL writes null. */
+void json_string(JsonWriter *w, const char *s);
+void json_int(JsonWriter *w, int64_t v);
+void json_uint(JsonWriter *w, uint64_t v);
+void json_bool(JsonWriter *w, bool b);
+void json_null(JsonWriter *w);
+
+/* Checks the document is complete (no trailing newline is written). 0, -EINVAL (unbalanced or misused),
+ * -E2BIG (too deep) or the write error. */
+int json_writer_finish(JsonWriter *w);
+
+/* Writes s as a JSON string literal (with quotes) to f. */
+void json_write_escaped(FILE *f, const char *s);

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Change signals: InterfacesAdded/InterfacesRemoved as links come and go, PropertiesChanged
+# for knob values, renames, state and the manager's ConfigFiles — seen on the wire with
+# busctl monitor, and as igmpctl monitor prints them (text and JSON).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dbus-lib.sh"
+need_jq
+dbus_start
+
+NS=$(ns_new sig)
+veth_add "$NS" v0 v1
+conf_put 10-site.conf <<'CONF'
+[Match]
+Name=v0
+
+[IGMP]
+V3UnsolicitedReportInterval=300
+CONF
+igmpd_start "$NS"
+igmpd_wait_bus
+IDX0=$(ifindex_of "$NS" v0)
+IDX1=$(ifindex_of "$NS" v1)
+P0=$(link_path "$IDX0")
+P1=$(link_path "$IDX1")
+
+busctl --system --json=short monitor org.igmpd1 > "$T_TMP/wire.json" 2> "$T_TMP/wire.err" &
+_T_PIDS+=($!)
+"$IGMPCTL" monitor > "$T_TMP/mon.txt" 2> "$T_TMP/mon.err" &
+MON_TXT=$!
+_T_PIDS+=($MON_TXT)
+"$IGMPCTL" --json=short monitor > "$T_TMP/mon.json" 2> "$T_TMP/mon-json.err" &
+MON_JSON=$!
+_T_PIDS+=($MON_JSON)
+wait_until "grep -q Monitoring '$T_TMP/mon.err' && grep -q Monitoring '$T_TMP/mon-json.err' && grep -qi monitoring '$T_TMP/wire.err'" ||
+        fail "monitors did not start: $(cat "$T_TMP/mon.err" "$T_TMP/wire.err")"
+sleep 0.3
+
+info "a link appears"
+veth_add "$NS" v2 v3
+IDX2=$(ifindex_of "$NS" v2)
+P2=$(link_path "$IDX2")
+wait_until "grep -q '^+ v2 ($IDX2): added' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'added' line: $(cat "$T_TMP/mon.txt")"
+
+info "a knob changes"
+"$IGMPCTL" link v0 --v3-interval 200
+wait_until "grep -q 'igmpv3_unsolicited_report_interval kernel 300ms → 200ms, policy 300ms → 200ms (runtime)' '$T_TMP/mon.txt'" ||
+        fail "igmpctl monitor: no knob line: $(cat "$T_TMP/mon.txt")"
+
+info "a link is renamed"
+ip -n "$NS" link set v2 name v2new
+wait_until "grep -q '^v2new ($IDX2): Name v2 → v2new' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no rename: $(cat "$T_TMP/mon.txt")"
+
+info "state changes with a reload"
+conf_put 20-v1.conf <<'CONF'
+[Match]
+Name=v1
+
+[IGMP]
+Version=2
+CONF
+"$IGMPCTL" reload
+wait_until "grep -q '^v1 ($IDX1): State unmanaged → configured' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no state change: $(cat "$T_TMP/mon.txt")"
+wait_until "grep -q '^igmpd: configuration reloaded, 2 policy files' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no reload line"
+
+info "a link goes away"
+ip -n "$NS" link del v2new
+wait_until "grep -q '^- v2new ($IDX2): removed' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'removed' line: $(cat "$T_TMP/mon.txt")"
+
+info "the daemon stops and comes back"
+igmpd_stop
+wait_until "grep -q '^igmpd: stopped' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'stopped'"
+igmpd_start "$NS"
+igmpd_wait_bus
+wait_until "grep -q '^igmpd: started' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'started'"
+"$IGMPCTL" link v0 --v3-interval 150
+wait_until "grep -q 'kernel 200ms → 150ms, policy 200ms → 150ms (runtime)' '$T_TMP/mon.txt'" ||
+        fail "igmpctl monitor: no change after the restart: $(cat "$T_TMP/mon.txt")"
+
+sleep 0.5
+cat "$T_TMP/mon.txt"
+kill -INT $MON_TXT $MON_JSON
+rc=0
+wait $MON_TXT || rc=$?
+[ $rc = 0 ] || fail "igmpctl monitor exited $rc on Ctrl-C"
+wait $MON_JSON || fail "igmpctl --json monitor failed on Ctrl-C"
+
+info "what went over the wire (busctl monitor)"
+W=$T_TMP/wire.json
+sig() { jq -c "select(.type == \"signal\" and .member == \"$1\") $2" "$W"; }
+[ -n "$(sig InterfacesAdded "| select(.path == \"/org/igmpd1\" and .payload.data[0] == \"$P2\") | select(.payload.data[1] | has(\"org.igmpd1.Link\"))")" ] ||
+        fail "no InterfacesAdded for $P2 with org.igmpd1.Link"
+[ -n "$(sig InterfacesRemoved "| select(.payload.data[0] == \"$P2\") | select(.payload.data[1] | index(\"org.igmpd1.Link\"))")" ] ||
+        fail "no InterfacesRemoved for $P2"
+[ -n "$(sig PropertiesChanged "| select(.path == \"$P0\" and .payload.data[0] == \"org.igmpd1.Link\") | select(.payload.data[1] | has(\"Knobs\"))")" ] ||
+        fail "no PropertiesChanged(Knobs) for $P0"
+[ -n "$(sig PropertiesChanged "| select(.path == \"$P2\") | select(.payload.data[1].Name.data == \"v2new\")")" ] ||
+        fail "no PropertiesChanged(Name) for the rename"
+[ -n "$(sig PropertiesChanged "| select(.path == \"$P1\") | select(.payload.data[1].State.data == \"configured\")")" ] ||
+        fail "no PropertiesChanged(State) for v1"
+[ -n "$(sig PropertiesChanged "| select(.path == \"/org/igmpd1\" and .payload.data[0] == \"org.igmpd1.Manager\") | select(.payload.data[1] | has(\"ConfigFiles\"))")" ] ||
+        fail "no PropertiesChanged(ConfigFiles) after the reload"
+# only what changed is announced: never an empty PropertiesChanged
+[ -z "$(sig PropertiesChanged '| select(.payload.data[1] == {} and .payload.data[2] == [])')" ] ||
+        fail "empty PropertiesChanged sent"
+
+info "igmpctl --json monitor"
+J=$T_TMP/mon.json
+jq -e -s "any(.[]; .event == \"added\" and .link.index == $IDX2 and .link.name == \"v2\")" "$J" > /dev/null || fail "json: no added event: $(cat "$J")"
+jq -e -s "any(.[]; .event == \"changed\" and .link.index == $IDX0 and (.changed | index(\"knobs\")) and .link.knobs.igmpv3_unsolicited_report_interval.policy == 200)" "$J" > /dev/null ||
+        fail "json: no knob change: $(cat "$J")"
+jq -e -s "any(.[]; .event == \"changed\" and .link.name == \"v2new\" and (.changed | index(\"name\")))" "$J" > /dev/null || fail "json: no rename"
+jq -e -s "any(.[]; .event == \"removed\" and .index == $IDX2 and .name == \"v2new\")" "$J" > /dev/null || fail "json: no removed event"
+jq -e -s 'any(.[]; .event == "reloaded" and (.config_files | length) == 2)' "$J" > /dev/null || fail "json: no reload event"
+jq -e -s 'any(.[]; .event == "stopped") and any(.[]; .event == "started")' "$J" > /dev/null || fail "json: no stop/start events"
+
+echo "PASS: $T_NAME"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# igmpd under valgrind memcheck: start, link churn (create, rename, MTU 1200/1500, up/down,
+# delete), a broken and a good policy file, runtime drop-ins, two reloads, then SIGTERM. Asserts
+# exit status 0 (valgrind exits 99 on any error, definite leaks included) and a summary with
+# "ERROR SUMMARY: 0 errors" and no "definitely lost" bytes.
+. "$(dirname "$0")/lib.sh"
+
+command -v valgrind >/dev/null || skip "valgrind is not installed"
+# A sanitizer build (scripts/test-sanitizers.sh) checks memory itself; valgrind cannot run it.
+ldd "$IGMPD" 2>/dev/null | grep -qE 'lib(asan|ubsan)' && skip "igmpd is built with sanitizers (ASan checks it instead)"
+
+NS=$(ns_new valgrind)
+VG_LOG=$T_TMP/valgrind.log
+REAL_IGMPD=$IGMPD
+IGMPD=$T_TMP/igmpd-under-valgrind
+cat > "$IGMPD" <<WRAP
+#!/bin/sh
+exec valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+        --show-leak-kinds=definite --track-fds=no --log-file="$VG_LOG" "$REAL_IGMPD" "\$@"
+WRAP
+chmod +x "$IGMPD"
+
+veth_add "$NS" va0 va1
+conf_put 50-vg.conf <<'CONF'
+[Match]
+Name=va* vb*
+
+[IGMP]
+V3UnsolicitedReportInterval=234
+Version=2
+
+[MLD]
+V2UnsolicitedReportInterval=600
+CONF
+conf_put 60-broken.conf <<'CONF'
+[Match]
+Name=va*
+MACAddress=zz:zz
+
+[IGMP]
+V2UnsolicitedReportInterval=forever
+Bogus=1
+CONF
+mkdir -p "$T_ROOT/run/igmpd/runtime.d"
+printf '[IGMP]\nV3UnsolicitedReportInterval=150\n' > "$T_ROOT/run/igmpd/runtime.d/va1.conf"
+
+WAIT_SECS=60 igmpd_start "$NS"
+WAIT_SECS=30 expect_knob "$NS" ipv4 va0 igmpv3_unsolicited_report_interval 234
+WAIT_SECS=30 expect_knob "$NS" ipv4 va1 igmpv3_unsolicited_report_interval 150
+
+for i in $(seq 1 20); do echo "link add vb$i type veth peer name vc$i"; done > "$T_TMP/b"
+ip -n "$NS" -batch "$T_TMP/b"
+ip -n "$NS" link set vb1 name vbx1
+ip -n "$NS" link set vbx1 name vb1
+ip -n "$NS" link set vb2 mtu 1200
+ip -n "$NS" link set vb2 mtu 1500
+ip -n "$NS" link set vb3 up
+ip -n "$NS" link set vc3 up
+igmpd_reload
+sed -i 's/=234/=235/' "$T_CONF/50-vg.conf"
+igmpd_reload
+WAIT_SECS=60 expect_knob "$NS" ipv4 vb20 igmpv3_unsolicited_report_interval 235
+for i in $(seq 1 10); do echo "link del vb$i"; done > "$T_TMP/d"
+ip -n "$NS" -batch "$T_TMP/d"
+rm "$T_CONF/50-vg.conf"
+igmpd_reload
+WAIT_SECS=60 expect_knob "$NS" ipv4 vb20 igmpv3_unsolicited_report_interval 1000
+sleep 1
+
+kill -TERM "$T_IGMPD_PID"
+rc=0
+wait "$T_IGMPD_PID" || rc=$?
+T_IGMPD_PID=""
+info "igmpd under valgrind exited with $rc"
+grep -E 'ERROR SUMMARY|in use at exit|All heap blocks|definitely lost|indirectly lost|possibly lost|still reachable' "$VG_LOG" | sed 's/^/# /'
+[ "$rc" -eq 0 ] || { sed -n '1,200p' "$VG_LOG" >&2; fail "exit status $rc (99: valgrind found errors)"; }
+grep -q 'ERROR SUMMARY: 0 errors' "$VG_LOG" || { cat "$VG_LOG" >&2; fail "valgrind reported errors"; }
+if grep -qE 'definitely lost: [1-9]' "$VG_LOG"; then
+        cat "$VG_LOG" >&2
+        fail "definite leaks"
+fi
+echo "PASS: $T_NAME (memcheck: 0 errors, no definite leaks)"

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The audit pipeline's pure parts: UTF-8 sanitizing of comm/exe, event filling and translation,
+ * the bounded history ring, and per-key coalescing against an explicit clock.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+
+#define SEC 1000000ULL
+
+/* ---- UTF-8 sanitizing ---- */
+
+static const struct {
+        const char *in;
+        size_t len;
+        const char *out;
+} sanitize_cases[] = {
+        { "mcastd", 6, "mcastd" },
+        { "", 0, "" },
+        { "caf\xc3\xa9", 5, "caf\xc3\xa9" },                     /* valid 2-byte */
+        { "\xe2\x82\xac", 3, "\xe2\x82\xac" },                   /* valid 3-byte (€) */
+        { "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" },           /* valid 4-byte */
+        { "a\xffz", 3, "a\\xffz" },                              /* invalid byte */
+        { "\xc3", 1, "\\xc3" },                                  /* truncated sequence at the end */
+        { "\xc3(", 2, "\\xc3(" },                                /* bad continuation */
+        { "\xc0\xaf", 2, "\\xc0\\xaf" },                         /* overlong */
+        { "\xe0\x80\xaf", 3, "\\xe0\\x80\\xaf" },                /* overlong 3-byte */
+        { "\xed\xa0\x80", 3, "\\xed\\xa0\\x80" },                /* surrogate */
+        { "\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80" },       /* above U+10FFFF */
+        { "tab\there", 8, "tab\\x09here" },                      /* control */
+        { "a\nb", 3, "a\\x0ab" },
+        { "del\x7f", 4, "del\\x7f" },
+        { "back\\slash", 10, "back\\x5cslash" },                 /* '\' escaped: unambiguous */
+        { "nul\0x", 5, "nul\\x00x" },                            /* embedded NUL */
+};
+
+Test(audit, utf8_sanitize_table)
+{
+        for (size_t i = 0; i < sizeof sanitize_cases / sizeof sanitize_cases[0]; i++) {
+                char *s = audit_utf8_sanitize(sanitize_cases[i].in, sanitize_cases[i].len);
+                cr_assert_not_null(s);
+                cr_expect_str_eq(s, sanitize_cases[i].out, "case %zu", i);
+                free(s);
+        }
+}
+
+/* Every byte string comes out as valid UTF-8 without control characters. */
+Test(audit, utf8_sanitize_random_is_valid)
+{
+        unsigned seed = 7;
+
+        for (int round = 0; round < 2000; round++) {
+                unsigned char in[32];
+                size_t len = (size_t) (rand_r(&seed) % sizeof in);
+                for (size_t i = 0; i < len; i++)
+                        in[i] = (unsigned char) rand_r(&seed);
+                char *s = audit_utf8_sanitize((const char *) in, len);
+                cr_assert_not_null(s);
+                /* Sanitizing again changes only the backslashes: the output holds nothing else to fix. */
+                char *t = audit_utf8_sanitize(s, strlen(s));
+                size_t bs = 0;
+                for (const char *p = s; *p; p++) {
+                        cr_assert((unsigned char) *p >= 0x20 && *p != 0x7f, "control byte in output");
+                        bs += *p == '\\';
+                }
+                cr_assert_eq(strlen(t), strlen(s) + 3 * bs);
+                free(t);
+                free(s);
+        }
+}
+
+/* ---- events ---- */
+
+static int fake_resolve(int ifindex, char *buf, size_t len, void *userdata)
+{
+        (void) userdata;
+        if (ifindex != 7)
+                return -ENODEV;
+        snprintf(buf, len, "eth7");
+        return 0;
+}
+
+Test(audit, event_fill_translates)
+{
+        AuditEvent e = {};
+        const int name[] = { 3, 5, 16, -2, 17 };
+
+        cr_assert_eq(audit_event_fill(&e, "mc\xff", 3, NULL, 0, name, 5, fake_resolve, NULL), 0);
+        cr_expect_str_eq(e.comm, "mc\\xff");
+        cr_expect_str_eq(e.exe, "");
+        cr_expect_str_eq(e.path, "/proc/sys/net/ipv4/conf/all/force_igmp_version");
+        cr_expect(e.complete);
+        cr_expect_eq(e.n_name, 5);
+        cr_expect_eq(e.name[3], -2);
+        audit_event_done(&e);
+
+        const int dev[] = { 3, 5, 16, 7, 17 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, "/usr/bin/x", 10, dev, 5, fake_resolve, NULL), 0);
+        cr_expect_str_eq(e.path, "/proc/sys/net/ipv4/conf/eth7/force_igmp_version");
+        cr_expect_str_eq(e.exe, "/usr/bin/x");
+        audit_event_done(&e);
+
+        /* unknown ifindex: stays numeric, path partial */
+        const int gone[] = { 3, 5, 16, 9, 17 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, NULL, 0, gone, 5, fake_resolve, NULL), 0);
+        cr_expect_str_eq(e.path, "/proc/sys/net/ipv4/conf/9/force_igmp_version");
+        cr_expect_not(e.complete);
+        audit_event_done(&e);
+
+        /* the audit source has no name vector: empty path */
+        cr_assert_eq(audit_event_fill(&e, "x", 1, "/bin/x", 6, NULL, 0, NULL, NULL), 0);
+        cr_expect_str_eq(e.path, "");
+        cr_expect_eq(e.n_name, 0);
+        audit_event_done(&e);
+
+        int big[SYSCTL_BINARY_NAME_MAX + 1] = {};
+        cr_expect_eq(audit_event_fill(&e, "x", 1, NULL, 0, big, SYSCTL_BINARY_NAME_MAX + 1, NULL, NULL), -E2BIG);
+        cr_expect_null(e.comm);
+}
+
+static AuditEvent make_event(uint32_t pid, const char *comm, const int *name, size_t n, uint64_t t)
+{
+        AuditEvent e = { .source = AUDIT_EVENT_SOURCE_KMSG, .pid = pid, .realtime_usec = t };
+        cr_assert_eq(audit_event_fill(&e, comm, strlen(comm), NULL, 0, name, n, NULL, NULL), 0);
+        return e;
+}
+
+/* ---- history ---- */
+
+Test(audit, history_ring_bounded_oldest_first)
+{
+        AuditHistory h;
+        const int name[] = { 1, 4 };
+
+        cr_assert_eq(audit_history_init(&h, 3), 0);
+        cr_expect_null(audit_history_get(&h, 0));
+        for (uint64_t i = 1; i <= 7; i++) {
+                AuditEvent e = make_event((uint32_t) i, "p", name, 2, i);
+                cr_assert_eq(audit_history_push(&h, &e), 0);
+                cr_expect_null(e.comm, "push takes the event over");
+                cr_expect_eq(h.n, i < 3 ? i : 3);
+        }
+        cr_expect_eq(h.n_dropped, 4);
+        for (size_t i = 0; i < 3; i++)
+                cr_expect_eq(audit_history_get(&h, i)->pid, 5 + i);
+        cr_expect_null(audit_history_get(&h, 3));
+        audit_history_done(&h);
+}
+
+Test(audit, history_of_one)
+{
+        AuditHistory h;
+        const int name[] = { 1, 4 };
+
+        cr_assert_eq(audit_history_init(&h, 1), 0);
+        for (uint32_t i = 1; i <= 3; i++) {
+                AuditEvent e = make_event(i, "p", name, 2, i);
+                cr_assert_eq(audit_history_push(&h, &e), 0);
+        }
+        cr_expect_eq(h.n, 1);
+        cr_expect_eq(audit_history_get(&h, 0)->pid, 3);
+        audit_history_done(&h);
+}
+
+/* ---- coalescing ---- */
+
+Test(audit, coalesce_one_per_second_per_key)
+{
+        AuditCoalescer c = {};
+        AuditEvent e, out;
+        const int a[] = { 1, 4 }, b[] = { 3, 5, 16, -2, 17 };
+        uint64_t t0 = 100 * SEC;
+
+        /* first call of a key: published at once */
+        e = make_event(10, "mcastd", a, 2, 1);
+        cr_assert_eq(audit_coalescer_submit(&c, &e, t0), 1);
+        cr_expect_eq(e.repeats, 1);
+        audit_event_done(&e);
+        cr_expect_eq(audit_coalescer_next_due(&c), UINT64_MAX, "nothing pending: no timer");
+
+        /* 4 more within the second: folded, one pending */
+        for (int i = 0; i < 4; i++) {
+                e = make_event(10, "mcastd", a, 2, 2 + (uint64_t) i);
+                cr_assert_eq(audit_coalescer_submit(&c, &e, t0 + 100000 * (uint64_t) (i + 1)), 0);
+                cr_expect_null(e.comm);
+        }
+        cr_expect_eq(audit_coalescer_next_due(&c), t0 + SEC);
+
+        /* other keys are independent: other pid, other comm, other name */
+        e = make_event(11, "mcastd", a, 2, 9);
+        cr_expect_eq(audit_coalescer_submit(&c, &e, t0 + 1), 1);
+        audit_event_done(&e);
+        e = make_event(10, "other", a, 2, 9);
+        cr_expect_eq(audit_coalescer_submit(&c, &e, t0 + 1), 1);
+        audit_event_done(&e);
+        e = make_event(10, "mcastd", b, 5, 9);
+        cr_expect_eq(audit_coalescer_submit(&c, &e, t0 + 1), 1);
+        audit_event_done(&e);
+
+        /* not due yet */
+        cr_expect_eq(audit_coalescer_pop_due(&c, t0 + SEC - 1, &out), 0);
+        /* due: the folded calls come out as one event with repeats 4, first call's time */
+        cr_assert_eq(audit_coalescer_pop_due(&c, t0 + SEC, &out), 1);
+        cr_expect_eq(out.repeats, 4);
+        cr_expect_eq(out.pid, 10);
+        cr_expect_eq(out.realtime_usec, 2);
+        cr_expect_str_eq(out.comm, "mcastd");
+        audit_event_done(&out);
+        cr_expect_eq(audit_coalescer_pop_due(&c, t0 + SEC, &out), 0);
+        cr_expect_eq(audit_coalescer_next_due(&c), UINT64_MAX, "idle again: no timer");
+
+        /* a call right after the flush is again held for a full second (≤ 1 event/s) */
+        e = make_event(10, "mcastd", a, 2, 20);
+        cr_expect_eq(audit_coalescer_submit(&c, &e, t0 + SEC + 10), 0);
+        cr_expect_eq(audit_coalescer_next_due(&c), t0 + 2 * SEC);
+        cr_assert_eq(audit_coalescer_pop_due(&c, t0 + 2 * SEC, &out), 1);
+        cr_expect_eq(out.repeats, 1);
+        audit_event_done(&out);
+
+        /* after a quiet second the key is forgotten: published at once */
+        e = make_event(10, "mcastd", a, 2, 30);
+        cr_expect_eq(audit_coalescer_submit(&c, &e, t0 + 3 * SEC + 1), 1);
+        audit_event_done(&e);
+        cr_expect_eq(c.n_folded, 5);
+        audit_coalescer_done(&c);
+}
+
+Test(audit, coalesce_keeps_late_exe)
+{
+        AuditCoalescer c = {};
+        AuditEvent e, out;
+
+        e = (AuditEvent) { .source = AUDIT_EVENT_SOURCE_AUDIT, .pid = 5 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, NULL, 0, NULL, 0, NULL, NULL), 0);
+        cr_assert_eq(audit_coalescer_submit(&c, &e, SEC), 1);
+        audit_event_done(&e);
+        e = (AuditEvent) { .source = AUDIT_EVENT_SOURCE_AUDIT, .pid = 5 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, NULL, 0, NULL, 0, NULL, NULL), 0);
+        cr_assert_eq(audit_coalescer_submit(&c, &e, SEC + 1), 0);
+        e = (AuditEvent) { .source = AUDIT_EVENT_SOURCE_AUDIT, .pid = 5 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, "/bin/x", 6, NULL, 0, NULL, NULL), 0);
+        cr_assert_eq(audit_coalescer_submit(&c, &e, SEC + 2), 0);
+        cr_assert_eq(audit_coalescer_pop_due(&c, 2 * SEC, &out), 1);
+        cr_expect_str_eq(out.exe, "/bin/x");
+        cr_expect_eq(out.repeats, 2);
+        audit_event_done(&out);
+        audit_coalescer_done(&c);
+}
+
+/* A flood of distinct keys stays bounded: past the limit events go out uncoalesced. */
+Test(audit, coalesce_key_limit)
+{
+        AuditCoalescer c = {};
+        const int a[] = { 1, 4 };
+
+        for (uint32_t pid = 1; pid <= AUDIT_COALESCE_KEYS_MAX + 10; pid++) {
+                AuditEvent e = make_event(pid, "p", a, 2, 0);
+                cr_assert_eq(audit_coalescer_submit(&c, &e, SEC), 1);
+                audit_event_done(&e);
+        }
+        cr_expect_eq(c.n, AUDIT_COALESCE_KEYS_MAX);
+        /* a second later every key has expired and is dropped on the next submit */
+        AuditEvent e = make_event(1, "p", a, 2, 0);
+        cr_expect_eq(audit_coalescer_submit(&c, &e, 2 * SEC), 1);
+        audit_event_done(&e);
+        cr_expect_eq(c.n, 1);
+        audit_coalescer_done(&c);
+}
+
+Test(audit, source_strings)
+{
+        cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_KMSG), "kmsg");
+        cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_AUDIT), "audit");
+        cr_expect_null(audit_event_source_to_string(_AUDIT_EVENT_SOURCE_MAX));
+}
+
+Test(audit, history_resize_keeps_newest)
+{
+        AuditHistory h;
+        const int name[] = { 1, 4 };
+
+        cr_assert_eq(audit_history_init(&h, 4), 0);
+        for (uint32_t i = 1; i <= 6; i++) { /* ring wrapped: holds 3 4 5 6 */
+                AuditEvent e = make_event(i, "p", name, 2, i);
+                cr_assert_eq(audit_history_push(&h, &e), 0);
+        }
+        cr_assert_eq(audit_history_resize(&h, 2), 0);
+        cr_expect_eq(h.n, 2);
+        cr_expect_eq(audit_history_get(&h, 0)->pid, 5);
+        cr_expect_eq(audit_history_get(&h, 1)->pid, 6);
+        cr_assert_eq(audit_history_resize(&h, 5), 0);
+        cr_expect_eq(h.n, 2);
+        for (uint32_t i = 7; i <= 10; i++) {
+                AuditEvent e = make_event(i, "p", name, 2, i);
+                cr_assert_eq(audit_history_push(&h, &e), 0);
+        }
+        cr_expect_eq(h.n, 5);
+        for (size_t i = 0; i < 5; i++)
+                cr_expect_eq(audit_history_get(&h, i)->pid, 6 + i);
+        audit_history_done(&h);
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The JSON writer (escaping, nesting, pretty and short forms, misuse) and the link shape
+ * shared by Describe() and igmpctl --json.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json-link.h"
+#include "json-writer.h"
+#include "macro.h"
+
+typedef struct Out {
+        char *buf;
+        size_t size;
+        FILE *f;
+        JsonWriter w;
+} Out;
+
+static void out_open(Out *o, bool pretty)
+{
+        *o = (Out) {};
+        o->f = open_memstream(&o->buf, &o->size);
+        cr_assert_not_null(o->f);
+        json_writer_init(&o->w, o->f, pretty);
+}
+
+/* Finishes and returns the text (owned by o). */
+static const char *out_close(Out *o, int *ret)
+{
+        *ret = json_writer_finish(&o->w);
+        fclose(o->f);
+        return o->buf;
+}
+
+static const struct {
+        const char *in, *out;
+} escape_cases[] = {
+        { "", "\"\"" },
+        { "plain", "\"plain\"" },
+        { "quote\"back\\slash", "\"quote\\\"back\\\\slash\"" },
+        { "nl\ntab\tcr\r", "\"nl\\ntab\\tcr\\r\"" },
+        { "\b\f", "\"\\b\\f\"" },
+        { "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"" },
+        { "/etc/igmpd/conf.d/10-site.conf", "\"/etc/igmpd/conf.d/10-site.conf\"" },
+        { "grüß €", "\"grüß €\"" },
+        { "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },           /* U+1F600, 4 bytes */
+        { "bad\xff", "\"bad\\ufffd\"" },                           /* invalid byte */
+        { "cut\xc3", "\"cut\\ufffd\"" },                           /* truncated sequence */
+        { "\xc0\xaf", "\"\\ufffd\\ufffd\"" },                      /* overlong '/' */
+        { "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },           /* surrogate */
+        { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* > U+10FFFF */
+};
+
+Test(json, escaping)
+{
+        for (size_t i = 0; i < ELEMENTSOF(escape_cases); i++) {
+                Out o;
+                int r;
+
+                out_open(&o, false);
+                json_string(&o.w, escape_cases[i].in);
+                const char *s = out_close(&o, &r);
+                cr_expect_eq(r, 0);
+                cr_expect_str_eq(s, escape_cases[i].out, "case %zu", i);
+                free(o.buf);
+        }
+}
+
+static void write_sample(JsonWriter *w)
+{
+        json_begin_object(w);
+        json_key(w, "a");
+        json_int(w, -1);
+        json_key(w, "b");
+        json_begin_array(w);
+        json_uint(w, 18446744073709551615ULL);
+        json_bool(w, true);
+        json_null(w);
+        json_string(w, NULL);
+        json_end_array(w);
+        json_key(w, "empty");
+        json_begin_object(w);
+        json_end_object(w);
+        json_key(w, "none");
+        json_begin_array(w);
+        json_end_array(w);
+        json_end_object(w);
+}
+
+Test(json, short_form)
+{
+        Out o;
+        int r;
+
+        out_open(&o, false);
+        write_sample(&o.w);
+        cr_expect_str_eq(out_close(&o, &r),
+                         "{\"a\":-1,\"b\":[18446744073709551615,true,null,null],\"empty\":{},\"none\":[]}");
+        cr_expect_eq(r, 0);
+        free(o.buf);
+}
+
+Test(json, pretty_form)
+{
+        Out o;
+        int r;
+
+        out_open(&o, true);
+        write_sample(&o.w);
+        cr_expect_str_eq(out_close(&o, &r), "{\n"
+                                            "  \"a\": -1,\n"
+                                            "  \"b\": [\n"
+                                            "    18446744073709551615,\n"
+                                            "    true,\n"
+                                            "    null,\n"
+                                            "    null\n"
+                                            "  ],\n"
+                                            "  \"empty\": {},\n"
+                                            "  \"none\": []\n"
+                                            "}");
+        cr_expect_eq(r, 0);
+        free(o.buf);
+}
+
+Test(json, misuse_is_reported)
+{
+        Out o;
+        int r;
+
+        /* value without key */
+        out_open(&o, false);
+        json_begin_object(&o.w);
+        json_int(&o.w, 1);
+        json_end_object(&o.w);
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* key in an array */
+        out_open(&o, false);
+        json_begin_array(&o.w);
+        json_key(&o.w, "x");
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* unbalanced */
+        out_open(&o, false);
+        json_begin_array(&o.w);
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* mismatched end */
+        out_open(&o, false);
+        json_begin_array(&o.w);
+        json_end_object(&o.w);
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* key without value */
+        out_open(&o, false);
+        json_begin_object(&o.w);
+        json_key(&o.w, "k");
+        json_end_object(&o.w);
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* two top-level values */
+        out_open(&o, false);
+        json_int(&o.w, 1);
+        json_int(&o.w, 2);
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* nothing at all */
+        out_open(&o, false);
+        out_close(&o, &r);
+        cr_expect_eq(r, -EINVAL);
+        free(o.buf);
+
+        /* too deep */
+        out_open(&o, false);
+        for (int i = 0; i < JSON_DEPTH_MAX + 1; i++)
+                json_begin_array(&o.w);
+        out_close(&o, &r);
+        cr_expect_eq(r, -E2BIG);
+        free(o.buf);
+}
+
+Test(json, link_shape)
+{
+        const char *files[] = { "/etc/igmpd/conf.d/10-site.conf", NULL };
+        LinkStatus s = {
+                .ifindex = 3,
+                .name = "v0",
+                .kind = "",
+                .state = "configured",
+                .last_error = NULL,
+                .matched_files = files,
+        };
+        Out o;
+        int r;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                s.knobs[k] = (KnobStatus) { .kernel = KNOB_STATUS_UNKNOWN, .policy = KNOB_STATUS_UNKNOWN };
+        s.knobs[KNOB_IGMPV3_INTERVAL] = (KnobStatus) { .kernel = 200, .policy = 200, .source = "runtime" };
+        s.knobs[KNOB_IGMPV2_INTERVAL] =
+                (KnobStatus) { .kernel = 10000, .policy = KNOB_STATUS_UNKNOWN, .source = "" };
+
+        out_open(&o, false);
+        json_write_link(&o.w, &s);
+        cr_expect_str_eq(
+                out_close(&o, &r),
+                "{\"index\":3,\"name\":\"v0\",\"kind\":null,\"state\":\"configured\",\"knobs\":{"
+                "\"igmpv2_unsolicited_report_interval\":{\"kernel\":10000,\"policy\":null,\"source\":null},"
+                "\"igmpv3_unsolicited_report_interval\":{\"kernel\":200,\"policy\":200,\"source\":"
+                "\"runtime\"},"
+                "\"force_igmp_version\":{\"kernel\":null,\"policy\":null,\"source\":null},"
+                "\"mldv1_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null},"
+                "\"mldv2_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null},"
+                "\"force_mld_version\":{\"kernel\":null,\"policy\":null,\"source\":null}},"
+                "\"matched_files\":[\"/etc/igmpd/conf.d/10-site.conf\"],\"last_error\":null}");
+        cr_expect_eq(r, 0);
+        free(o.buf);
+}
