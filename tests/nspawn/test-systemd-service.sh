@@ -18,6 +18,7 @@ BOOT_TIMEOUT=${IGMPD_NSPAWN_TIMEOUT:-300}
 skip() { echo "SKIP: $T_NAME: $*"; exit 77; }
 fail() { echo "FAIL: $T_NAME: $*" >&2; exit 1; }
 info() { echo "# $*"; }
+. "$HERE/nspawn-lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, overlay mounts, systemd-nspawn)"
 command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (package systemd-container)"
@@ -54,23 +55,11 @@ LOWER=$("$HERE/build-rootfs.sh") || rc=$?
 [ $rc -eq 77 ] && skip "cannot build the Debian root (no debootstrap or no mirror reachable)"
 [ $rc -eq 0 ] || fail "building the Debian root failed"
 
-# 2. A build of igmpd as a distribution would configure it, kept beside the main build so later
-# runs only recompile what changed.
-USRBUILD=$BUILDDIR/tests/nspawn/build-usr
-if [ ! -f "$USRBUILD/build.ninja" ]; then
-        info "configuring $USRBUILD (--prefix=/usr --sysconfdir=/etc)"
-        meson setup "$USRBUILD" "$SRCDIR" --prefix=/usr --sysconfdir=/etc --localstatedir=/var \
-                --buildtype=debugoptimized > "$T_TMP/setup.log" 2>&1 ||
-                { tail -n 30 "$T_TMP/setup.log" >&2; fail "meson setup of the /usr build failed"; }
-fi
-ninja -C "$USRBUILD" > "$T_TMP/build.log" 2>&1 || { tail -n 30 "$T_TMP/build.log" >&2; fail "building the /usr build failed"; }
+# 2. A build of igmpd as a distribution would configure it.
+nspawn_usr_build
 
 # 3. A throwaway root: overlay on the cached one (a full copy where overlayfs is unavailable).
-mkdir -p "$ROOT" "$T_TMP/upper" "$T_TMP/work"
-if ! mount -t overlay overlay -o "lowerdir=$LOWER,upperdir=$T_TMP/upper,workdir=$T_TMP/work" "$ROOT" 2>/dev/null; then
-        info "overlayfs unavailable, copying the root"
-        cp -a "$LOWER/." "$ROOT/"
-fi
+nspawn_overlay "$LOWER" "$ROOT"
 # igmpd is staged in /igmpd-test/stage and installed by the self-test on the running system
 # (files first, then data/systemd/postinstall.sh, as a plain `meson install` does): the user
 # does `systemctl enable --now igmpd` right after installing, without a reboot.
