@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "audit-kmsg.h"
@@ -522,6 +523,29 @@ void audit_manager_submit(AuditManager *a, AuditEvent *e)
         audit_manager_arm_timer(a);
 }
 
+/* Whether to read the kernel log. By default only where the warning can appear at all: kernels
+ * before 5.9 still have sysctl(2); later ones return ENOSYS and log nothing, so reading
+ * /dev/kmsg there would only wake igmpd for every unrelated kernel message. */
+bool audit_kmsg_wanted(unsigned sources, const char *kmsg_path, char *reason, size_t reason_size)
+{
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+
+        if (sources & AUDIT_SOURCE_KMSG)
+                return true;
+        if (!(sources & AUDIT_SOURCE_KMSG_AUTO))
+                return false;
+        if (kmsg_path)
+                return true;
+        if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+                return true;
+        if (major < 5 || (major == 5 && minor < 9))
+                return true;
+        snprintf(reason, reason_size, "kernel %u.%u has no sysctl(2) and never logs the warning; "
+                 "AuditSources=kmsg reads /dev/kmsg anyway", major, minor);
+        return false;
+}
+
 void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
         int r;
@@ -532,7 +556,8 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
         a->sources = config->audit_sources;
         a->rule = config->audit_rule;
 
-        if (config->audit_sources & AUDIT_SOURCE_KMSG) {
+        if (audit_kmsg_wanted(config->audit_sources, kmsg_path, a->reason[AUDIT_EVENT_SOURCE_KMSG],
+                              sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG])) {
                 r = audit_kmsg_new(a, kmsg_path, &a->kmsg, a->reason[AUDIT_EVENT_SOURCE_KMSG],
                                    sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG]);
                 if (r < 0)
@@ -546,7 +571,8 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
         }
         log_info("Deprecated sysctl(2) audit: kmsg %s, audit %s, history of %zu events.",
                  audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) ? "active" :
-                 (config->audit_sources & AUDIT_SOURCE_KMSG) ? "inactive" : "off",
+                 (config->audit_sources & AUDIT_SOURCE_KMSG) ? "inactive" :
+                 (config->audit_sources & AUDIT_SOURCE_KMSG_AUTO) ? "off (this kernel has no sysctl(2))" : "off",
                  audit_manager_source_active(a, AUDIT_EVENT_SOURCE_AUDIT) ? "active" :
                  (config->audit_sources & AUDIT_SOURCE_AUDIT) ? "inactive" : "off",
                  a->history.max);

@@ -151,6 +151,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(AuditManager *, audit_manager_free);
  * Starts the sources config asks for. A source that cannot run is logged with its reason and
  * left inactive; this never fails the daemon. kmsg_path: NULL for /dev/kmsg.
  */
+bool audit_kmsg_wanted(unsigned sources, const char *kmsg_path, char *reason, size_t reason_size);
 void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char *kmsg_path);
 
 /* After a configuration reload: restarts the sources if AuditSources= or AuditRule= changed

@@ -114,7 +114,7 @@ void daemon_config_defaults(DaemonConfig *c)
 {
         *c = (DaemonConfig) {
                 .netlink_rcvbuf = 8 * 1024 * 1024,
-                .audit_sources = AUDIT_SOURCE_KMSG | AUDIT_SOURCE_AUDIT,
+                .audit_sources = AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT,
                 .audit_rule = false,
                 .audit_history = 256,
                 .network_manager = NM_MODE_AUTO,

@@ -19,6 +19,9 @@
 typedef enum AuditSourceMask {
         AUDIT_SOURCE_KMSG = 1 << 0,
         AUDIT_SOURCE_AUDIT = 1 << 1,
+        /* The default: read the kernel log only where it can carry the warning, i.e. on
+         * kernels that still have sysctl(2) (< 5.9) or with --kmsg-path. */
+        AUDIT_SOURCE_KMSG_AUTO = 1 << 2,
 } AuditSourceMask;
 
 typedef enum NMMode {

@@ -26,7 +26,7 @@ Test(daemon_config, defaults)
         daemon_config_defaults(&c);
         cr_expect_eq(c.netlink_rcvbuf, 8 * 1024 * 1024);
         cr_expect_eq(c.audit_history, 256);
-        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG | AUDIT_SOURCE_AUDIT);
+        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT);
         cr_expect(!c.audit_rule);
         cr_expect_eq(c.network_manager, NM_MODE_AUTO);
 }
