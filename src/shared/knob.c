@@ -15,7 +15,7 @@
 #include "macro.h"
 
 #define PATCH_IGMP "2690048c01f3 (Linux 3.12)"
-#define PATCH_MLD "MLD report-interval patch (Linux 3.12)"
+#define PATCH_MLD "fc4eba58b4c1 (Linux 3.12, not carried in kernel/)"
 
 const KnobInfo knob_table[_KNOB_MAX] = {
         [KNOB_IGMPV2_INTERVAL] = {
