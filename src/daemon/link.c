@@ -331,7 +331,7 @@ static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
         l->retry_source = sd_event_source_disable_unref(l->retry_source);
         memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
         log_link_debug(l, "Retrying configuration (attempt %u).", l->n_retries);
-        (void) link_configure(l);
+        (void) manager_link_configure(l->manager, l); /* announces the changes on the bus too */
         return 0;
 }
 
