@@ -24,3 +24,26 @@ nspawn_overlay() {
                 cp -a "$1/." "$2/"
         fi
 }
+
+# The EXIT trap of a booted-systemd test: stops the container (NSPAWN_PID), unmounts ROOT and
+# removes T_TMP, keeping it when KEEP_TMP asks.
+nspawn_cleanup() {
+        local rc=$?
+        set +e
+        if [ -n "${NSPAWN_PID:-}" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
+                kill -TERM "$NSPAWN_PID"
+                sleep 2
+                kill -KILL "$NSPAWN_PID" 2>/dev/null
+                wait "$NSPAWN_PID" 2>/dev/null
+        fi
+        # (Removing the tree below never touches the cached root: overlayfs writes to upper/ only.)
+        mountpoint -q "$ROOT" && { umount "$ROOT" || umount -l "$ROOT"; }
+        # KEEP_TMP=1 keeps a failed run's files (upper/ holds the container's changes: selftest log,
+        # results, journal; console.log the boot); KEEP_TMP=always keeps any run's.
+        if { [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ -n "${KEEP_TMP:-}" ]; } || [ "${KEEP_TMP:-}" = always ]; then
+                echo "kept $T_TMP" >&2
+        else
+                rm -rf "$T_TMP"
+        fi
+        exit $rc
+}

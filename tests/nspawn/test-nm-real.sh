@@ -29,24 +29,7 @@ command -v meson >/dev/null || skip "meson is not installed"
 
 T_TMP=$(mktemp -d /tmp/igmpd-nspawn-nm.XXXXXX)
 ROOT=$T_TMP/root
-cleanup() {
-        local rc=$?
-        set +e
-        if [ -n "${NSPAWN_PID:-}" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
-                kill -TERM "$NSPAWN_PID"
-                sleep 2
-                kill -KILL "$NSPAWN_PID" 2>/dev/null
-                wait "$NSPAWN_PID" 2>/dev/null
-        fi
-        mountpoint -q "$ROOT" && umount "$ROOT"
-        if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ -n "${KEEP_TMP:-}" ]; then
-                echo "kept $T_TMP" >&2
-        else
-                rm -rf "$T_TMP"
-        fi
-        exit $rc
-}
-trap cleanup EXIT
+trap nspawn_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # 1. The cached Debian root.
