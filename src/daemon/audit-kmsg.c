@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Audit source 1: the deprecated-sysctl warning in the kernel log (/dev/kmsg, or a test stream).
- * Owns the file descriptor, its event source, the continuation joiner and the sequence memory.
+ * Owns the file descriptor, its event source, the continuation joiner and the sequence memory
+ * (the cursor file and the timer that writes it lazily).
  */
 
 #include <assert.h>
@@ -26,6 +27,9 @@
 #define KMSG_READ_SIZE 8192
 /* Records handled per wake-up before giving the event loop back. */
 #define KMSG_BATCH 1024
+/* How long the cursor may lag behind while only non-matching records arrive (see kmsg_after_read). */
+#define KMSG_SAVE_DELAY_USEC (5 * 1000000ULL)
+#define KMSG_SAVE_ACCURACY_USEC (1 * 1000000ULL)
 
 struct AuditKmsg {
         AuditManager *audit;
@@ -45,6 +49,8 @@ struct AuditKmsg {
         uint64_t last_seq;    /* last record read */
         uint64_t written_seq; /* what seq_path holds */
         bool written;
+        bool event_unsaved;   /* an event came from records past written_seq */
+        sd_event_source *save_timer; /* one-shot, enabled only while the cursor lags behind */
 
         uint64_t n_lost;
         uint64_t n_epipe;
@@ -64,10 +70,16 @@ uint64_t audit_kmsg_lost(const AuditKmsg *k)
         return k ? k->n_lost : 0;
 }
 
+static void kmsg_save_seq(AuditKmsg *k);
+
+/* Also the stop hook: on shutdown and on a reload that restarts the sources, the cursor is
+ * brought up to date here (a half-built object has read nothing and writes nothing). */
 AuditKmsg *audit_kmsg_free(AuditKmsg *k)
 {
         if (!k)
                 return NULL;
+        kmsg_save_seq(k);
+        sd_event_source_disable_unref(k->save_timer);
         sd_event_source_disable_unref(k->source);
         safe_close(k->fd);
         free(k->seq_path);
@@ -132,40 +144,146 @@ static int mkdir_parents(const char *path)
         return 0;
 }
 
-static void kmsg_save_seq(AuditKmsg *k)
+/* The newest seq up to which every record has been handled: a message the assembler still holds
+ * back (it may get more fragments) is not, so a restart reads it again whole. */
+static bool kmsg_handled_seq(const AuditKmsg *k, uint64_t *ret)
+{
+        if (!k->have_last)
+                return false;
+        if (k->assembler.pending) {
+                if (k->assembler.msg.seq == 0)
+                        return false;
+                *ret = k->assembler.msg.seq - 1;
+                return true;
+        }
+        *ret = k->last_seq;
+        return true;
+}
+
+/* Whether the cursor file is behind what has been handled. Within a boot seq only grows: while
+ * a restart reads records already handled, the file is not moved back. */
+static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
+{
+        uint64_t seq;
+
+        if (!k->seq_path || !kmsg_handled_seq(k, &seq))
+                return false;
+        if (k->written && seq <= k->written_seq)
+                return false;
+        *ret = seq;
+        return true;
+}
+
+static int kmsg_write_seq(AuditKmsg *k, uint64_t seq)
 {
         _cleanup_free_ char *tmp = NULL;
-        FILE *f;
+        char buf[sizeof(uint64_t) * 3 + 1 + sizeof k->boot_id + 1];
+        _cleanup_close_ int fd = -EBADF;
+        int n;
+
+        if (asprintf(&tmp, "%s.tmp", k->seq_path) < 0)
+                return -ENOMEM;
+        n = snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
+        assert(n > 0 && (size_t) n < sizeof buf);
+
+        /* The directory is made when it is found missing (first write, or someone removed it),
+         * not for every write. */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 && errno == ENOENT) {
+                int r = mkdir_parents(k->seq_path);
+                if (r < 0)
+                        return r;
+                fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        }
+        if (fd < 0)
+                return -errno;
+        if (write(fd, buf, (size_t) n) != n) {
+                int r = errno > 0 ? -errno : -EIO;
+                (void) unlink(tmp);
+                return r;
+        }
+        fd = safe_close(fd);
+        /* Written whole then renamed over: a reader sees the old cursor or the new one. */
+        if (rename(tmp, k->seq_path) < 0) {
+                int r = -errno;
+                (void) unlink(tmp);
+                return r;
+        }
+        return 0;
+}
+
+static void kmsg_save_seq(AuditKmsg *k)
+{
+        uint64_t seq;
         int r;
 
-        if (!k->have_last || (k->written && k->written_seq == k->last_seq))
+        if (kmsg_seq_behind(k, &seq)) {
+                r = kmsg_write_seq(k, seq);
+                if (r < 0)
+                        /* Not fatal: at worst a restart publishes this boot's old warnings again.
+                         * Not retried either until more records come (at most once per
+                         * KMSG_SAVE_DELAY_USEC, or per event). */
+                        log_warning_errno(r, "Failed to save the kernel log position to %s, ignoring: %m",
+                                          k->seq_path);
+                else
+                        log_debug("Saved the kernel log position %" PRIu64 " to %s.", seq, k->seq_path);
+                k->written = true;
+                k->written_seq = seq;
+        }
+        k->event_unsaved = false;
+        if (k->save_timer)
+                (void) sd_event_source_set_enabled(k->save_timer, SD_EVENT_OFF);
+}
+
+static int kmsg_on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        kmsg_save_seq(userdata);
+        return 0;
+}
+
+/*
+ * After each wake-up: when to bring the cursor file up to date.
+ *
+ * Records that became an event: now. A restart (or a crash, SIGKILL) then never reads them as
+ * new, so a DeprecatedSysctl signal is not sent twice; only a crash in the microseconds between
+ * publishing and this write could repeat one. Such records are rare (the kernel rate-limits the
+ * warning), so this costs nothing on a busy host. (Calls the coalescer still holds back, to
+ * publish folded a second later, are lost rather than repeated by a crash — as before.)
+ *
+ * Any other record: lazily, from a one-shot timer KMSG_SAVE_DELAY_USEC after the cursor first
+ * falls behind, so a busy kernel log costs one write per few seconds, not one per record. A
+ * crash loses at most those seconds of position; re-reading those records is harmless, as none
+ * of them made an event. The timer is off whenever the file is current: idle means idle.
+ * A clean stop writes the cursor in audit_kmsg_free().
+ */
+static void kmsg_after_read(AuditKmsg *k)
+{
+        uint64_t seq;
+        int enabled, r;
+
+        if (k->event_unsaved) {
+                kmsg_save_seq(k);
                 return;
-        r = mkdir_parents(k->seq_path);
-        if (r < 0)
-                goto fail;
-        if (asprintf(&tmp, "%s.tmp", k->seq_path) < 0) {
-                r = -ENOMEM;
-                goto fail;
         }
-        f = fopen(tmp, "we");
-        if (!f) {
-                r = -errno;
-                goto fail;
+        if (!kmsg_seq_behind(k, &seq))
+                return;
+        if (k->save_timer) {
+                if (sd_event_source_get_enabled(k->save_timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                        return; /* armed already: the burst is written when it fires */
+                r = sd_event_source_set_time_relative(k->save_timer, KMSG_SAVE_DELAY_USEC);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(k->save_timer, SD_EVENT_ONESHOT);
+        } else {
+                r = sd_event_add_time_relative(k->audit->event, &k->save_timer, CLOCK_MONOTONIC,
+                                               KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
+                                               kmsg_on_save_timer, k);
+                if (r >= 0)
+                        (void) sd_event_source_set_description(k->save_timer, "audit-kmsg-save");
         }
-        fprintf(f, "%" PRIu64 " %s\n", k->last_seq, k->boot_id);
-        if (fclose(f) != 0 || rename(tmp, k->seq_path) < 0) {
-                r = -errno;
-                (void) unlink(tmp);
-                goto fail;
+        if (r < 0) {
+                log_warning_errno(r, "Failed to arm the kernel log position timer, saving it now: %m");
+                kmsg_save_seq(k);
         }
-        k->written = true;
-        k->written_seq = k->last_seq;
-        return;
-fail:
-        /* Not fatal: at worst a restart publishes this boot's old warnings again. */
-        log_warning_errno(r, "Failed to save the kernel log position to %s, ignoring: %m", k->seq_path);
-        k->written = true;
-        k->written_seq = k->last_seq;
 }
 
 static void kmsg_handle_message(AuditKmsg *k, const KmsgMessage *msg)
@@ -196,6 +314,7 @@ static void kmsg_handle_message(AuditKmsg *k, const KmsgMessage *msg)
                 return;
         }
         audit_manager_submit(k->audit, &e);
+        k->event_unsaved = true;
 }
 
 static void kmsg_handle_record(AuditKmsg *k, const char *buf, size_t len)
@@ -234,7 +353,6 @@ static void kmsg_drained(AuditKmsg *k)
 
         if (kmsg_assembler_flush(&k->assembler, &msg) > 0)
                 kmsg_handle_message(k, &msg);
-        kmsg_save_seq(k);
 }
 
 static void kmsg_stop(AuditKmsg *k, int error, const char *what)
@@ -317,6 +435,7 @@ static int kmsg_read_batch(AuditKmsg *k)
 static int kmsg_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         (void) kmsg_read_batch(userdata);
+        kmsg_after_read(userdata);
         return 0;
 }
 
@@ -327,6 +446,7 @@ static int kmsg_on_defer(sd_event_source *s, void *userdata)
         /* A regular file: read it all, in batches, then the source goes away. */
         while (k->fd >= 0 && kmsg_read_batch(k) >= 0 && k->fd >= 0)
                 ;
+        kmsg_after_read(k);
         return 0;
 }
 

@@ -9,7 +9,9 @@
  * only kernel-facility records count; continuation records are joined (KmsgAssembler).
  *
  * At start the whole buffer is read, but the sequence number of the last record handled is kept
- * in ROOT/run/igmpd/kmsg-seq ("SEQ BOOT_ID"), so a restart does not publish old events again.
+ * in ROOT/run/igmpd/kmsg-seq ("SEQ BOOT_ID"), so a restart does not publish old events again:
+ * written at once after a record that made an event, at most every 5 s for the others, and at
+ * a clean stop (after a crash, up to 5 s of records that made no event are read again).
  *
  * Test mode (--kmsg-path=PATH): PATH holds records in the /dev/kmsg format, one per line (lines
  * starting with a space are dictionary lines and are skipped). A FIFO is followed for as long as

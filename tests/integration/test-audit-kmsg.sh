@@ -7,8 +7,12 @@
 # DeprecatedSysctl signal and through ListEvents on a private bus. A reload shrinks the history
 # (AuditHistory=) and stops and restarts the source (AuditSources=). A restart (reading a regular
 # file holding the old records and one new) publishes only the new one: the last sequence
-# number handled is kept in /run/igmpd/kmsg-seq. Finally, against the real /dev/kmsg: a record a
-# process writes there (facility user) is read but never published.
+# number handled is kept in /run/igmpd/kmsg-seq. That cursor is written lazily: a burst of
+# non-matching records costs at most a write or two (counted with strace when there is one, and
+# in the debug log), a record that made an event is saved at once (so neither a clean stop nor a
+# SIGKILL publishes it twice), a clean stop saves the last seq, and once saved no timer is left
+# (no wake-ups when idle). Finally, against the real /dev/kmsg: a record a process writes there
+# (facility user) is read but never published.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
 dbus_start
@@ -124,6 +128,101 @@ sleep 0.3
 expect_out '^a\(tsussaisu\) 1 [0-9]+ "kmsg" 0 "fresh" ' events
 igmpd_stop
 
+# The cursor file's seq, or "none".
+seq_file() { cut -d' ' -f1 "$SEQ_FILE" 2>/dev/null || echo none; }
+saves() { grep -c 'Saved the kernel log position' "$T_LOG" || true; }
+# Context switches of all of igmpd's threads.
+ctxt() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
+# printf one record per write() to stdout: non-matching kernel-facility records FIRST … LAST.
+unrelated() {
+        local s
+        for s in $(seq "$1" "$2"); do
+                printf '%s\n' "6,$s,3000,-;igkmsg0: unrelated kernel message $s"
+        done
+}
+warning() { printf '%s\n' "4,$1,4000,-;warning: process \`$2' used the deprecated sysctl system call with 1.4."; }
+
+info "lazy cursor: 1000 non-matching records, one per write, cost at most two cursor writes"
+igmpd_start "$NS" --kmsg-path "$FIFO"
+igmpd_wait_bus
+PID=$T_IGMPD_PID
+s0=$(saves)
+STRACE=""
+if command -v strace > /dev/null; then
+        strace -f -qq -e trace=/^rename,openat -o "$T_TMP/strace" -p "$PID" 2> "$T_TMP/strace.err" &
+        STRACE=$!
+        _T_PIDS+=("$STRACE")
+        WAIT_SECS=3 wait_until "grep -q '^TracerPid:[[:space:]]*$STRACE\$' /proc/$PID/status" || fail "strace did not attach"
+else
+        info "no strace: counting cursor writes in the debug log only"
+fi
+unrelated 100 1099 > "$FIFO"
+WAIT_SECS=10 wait_until "[ \"\$(seq_file)\" = 1099 ]" || fail "kmsg-seq holds '$(seq_file)' after the burst, expected 1099"
+n=$(($(saves) - s0))
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "the burst of 1000 records wrote the cursor $n times"
+if [ -n "$STRACE" ]; then
+        kill -INT "$STRACE"
+        wait "$STRACE" 2>/dev/null || true
+        renames=$(grep -c 'rename' "$T_TMP/strace" || true)
+        opens=$(grep -c 'kmsg-seq' "$T_TMP/strace" || true)
+        [ "$renames" -ge 1 ] && [ "$renames" -le 2 ] || fail "the burst made $renames rename calls: $(cat "$T_TMP/strace")"
+        [ "$opens" -le $((renames * 2)) ] || fail "the burst touched kmsg-seq $opens times: $(grep kmsg-seq "$T_TMP/strace")"
+        info "burst of 1000 records: $renames rename, $opens calls naming kmsg-seq"
+fi
+
+info "idle means idle: no timer left once the cursor is saved"
+sleep 0.5
+a=$(ctxt "$PID")
+sleep 2
+b=$(ctxt "$PID")
+[ "$a" = "$b" ] || fail "igmpd woke up $((b - a)) times in 2 idle seconds after saving the cursor"
+
+info "a record that made an event is saved at once; the rest lazily; a clean stop saves the last"
+warning 1100 lazyevent > "$FIFO"
+# Well under the lazy delay (5 s): this write is immediate.
+WAIT_SECS=2 wait_until "[ \"\$(seq_file)\" = 1100 ]" || fail "kmsg-seq holds '$(seq_file)' after an event, expected 1100"
+[ "$(event_lines lazyevent | wc -l)" = 1 ] || fail "lazyevent: $(event_lines lazyevent)"
+unrelated 1101 1110 > "$FIFO"
+sleep 0.5
+[ "$(seq_file)" = 1100 ] || fail "kmsg-seq moved to '$(seq_file)' at once for non-matching records"
+igmpd_stop
+[ "$(seq_file)" = 1110 ] || fail "kmsg-seq holds '$(seq_file)' after SIGTERM, expected 1110"
+{
+        warning 1100 lazyevent
+        unrelated 1101 1110
+        warning 1111 afterstop
+} > "$FILE"
+igmpd_start "$NS" --kmsg-path "$FILE"
+WAIT_SECS=5 wait_until "[ -n \"\$(event_lines afterstop)\" ]" || fail "no event for the record after the clean stop"
+sleep 0.3
+[ "$(event_lines lazyevent | wc -l)" = 1 ] || fail "a record reported before the clean stop was reported again: $(event_lines lazyevent)"
+[ "$(seq_file)" = 1111 ] || fail "kmsg-seq holds '$(seq_file)' after the restart, expected 1111"
+igmpd_stop
+
+info "SIGKILL: the lazily saved tail is read again, but no event is published twice"
+igmpd_start "$NS" --kmsg-path "$FIFO"
+{
+        warning 1200 beforekill
+        unrelated 1201 1250
+} > "$FIFO"
+WAIT_SECS=3 wait_until "[ \"\$(seq_file)\" = 1200 ] && [ -n \"\$(event_lines beforekill)\" ]" ||
+        fail "kmsg-seq holds '$(seq_file)' after the event, expected 1200"
+sleep 0.3
+kill -KILL "$T_IGMPD_PID"
+wait "$T_IGMPD_PID" 2>/dev/null || true
+T_IGMPD_PID=""
+[ "$(seq_file)" = 1200 ] || fail "kmsg-seq holds '$(seq_file)' after SIGKILL, expected 1200 (lazy tail not saved)"
+{
+        warning 1200 beforekill
+        unrelated 1201 1250
+        warning 1251 afterkill
+} > "$FILE"
+igmpd_start "$NS" --kmsg-path "$FILE"
+WAIT_SECS=5 wait_until "[ -n \"\$(event_lines afterkill)\" ]" || fail "no event for the record after SIGKILL"
+sleep 0.3
+[ "$(event_lines beforekill | wc -l)" = 1 ] || fail "a record reported before SIGKILL was reported again: $(event_lines beforekill)"
+igmpd_stop
+
 info "real /dev/kmsg: a record written by a process is never an event"
 [ -w /dev/kmsg ] || skip "cannot write /dev/kmsg"
 rm -f "$SEQ_FILE"
@@ -136,7 +235,8 @@ rec=$(timeout 2 cat /dev/kmsg 2>/dev/null | grep -F 'igmpd-test-evil' | tail -1 
 seq=$(cut -d, -f2 <<< "$rec")
 [ -n "$seq" ] || fail "the test record did not reach /dev/kmsg"
 [ "${rec%%,*}" = 12 ] || fail "a process's record did not get facility user (user.warning = 12): $rec"
-WAIT_SECS=5 wait_until "[ \"\$(cut -d' ' -f1 '$SEQ_FILE' 2>/dev/null || echo 0)\" -ge $seq ]" ||
+# Non-matching records: saved by the lazy timer (5 s) or at the latest when igmpd stops.
+WAIT_SECS=10 wait_until "[ \"\$(cut -d' ' -f1 '$SEQ_FILE' 2>/dev/null || echo 0)\" -ge $seq ]" ||
         fail "igmpd did not read up to the test record $seq (kmsg-seq: $(cat "$SEQ_FILE" 2>&1))"
 [ -z "$(event_lines igmpd-test-evil)" ] || fail "a process's /dev/kmsg record was published: $(event_lines igmpd-test-evil)"
 if events | grep -q 'igmpd-test-evil'; then
