@@ -165,10 +165,14 @@ static int read_string_variant(sd_bus_message *m, char **p)
         const char *s;
         int r;
 
-        r = sd_bus_message_read(m, "v", "s", &s);
-        if (r < 0)
-                return r;
-        return free_and_strdup(p, s);
+        r = sd_bus_message_enter_container(m, 'v', "s");
+        if (r >= 0)
+                r = sd_bus_message_read_basic(m, 's', &s);
+        if (r >= 0)
+                r = free_and_strdup(p, s);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        return r;
 }
 
 static int read_strv_variant(sd_bus_message *m, char ***ret)
@@ -199,8 +203,27 @@ static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
         r = sd_bus_message_enter_container(m, 'a', "{s(iis)}");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_read(m, "{s(iis)}", &name, &kernel, &policy, &source)) > 0) {
-                Knob k = knob_from_string(name);
+        /* Item by item rather than sd_bus_message_read("{s(iis)}", …): no format string to
+         * parse for each of the 6 knobs of each of thousands of links. */
+        while ((r = sd_bus_message_enter_container(m, 'e', "s(iis)")) > 0) {
+                Knob k;
+
+                r = sd_bus_message_read_basic(m, 's', &name);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(m, 'r', "iis");
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, 'i', &kernel);
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, 'i', &policy);
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, 's', &source);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+                k = knob_from_string(name);
                 if (k < 0)
                         continue; /* a newer daemon's knob */
                 l->kernel[k] = kernel;
@@ -293,6 +316,11 @@ static void prefetched_free(void)
         n_prefetched = 0;
 }
 
+static int prefetched_compare(const void *a, const void *b)
+{
+        return strcmp(((const Prefetched *) a)->path, ((const Prefetched *) b)->path);
+}
+
 int client_links_prefetch(sd_bus *bus)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -350,6 +378,9 @@ int client_links_prefetch(sd_bus *bus)
                         r = sd_bus_message_exit_container(reply);
         }
         sd_bus_message_unref(reply);
+        /* Sorted by path for client_link_fetch()'s binary search (object paths are unique). */
+        if (n_prefetched > 1)
+                qsort(prefetched, n_prefetched, sizeof *prefetched, prefetched_compare);
         return r < 0 ? r : 0;
 }
 
@@ -359,12 +390,15 @@ int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
         sd_bus_message *reply = NULL;
         int r;
 
-        for (size_t i = 0; i < n_prefetched; i++)
-                if (!prefetched[i].taken && streq(prefetched[i].path, path)) {
-                        prefetched[i].taken = true;
-                        *ret = prefetched[i].link; /* ownership moves to the caller */
-                        return 0;
-                }
+        Prefetched key = { .path = (char *) path }, *p = NULL;
+
+        if (n_prefetched > 0)
+                p = bsearch(&key, prefetched, n_prefetched, sizeof *prefetched, prefetched_compare);
+        if (p && !p->taken) {
+                p->taken = true;
+                *ret = p->link; /* ownership moves to the caller */
+                return 0;
+        }
 
         r = sd_bus_call_method(bus, IGMPD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
                                &error, &reply, "s", IGMPD_LINK_INTERFACE);

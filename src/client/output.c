@@ -123,20 +123,25 @@ size_t utf8_width(const char *s)
         return w;
 }
 
+/* Asked once per run, as systemd's columns() does: status of 4000 links asks for every table. */
 size_t output_columns(void)
 {
+        static size_t cached;
         const char *e = getenv("COLUMNS");
         struct winsize ws = {};
 
+        if (cached)
+                return cached;
+        cached = SIZE_MAX;
         if (e) {
                 char *end;
                 unsigned long v = strtoul(e, &end, 10);
                 if (*e && *end == '\0' && v > 0 && v < 100000)
-                        return v;
+                        return cached = v;
         }
         if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_col > 0)
-                return ws.ws_col;
-        return SIZE_MAX;
+                cached = ws.ws_col;
+        return cached;
 }
 
 /* Byte offset of the n-th code point of s. */
