@@ -194,44 +194,162 @@ static int property_get_last_error(sd_bus *bus, const char *path, const char *in
         return property_get_string(reply, ((Link *) userdata)->last_error);
 }
 
-static int property_get_knobs(sd_bus *bus, const char *path, const char *interface, const char *property,
-                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
+/* The values of Knobs and MatchedFiles, shared by the property getters and by
+ * link_bus_append_object(). Plain append_basic: GetManagedObjects appends these for every link. */
+static int append_knobs(sd_bus_message *reply, const Link *l)
 {
-        Link *l = userdata;
         int r;
 
         /* Kernel values as last refreshed: manager-bus.c's filter re-reads them before every
          * Get/GetAll of a link and dumps all links once before GetManagedObjects/Describe. */
         r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
-        if (r < 0)
-                return r;
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                r = sd_bus_message_append(reply, "{s(iis)}", knob_to_string(k),
-                                          l->kernel_known[k] ? l->kernel[k] : -1,
-                                          l->effective[k].set ? l->effective[k].value : -1,
-                                          l->effective[k].set ? strempty(l->effective[k].source) : "");
-                if (r < 0)
-                        return r;
+        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
+                int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
+                int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
+                const char *source = l->effective[k].set ? strempty(l->effective[k].source) : "";
+
+                r = sd_bus_message_open_container(reply, 'e', "s(iis)");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 's', knob_to_string(k));
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'r', "iis");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'i', &kernel);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'i', &policy);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 's', source);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
         }
-        return sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int append_matched_files(sd_bus_message *reply, const Link *l)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        for (size_t i = 0; r >= 0 && i < l->n_matched; i++)
+                r = sd_bus_message_append_basic(reply, 's', l->matched[i]->path);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int property_get_knobs(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return append_knobs(reply, userdata);
 }
 
 static int property_get_matched_files(sd_bus *bus, const char *path, const char *interface,
                                       const char *property, sd_bus_message *reply, void *userdata,
                                       sd_bus_error *error)
 {
-        Link *l = userdata;
+        return append_matched_files(reply, userdata);
+}
+
+/* One variant property, "{sv}", of a string value. */
+static int append_string_property(sd_bus_message *reply, const char *name, const char *value)
+{
         int r;
 
-        r = sd_bus_message_open_container(reply, 'a', "s");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < l->n_matched; i++) {
-                r = sd_bus_message_append(reply, "s", l->matched[i]->path);
-                if (r < 0)
-                        return r;
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', name);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "s");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', strempty(value));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int append_property(sd_bus_message *reply, const char *name, const char *signature,
+                           int (*append)(sd_bus_message *reply, const Link *l), const Link *l)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', name);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', signature);
+        if (r >= 0)
+                r = append(reply, l);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int append_index(sd_bus_message *reply, const Link *l)
+{
+        return sd_bus_message_append_basic(reply, 'i', &l->ifindex);
+}
+
+int link_bus_append_object(sd_bus_message *reply, const Link *l)
+{
+        /* What sd-bus's own ObjectManager lists for an object before its vtable interfaces. */
+        static const char *const standard[] = {
+                "org.freedesktop.DBus.Peer",
+                "org.freedesktop.DBus.Introspectable",
+                "org.freedesktop.DBus.Properties",
+        };
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = link_bus_path(l->ifindex, &path);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "oa{sa{sv}}");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 'o', path);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(standard); i++) {
+                r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 's', standard[i]);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
         }
-        return sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', BUS_LINK_INTERFACE);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        /* The properties in link_vtable's order. */
+        if (r >= 0)
+                r = append_property(reply, "Index", "i", append_index, l);
+        if (r >= 0)
+                r = append_string_property(reply, "Name", l->ifname);
+        if (r >= 0)
+                r = append_string_property(reply, "Kind", l->kind);
+        if (r >= 0)
+                r = append_string_property(reply, "State", link_state_to_string(l->state));
+        if (r >= 0)
+                r = append_property(reply, "Knobs", "a{s(iis)}", append_knobs, l);
+        if (r >= 0)
+                r = append_property(reply, "MatchedFiles", "as", append_matched_files, l);
+        if (r >= 0)
+                r = append_string_property(reply, "LastError", l->last_error);
+        for (int i = 0; r >= 0 && i < 4; i++) /* a{sv}, {sa{sv}}, a{sa{sv}}, {oa{sa{sv}}} */
+                r = sd_bus_message_close_container(reply);
+        return r;
 }
 
 /* ---- methods ---- */

@@ -21,6 +21,11 @@ int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *us
 int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
                              sd_bus_error *error);
 
+/* Appends the link's "{oa{sa{sv}}}" entry of a GetManagedObjects reply: what sd-bus's own
+ * ObjectManager would (the standard interfaces, then org.igmpd1.Link with every property),
+ * built in one pass. */
+int link_bus_append_object(sd_bus_message *reply, const Link *l);
+
 /* Method handlers, also called by the Manager's *Link methods with the link as userdata, the
  * message positioned after the ifindex argument. */
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error);

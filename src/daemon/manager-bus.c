@@ -387,6 +387,43 @@ retry:
         manager_bus_schedule_retry(m);
         return 0;
 }
+
+/* GetManagedObjects on /org/igmpd1, answered here rather than by sd-bus: sd-bus builds the
+ * reply object by object, looking up each path's vtables and calling every property getter
+ * through them, which at 4000 links took three times as long as building the same reply in
+ * one pass over the links (ordered by ifindex). The content is what sd-bus would send
+ * (tests/integration/test-dbus-objects.sh compares it with GetAll of every link). Returns 1:
+ * the call is answered (or answered with an error by sd-bus's caller on failure). */
+static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message)
+{
+        _cleanup_free_ Link **links = NULL;
+        sd_bus_message *reply = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!sd_bus_message_get_expect_reply(message))
+                return 1;
+        r = manager_sorted_links(m, &links, &n);
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{oa{sa{sv}}}");
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = link_bus_append_object(reply, links[i]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to answer GetManagedObjects: %m");
+                r = sd_bus_reply_method_errnof(message, r, "Failed to list the links: %m");
+                if (r < 0)
+                        log_debug_errno(r, "Failed to send the error reply, ignoring: %m");
+        }
+        return 1;
+}
+
 /* Kernel values shown over the bus must be current, but reading six /proc/sys files per link
  * for every property get is what made GetManagedObjects slow. Before the calls that return
  * kernel values: one link's Get/GetAll re-reads that link; GetManagedObjects and Describe
@@ -401,8 +438,12 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
         if (sd_bus_message_get_type(message, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_CALL || !path)
                 return 0;
 
-        if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") ||
-            sd_bus_message_is_method_call(message, BUS_MANAGER_INTERFACE, "Describe")) {
+        if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") &&
+            streq(path, BUS_MANAGER_PATH) && sd_bus_message_has_signature(message, "")) {
+                (void) manager_enumerate(m);
+                return manager_bus_reply_managed_objects(m, message);
+        }
+        if (sd_bus_message_is_method_call(message, BUS_MANAGER_INTERFACE, "Describe")) {
                 (void) manager_enumerate(m);
                 return 0;
         }
