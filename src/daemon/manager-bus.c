@@ -3,9 +3,11 @@
  * org.igmpd1.Manager and the bus connection's lifecycle.
  *
  * The kernel-facing job never waits for the bus: the connection is made after the first
- * configuration pass. Without a reachable bus the daemon says so once and retries on a timer
- * that exists only while the bus is down (idle means idle); a lost connection is noticed
- * through sd-bus's synthesized org.freedesktop.DBus.Local.Disconnected and handled the same.
+ * configuration pass. Without a reachable bus the daemon says so once and waits for the bus
+ * socket to appear with an inotify watch (bus-watch.c), no timer: idle means idle. A backoff
+ * timer runs only while the socket file exists but connecting or taking the name fails (see
+ * manager_bus_schedule_retry()). A lost connection is noticed through sd-bus's synthesized
+ * org.freedesktop.DBus.Local.Disconnected and handled the same.
  */
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "manager-bus.h"
 #include "manager.h"
 
+/* Backoff while the socket exists but connecting fails, or with no socket file to watch. */
 #define BUS_RETRY_MIN_USEC (1ULL * 1000000ULL)
 #define BUS_RETRY_MAX_USEC (30ULL * 1000000ULL)
 
@@ -515,10 +518,60 @@ static int on_bus_retry(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* The bus socket's name changed in its directory (or the watch failed). */
+static void on_bus_socket_changed(BusWatch *w, void *userdata)
+{
+        Manager *m = userdata;
+
+        if (m->bus)
+                return;
+        if (!bus_watch_socket_exists(w)) {
+                /* Gone, or not there yet: back to waiting without a timer. */
+                manager_bus_schedule_retry(m);
+                return;
+        }
+        /* A new socket, or a change to it: try now, and back off from the start if it fails. */
+        log_debug("%s changed, connecting to the system bus.", bus_watch_path(w));
+        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
+        m->bus_retry_usec = 0;
+        manager_bus_start(m);
+}
+
+/* Decides how the next connection attempt is triggered:
+ * - socket file missing: only the inotify watch, no timer (idle means idle);
+ * - socket file there but connecting or taking the name failed: the backoff timer, 1 s doubling
+ *   to 30 s, with the watch kept so that the socket going away stops the timer and a new one is
+ *   tried at once. ECONNREFUSED means nobody listens: dbus-daemon binds before it listens, so an
+ *   attempt can come early, but once the backoff is at its maximum the socket is taken as stale
+ *   and only its re-creation is waited for;
+ * - no socket file to watch (abstract or tcp address) or no inotify: the timer alone. */
 static void manager_bus_schedule_retry(Manager *m)
 {
         int r;
 
+        if (!m->bus_watch) {
+                r = bus_watch_new(m->event, NULL, on_bus_socket_changed, m, &m->bus_watch);
+                if (r < 0)
+                        log_debug_errno(r, "No bus socket file to watch, retrying on a timer: %m");
+        }
+        if (m->bus_watch) {
+                r = bus_watch_arm(m->bus_watch);
+                if (r == 0) {
+                        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
+                        m->bus_retry_usec = 0;
+                        log_debug("Waiting for %s to appear.", bus_watch_path(m->bus_watch));
+                        return;
+                }
+                if (r < 0)
+                        log_debug_errno(r, "Failed to watch %s, retrying on a timer: %m",
+                                        bus_watch_path(m->bus_watch));
+                else if (m->bus_connect_error == -ECONNREFUSED && m->bus_retry_usec >= BUS_RETRY_MAX_USEC &&
+                         !m->bus_retry_source) {
+                        log_debug("Nobody listens on %s, waiting for it to be created anew.",
+                                  bus_watch_path(m->bus_watch));
+                        return;
+                }
+        }
         if (m->bus_retry_source)
                 return;
         m->bus_retry_usec = m->bus_retry_usec == 0 ? BUS_RETRY_MIN_USEC
@@ -536,16 +589,21 @@ void manager_bus_start(Manager *m)
         if (m->bus)
                 return;
         r = manager_bus_connect(m);
+        m->bus_connect_error = r < 0 ? r : 0;
         if (r < 0) {
                 if (!m->bus_down_logged) {
                         log_warning_errno(r,
                                           "System bus not reachable, applying policy without a D-Bus face; "
-                                          "retrying. (%m)");
+                                          "connecting when it appears. (%m)");
                         m->bus_down_logged = true;
                 } else
                         log_debug_errno(r, "System bus still not reachable: %m");
                 manager_bus_schedule_retry(m);
+                return;
         }
+        /* Connected; the name is asked for asynchronously (on_name_acquired). */
+        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
+        bus_watch_disarm(m->bus_watch);
 }
 
 static void manager_bus_drop(Manager *m)
@@ -559,7 +617,8 @@ static void manager_bus_drop(Manager *m)
 
 void manager_bus_stop(Manager *m)
 {
-        m->bus_retry_source = sd_event_source_unref(m->bus_retry_source);
+        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
+        m->bus_watch = bus_watch_free(m->bus_watch);
         manager_bus_drop(m);
 }
 

@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The D-Bus face of the Manager: connection to the system bus (non-fatal, retried with
- * backoff while the bus is down), org.igmpd1.Manager at /org/igmpd1, the ObjectManager, and
+ * The D-Bus face of the Manager: connection to the system bus (non-fatal, made again when
+ * the bus appears), org.igmpd1.Manager at /org/igmpd1, the ObjectManager, and
  * the registration of the Link and Audit interfaces.
  */
 
@@ -14,7 +14,8 @@ typedef struct Manager Manager;
 extern const sd_bus_vtable manager_vtable[];
 
 /* Connects to the system bus and takes the name org.igmpd1. Never fails: without a bus it logs
- * once and retries (1 s doubling to 30 s) until the bus appears. */
+ * once and waits for the bus socket to appear (inotify, no timer); while the socket exists but
+ * connecting fails it retries on a backoff timer (1 s doubling to 30 s). */
 void manager_bus_start(Manager *m);
 /* Drops the connection and any retry timer (shutdown). */
 void manager_bus_stop(Manager *m);

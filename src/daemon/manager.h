@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus-util.h"
+#include "bus-watch.h"
 #include "daemon-config.h"
 #include "link.h"
 #include "intmap.h"
@@ -51,11 +52,15 @@ typedef struct Manager {
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
 
-        /* D-Bus face (manager-bus.c): NULL while the bus is down; the retry timer exists only
-         * then. */
+        /* D-Bus face (manager-bus.c): NULL while the bus is down. Meanwhile bus_watch (inotify
+         * on the socket's directory) waits for the bus socket to appear; the backoff timer runs
+         * only while the socket exists but connecting fails, or for addresses with no socket
+         * file to watch. */
         sd_bus *bus;
+        BusWatch *bus_watch;
         sd_event_source *bus_retry_source;
         uint64_t bus_retry_usec;
+        int bus_connect_error; /* of the last connection attempt, 0 if it connected */
         bool bus_down_logged;
         BusPolkitRegistry polkit_registry;
 

@@ -26,15 +26,16 @@ AuditSources=none
 NetworkManager=no
 CONF
 V3=igmpv3_unsolicited_report_interval
-NOT_REACHABLE='System bus not reachable, applying policy without a D-Bus face; retrying'
+NOT_REACHABLE='System bus not reachable, applying policy without a D-Bus face'
 
 info "no bus at start: policy applied anyway, said once"
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 300
 wait_until "[ \$(log_count '$NOT_REACHABLE') -ge 1 ]" || fail "no 'not reachable' message"
-sleep 3.5   # retries at 1 s and 2 s (and 4 s) after start
+sleep 3.5   # a retry timer would have fired at 1 s and 2 s
 [ "$(log_count "$NOT_REACHABLE")" = 1 ] || fail "'not reachable' logged $(log_count "$NOT_REACHABLE") times"
-[ "$(log_count 'still not reachable')" -ge 1 ] || fail "no retry seen (debug log)"
+# No socket file, no retries: igmpd waits for the socket with inotify (test-dbus-bus-appears.sh).
+[ "$(log_count 'still not reachable')" = 0 ] || fail "retried while the bus socket does not exist"
 veth_add "$NS" v2 v3
 expect_knob "$NS" ipv4 v2 $V3 300
 
