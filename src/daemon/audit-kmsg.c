@@ -507,6 +507,7 @@ int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *rea
                 return r;
         }
         (void) sd_event_source_set_description(k->source, "audit-kmsg");
+        (void) sd_event_source_set_priority(k->source, AUDIT_EVENT_PRIORITY);
 
         k->active = true;
         reason[0] = '\0';

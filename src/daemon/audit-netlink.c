@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <stdio.h>
@@ -26,6 +27,10 @@
 /* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
 #define AUDIT_READ_SIZE 16384
 #define AUDIT_RULES_MAX 2
+/* Receive buffer of the multicast listener: at ~1 KiB of kernel memory per queued record, room
+ * for a few thousand sysctl(2) calls while igmpd is scheduled out. */
+#define AUDIT_RCVBUF (8 * 1024 * 1024)
+#define AUDIT_OVERRUN_LOG_USEC (60 * 1000000ULL)
 
 typedef struct AuditRuleSpec {
         uint32_t arch;
@@ -49,6 +54,9 @@ struct AuditNetlink {
         uint32_t enabled_before;
 
         uint64_t n_records, n_bad;
+        uint64_t n_overruns;          /* ENOBUFS: records the kernel dropped for us */
+        uint64_t n_overruns_logged;   /* … of which the last warning told */
+        uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
 };
 
 bool audit_netlink_is_active(const AuditNetlink *n)
@@ -295,6 +303,27 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
         audit_manager_submit(n->audit, &e);
 }
 
+/* The kernel dropped records because our receive buffer was full: a program calling sysctl(2)
+ * in a tight loop outruns us. Said at most once per AUDIT_OVERRUN_LOG_USEC with a count, not once
+ * per overrun (a flood overruns hundreds of times), and computed from the clock when it happens:
+ * no timer. */
+static void audit_netlink_overrun(AuditNetlink *n)
+{
+        uint64_t now = 0;
+
+        (void) sd_event_now(n->audit->event, CLOCK_MONOTONIC, &now);
+        n->n_overruns++;
+        if (n->overrun_logged_usec != 0 && now - n->overrun_logged_usec < AUDIT_OVERRUN_LOG_USEC)
+                return;
+        log_warning("Audit records were dropped %" PRIu64 " time(s) (receive buffer full, a program is "
+                    "calling sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them "
+                    "are not counted.%s",
+                    n->n_overruns - n->n_overruns_logged,
+                    n->overrun_logged_usec != 0 ? "" : " Said at most once a minute.");
+        n->n_overruns_logged = n->n_overruns;
+        n->overrun_logged_usec = now;
+}
+
 static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         AuditNetlink *n = userdata;
@@ -311,8 +340,7 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
                         if (errno == EAGAIN)
                                 return 0;
                         if (errno == ENOBUFS) {
-                                log_warning("Audit records were dropped (receive buffer full); "
-                                            "deprecated sysctl(2) calls among them are missed.");
+                                audit_netlink_overrun(n);
                                 continue;
                         }
                         log_error_errno(errno, "Failed to read audit records, ignoring: %m");
@@ -405,12 +433,20 @@ int audit_netlink_new(AuditManager *a, bool add_rule, AuditNetlink **ret, char *
                         snprintf(reason, reason_size, "cannot join the audit multicast group: %s", strerror(-r));
                 return r;
         }
+        /* A flood of sysctl(2) calls is several records per call, each its own datagram: give the
+         * kernel room to queue a burst while we are scheduled out (charged only when used). */
+        if (setsockopt(n->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int) { AUDIT_RCVBUF }, sizeof(int)) < 0 &&
+            setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &(int) { AUDIT_RCVBUF }, sizeof(int)) < 0)
+                log_debug_errno(errno, "Failed to enlarge the audit socket's receive buffer, ignoring: %m");
         r = sd_event_add_io(a->event, &n->source, n->fd, EPOLLIN, audit_netlink_on_io, n);
         if (r < 0) {
                 snprintf(reason, reason_size, "cannot watch the audit socket: %s", strerror(-r));
                 return r;
         }
         (void) sd_event_source_set_description(n->source, "audit-netlink");
+        /* Link events and bus calls go first: a program flooding sysctl(2) must not delay them
+         * by more than the batch being read (the receive buffer holds the rest meanwhile). */
+        (void) sd_event_source_set_priority(n->source, AUDIT_EVENT_PRIORITY);
 
         if (add_rule)
                 audit_netlink_add_rules(n);

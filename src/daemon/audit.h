@@ -26,6 +26,8 @@
 
 /* Coalescing window: one published event per key per second. */
 #define AUDIT_COALESCE_USEC 1000000ULL
+/* sd-event priority of the audit sources' readers: after link events and bus calls (NORMAL). */
+#define AUDIT_EVENT_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 10)
 /* Keys tracked at once; past that, events are published without coalescing (a flood of
  * distinct processes is not foldable anyway). Entries live one window. */
 #define AUDIT_COALESCE_KEYS_MAX 4096
