@@ -10,6 +10,7 @@
  *   set     SetLinkKnobs(ifindex of IFNAME, {igmpv3_unsolicited_report_interval: 200 or 201}, 0),
  *           alternating the value so every call changes the kernel value and the runtime file
  *   objects GetManagedObjects on /org/igmpd1 (COUNT/20 times, at least 3), reply fully read
+ *           ("objects": call + walking every item, "objects_received": until the reply is in)
  * and prints one line per kind: "KIND n=… p50_us=… p99_us=… max_us=…". Finally the runtime
  * change is reverted (RevertLink).
  */
@@ -61,7 +62,7 @@ int main(int argc, char *argv[])
         sd_bus *bus = NULL;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
-        uint64_t *t;
+        uint64_t *t, *t_recv;
         unsigned count, n_obj;
         int32_t ifindex;
         const char *path;
@@ -72,7 +73,8 @@ int main(int argc, char *argv[])
                 return 2;
         }
         t = calloc(count, sizeof *t);
-        if (!t)
+        t_recv = calloc(count, sizeof *t_recv);
+        if (!t || !t_recv)
                 return 1;
         r = sd_bus_open_system(&bus);
         if (r < 0)
@@ -112,6 +114,7 @@ int main(int argc, char *argv[])
                                        &e, &reply, "");
                 if (r < 0)
                         return fail("GetManagedObjects", r, &e);
+                t_recv[i] = now_us() - t0;
                 /* Walk the whole reply, as a client would. */
                 r = sd_bus_message_skip(reply, "a{oa{sa{sv}}}");
                 if (r < 0)
@@ -120,11 +123,13 @@ int main(int argc, char *argv[])
                 reply = sd_bus_message_unref(reply);
         }
         report("objects", t, n_obj, "");
+        report("objects_received", t_recv, n_obj, "");
 
         r = sd_bus_call_method(bus, DEST, PATH, IFACE, "RevertLink", &e, NULL, "iu", ifindex, 0u);
         if (r < 0)
                 return fail("RevertLink", r, &e);
         sd_bus_flush_close_unref(bus);
         free(t);
+        free(t_recv);
         return 0;
 }

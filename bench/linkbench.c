@@ -11,6 +11,9 @@
  *   linkbench wait   PFX START COUNT VALUE TIMEOUT_MS
  *   linkbench single PFX START COUNT VALUE GAP_MS
  *   linkbench burst  PFX START COUNT VALUE
+ *   linkbench dump   - 0 REPEAT                one RTM_GETLINK dump of every link, statistics
+ *                                           skipped (the request igmpd makes to refresh kernel
+ *                                           values), REPEAT times: the kernel's share of it
  *
  * Every create is one RTM_NEWLINK request, answered (ACK) before the next is sent — what
  * `ip -batch` does. The kernel announces the new links (RTM_NEWLINK multicast, which igmpd
@@ -449,6 +452,63 @@ static int parse_u(const char *s, unsigned *ret)
         return 0;
 }
 
+/* Times `repeat` link dumps read to NLMSG_DONE (messages counted, not parsed); prints the median. */
+static int do_dump(unsigned repeat)
+{
+        static char buf[1 << 20];
+        uint64_t *t = calloc(repeat, sizeof *t);
+        unsigned links = 0;
+        size_t bytes = 0;
+        int rcvbuf = 4 * 1024 * 1024;
+
+        if (!t)
+                return 1;
+        (void) setsockopt(rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf);
+        for (unsigned i = 0; i < repeat; i++) {
+                struct {
+                        struct nlmsghdr h;
+                        struct ifinfomsg ifi;
+                        struct rtattr a;
+                        uint32_t mask;
+                } req = {
+                        .h = { .nlmsg_len = sizeof req, .nlmsg_type = RTM_GETLINK,
+                               .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = i + 1 },
+                        .ifi = { .ifi_family = AF_UNSPEC },
+                        .a = { .rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = IFLA_EXT_MASK },
+                        .mask = RTEXT_FILTER_SKIP_STATS,
+                };
+                bool done = false;
+                uint64_t t0 = now_us();
+
+                links = 0;
+                bytes = 0;
+                if (send(rtnl_fd, &req, sizeof req, 0) < 0) {
+                        perror("dump request");
+                        return 1;
+                }
+                while (!done) {
+                        ssize_t n = recv(rtnl_fd, buf, sizeof buf, 0);
+                        if (n < 0) {
+                                perror("dump");
+                                return 1;
+                        }
+                        bytes += (size_t) n;
+                        for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK(h, (size_t) n); h = NLMSG_NEXT(h, n)) {
+                                if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+                                        done = true;
+                                else if (h->nlmsg_type == RTM_NEWLINK)
+                                        links++;
+                        }
+                }
+                t[i] = now_us() - t0;
+        }
+        qsort(t, repeat, sizeof *t, cmp_u64);
+        printf("dump links=%u bytes=%zu repeat=%u p50_us=%llu\n", links, bytes, repeat,
+               (unsigned long long) t[repeat / 2]);
+        free(t);
+        return 0;
+}
+
 int main(int argc, char *argv[])
 {
         const char *mode;
@@ -456,7 +516,7 @@ int main(int argc, char *argv[])
         struct rlimit rl = { 65536, 65536 };
 
         if (argc < 5 || parse_u(argv[3], &start) < 0 || parse_u(argv[4], &count) < 0 || count == 0) {
-                fprintf(stderr, "usage: linkbench create|delete|wait|single|burst PFX START COUNT [VALUE [ARG]]\n");
+                fprintf(stderr, "usage: linkbench create|delete|wait|single|burst|dump PFX START COUNT [VALUE [ARG]]\n");
                 return 2;
         }
         mode = argv[1];
@@ -481,6 +541,8 @@ int main(int argc, char *argv[])
                 return 1;
         }
 
+        if (strcmp(mode, "dump") == 0)
+                return do_dump(count);
         if (strcmp(mode, "delgroup") == 0) {
                 uint64_t t0 = now_us();
                 int r = group_delete(start);

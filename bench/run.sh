@@ -15,17 +15,22 @@
 #   --idle SECS   length of the idle window (default 30)
 #   --tails       also run the channel-change joins held a real 30 s (about 1 more minute)
 #   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel (default all)
+#   --audit-calls N  sysctl(2) calls per audit flood (default 100000); the audit section runs an
+#                 igmpd in the HOST network namespace (audit records exist only there) with no
+#                 policy, and puts the host's audit state back as found (it fails if it cannot)
 #   --quick       small everything (the CI smoke test): 200 links, 2 repeats, 2 s idle, …
 #   BENCH_KEEP=1  keep the raw data (captures, logs) in /tmp/igmpd-bench.* after the run
 #   IGMPD_WRAP    command put before igmpd where it runs in the background (hot-plug, memory,
 #                 idle, D-Bus), e.g. IGMPD_WRAP="nice -n -10" to see what CPU contention costs
 #   --build DIR   meson build dir (default $BUILD_DIR or SRCDIR/build); binaries can also be
-#                 given as IGMPD, IGMPCTL, BENCH_BIN (dir with floor, notify-run, …), MCAST_JOIN
+#                 given as IGMPD, IGMPCTL, BENCH_BIN (dir with floor, notify-run, …), MCAST_JOIN,
+#                 AUDIT_STATE (tests/helpers/audit-state, default next to MCAST_JOIN)
+#   BENCH_AUDIT_WITH_AUDITD=1  run the audit flood even though auditd runs (it logs every call)
 set -uo pipefail
 
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$SRCDIR/build}
-LINKS=4000 SIZES="500 4000 8000" REPEAT=5 SAMPLE=200 IDLE=30 TAILS=0 QUICK=0
+LINKS=4000 SIZES="500 4000 8000" REPEAT=5 SAMPLE=200 IDLE=30 TAILS=0 QUICK=0 AUDIT_CALLS=100000
 SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel"
 OUT=$SRCDIR/BENCHMARKS.md
 CH_M=100 CH_ROUNDS_V2=3 CH_ROUNDS=8 CH_MAXROUNDS=40 CH_QRVS="2 4" CH_PROTOS="v3 mld v2"
@@ -39,12 +44,13 @@ while [ $# -gt 0 ]; do
         --idle) IDLE=$2; shift ;;
         --tails) TAILS=1 ;;
         --sections) SECTIONS=$2; shift ;;
+        --audit-calls) AUDIT_CALLS=$2; shift ;;
         --out) OUT=$2; shift ;;
         --build) BUILD=$2; shift ;;
         --quick)
-                QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2
+                QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2 AUDIT_CALLS=2000
                 CH_M=2 CH_ROUNDS_V2=1 CH_ROUNDS=1 CH_MAXROUNDS=2 CH_QRVS="2" CH_PROTOS="v3" ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         esac
         shift
@@ -71,10 +77,15 @@ NSP="igb$$"
 PIDS=()
 cleanup() {
         set +e
+        declare -F audit_restore > /dev/null && audit_restore   # first: igmpd must remove its rule
         for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
         sleep 0.2
         for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
         for ns in $(ip netns list | awk '{print $1}' | grep "^$NSP-"); do
+                ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+                ip netns del "$ns"
+        done
+        for ns in $(ip netns list | awk '{print $1}' | grep "^igflood-$$-"); do
                 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
                 ip netns del "$ns"
         done
@@ -133,6 +144,8 @@ igmpd_start() {
 rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
 rssanon_kb() { awk '/^RssAnon/{print $2}' "/proc/$1/status"; }
 ctxt() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/{s+=$2} END{print s}'; }
+# CPU time (user + system) of a process so far, in ms (clock ticks: 10 ms at USER_HZ 100).
+cpu_ms() { awk -v t="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print int(($12 + $13) * 1000 / t)}' "/proc/$1/stat"; }
 
 names_file() { # names_file PFX PAIRS FILE
         local i
@@ -266,7 +279,7 @@ if has memory || has idle; then
 fi
 
 # ---- 5. D-Bus (and the igmpd for the idle section's "with a bus" case) ----------------------------
-BUS_PID="" BUS_NS=""
+BUS_PID="" BUS_NS="" BUSD_PID=""
 if (has dbus || has idle) && command -v dbus-daemon > /dev/null; then
         P=$((LINKS / 2))
         mkdir -p "$TMP/bus"
@@ -295,6 +308,7 @@ if (has dbus || has idle) && command -v dbus-daemon > /dev/null; then
 </busconfig>
 EOC
         dbus-daemon --config-file="$TMP/bus/system.conf" --nofork --nopidfile --nosyslog > "$TMP/bus/log" 2>&1 &
+        BUSD_PID=$!
         PIDS+=($!)
         for _ in $(seq 100); do [ -S "$TMP/bus/system_bus_socket" ] && break; sleep 0.05; done
         export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/bus/system_bus_socket"
@@ -328,6 +342,22 @@ EOC
                         done
                 else
                         res "dbus igmpctl_missing 1"
+                fi
+                # Where GetManagedObjects' time goes: CPU of igmpd and of dbus-daemon per call
+                # (10 calls), the kernel's link dump alone (igmpd refreshes kernel values with one
+                # before answering), and igmpctl status's own CPU.
+                a0=$(cpu_ms "$BUS_PID") b0=$(cpu_ms "$BUSD_PID")
+                for _ in $(seq 10); do
+                        busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager \
+                                GetManagedObjects > /dev/null
+                done
+                res "dbus objects_cpu_ms igmpd=$(( $(cpu_ms "$BUS_PID") - a0 )) dbus-daemon=$(( $(cpu_ms "$BUSD_PID") - b0 )) calls=10"
+                res "dbus $(ip netns exec "$BUS_NS" "$BENCH_BIN/linkbench" dump - 0 $((REPEAT * 2 + 1)))"
+                if [ -x "$IGMPCTL" ]; then
+                        for ((r = 0; r < REPEAT; r++)); do
+                                t=$( { TIMEFORMAT='%3U %3S'; time "$IGMPCTL" status > /dev/null; } 2>&1 )
+                                res "dbus igmpctl_status_cpu_ms $(awk '{print int(($1 + $2) * 1000)}' <<< "$t")"
+                        done
                 fi
                 if [ -x "$BENCH_BIN/dbus-rtt" ]; then
                         "$BENCH_BIN/dbus-rtt" d0a 200 > "$TMP/dbus-rtt.out" 2>&1 || log "dbus-rtt: $(cat "$TMP/dbus-rtt.out")"
@@ -373,8 +403,279 @@ fi
 [ -n "$NOBUS_NS" ] && { sleep 0.2; ns_del "$NOBUS_NS"; }
 
 # ---- 6. audit flood -----------------------------------------------------------------------------
+# sysctl-flood calls sysctl(2) AUDIT_CALLS times as fast as it can: first with the host's audit
+# state as found (baseline), then REPEAT times with an igmpd whose audit source is on
+# (AuditSources=audit, AuditRule=yes: it loads the rule on syscall 156 and enables auditing, and
+# undoes both on exit). The kernel multicasts audit records only in the initial network
+# namespace, so that igmpd runs in the HOST's; its config root holds no policy file (and
+# NetworkManager=no), so it has nothing to write there: the host's knobs are compared before and
+# after, and its log must hold no write. The host's audit state (enabled flag and rule list, byte
+# for byte, via tests/helpers/audit-state) is compared before and after too; if it differs, it is
+# put back and the run fails. Hot-plug latency needs links created, which the host must not get:
+# a second igmpd with the bench policy runs in a throwaway namespace, and linkbench times pairs
+# created there with and without a flood running (the flood's CPU contention is what it sees).
+# The audit igmpd's own event loop is timed with D-Bus Pings (bus-ping) during the floods.
+AF_PID="" AF_NR="" AF_BEFORE="" AF_FAILED=""
+AF_NS="igflood-$$-hot"
+AUDIT_STATE=${AUDIT_STATE:-$(dirname "$MCAST_JOIN")/audit-state}
+audit_skip_reason() {
+        local st rc=0
+        [ -x "$BENCH_BIN/sysctl-flood" ] || { echo "$BENCH_BIN/sysctl-flood not built"; return; }
+        [ -x "$AUDIT_STATE" ] || { echo "$AUDIT_STATE (tests/helpers) not built"; return; }
+        [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] &&
+                [ "$(stat -L -c %i /proc/self/ns/net)" = "$(stat -L -c %i /proc/2/ns/net)" ] ||
+                { echo "not in the initial network namespace, the only one that gets audit records"; return; }
+        st=$("$BENCH_BIN/sysctl-flood" status 2>&1) || rc=$?
+        [ $rc = 77 ] && { echo "no audit subsystem here ($st)"; return; }
+        [ $rc = 0 ] || { echo "cannot read the audit status ($st)"; return; }
+        [[ $st == *" enabled=2 "* ]] && { echo "the host's audit configuration is locked (enabled=2)"; return; }
+        if [[ $st != *" pid=0 "* ]] && [ "${BENCH_AUDIT_WITH_AUDITD:-0}" != 1 ]; then
+                echo "auditd is running (pid $(af_field pid "$st")): the flood would write every call into the host's" \
+                        "audit log; BENCH_AUDIT_WITH_AUDITD=1 runs it anyway"
+                return
+        fi
+        "$BENCH_BIN/sysctl-flood" 1 > /dev/null 2>&1 || echo "sysctl(2) has no known number on $(uname -m)"
+}
+af_status() { "$BENCH_BIN/sysctl-flood" status | sed 's/^status //'; }
+af_field() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<< "$2"; }
+kmsg_seq() { # the sequence number of the last kernel log record
+        python3 -c 'import os
+fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK); last = -1
+while True:
+    try: last = int(os.read(fd, 8192).split(b",")[1])
+    except (BlockingIOError, OSError): break
+print(last)'
+}
+kmsg_audit_since() { # kmsg_audit_since SEQ: audit lines (records, suppression notes) logged after SEQ
+        python3 -c 'import os, sys
+fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK); n = 0
+while True:
+    try: rec = os.read(fd, 8192)
+    except BlockingIOError: break
+    except OSError: continue
+    seq, msg = int(rec.split(b",")[1]), rec.split(b";", 1)[-1]
+    n += seq > int(sys.argv[1]) and (b"audit" in msg)
+print(n)' "$1"
+}
+host_knobs() {
+        local f
+        for f in /proc/sys/net/ipv4/conf/*/{igmpv2_unsolicited_report_interval,igmpv3_unsolicited_report_interval,force_igmp_version} \
+                 /proc/sys/net/ipv6/conf/*/{mldv1_unsolicited_report_interval,mldv2_unsolicited_report_interval,force_mld_version}; do
+                [ -e "$f" ] && echo "$f $(cat "$f")"
+        done
+}
+# Stops the audit igmpd (it removes its rule and switches auditing back), then checks the host's
+# audit state against the snapshot and puts back what differs. Also run by cleanup on any exit.
+audit_restore() {
+        local keys_before
+        [ -n "$AF_BEFORE" ] || return 0
+        if [ -n "$AF_PID" ]; then
+                kill -TERM "$AF_PID" 2>/dev/null
+                for _ in $(seq 100); do kill -0 "$AF_PID" 2>/dev/null || break; sleep 0.05; done
+                kill -KILL "$AF_PID" 2>/dev/null
+                wait "$AF_NR" 2>/dev/null
+                AF_PID=""
+        elif [ -n "$AF_NR" ]; then # igmpd never became ready
+                pkill -TERM -P "$AF_NR"
+                sleep 1
+        fi
+        "$AUDIT_STATE" show > "$TMP/audit-after"
+        if ! cmp -s "$AF_BEFORE" "$TMP/audit-after"; then
+                AF_FAILED="audit state differs from before: $(tr '\n' ' ' < "$AF_BEFORE")→ $(tr '\n' ' ' < "$TMP/audit-after")"
+                echo "run.sh: AUDIT: $AF_FAILED; restoring it" >&2
+                keys_before=$(cat "$TMP/audit-keys-before")
+                [ "$keys_before" = 0 ] && "$AUDIT_STATE" del-key igmpd-sysctl
+                "$AUDIT_STATE" set-enabled "$(sed -n 's/^enabled //p' "$AF_BEFORE")"
+                "$AUDIT_STATE" show > "$TMP/audit-after"
+                cmp -s "$AF_BEFORE" "$TMP/audit-after" ||
+                        echo "run.sh: AUDIT: COULD NOT RESTORE the host's audit state; was $(tr '\n' ' ' < "$AF_BEFORE")," \
+                                "is $(tr '\n' ' ' < "$TMP/audit-after") — fix by hand (auditctl -D / -e)" >&2
+        fi
+        AF_BEFORE=""
+        [ -z "$AF_FAILED" ]
+}
+af_events() { # af_events PID END_REALTIME_US: signals and log lines of igmpd about PID
+        python3 - "$1" "$2" "$TMP/audit-signals" "$TMP/igmpd-audit.log" <<'EOP'
+import json, re, sys
+pid, end, sigs, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+t = []
+for line in open(sigs, errors="replace"):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    d = m.get("payload", {}).get("data", [])
+    if m.get("member") == "DeprecatedSysctl" and len(d) == 8 and d[2] == pid:
+        t.append((m.get("timestamp-realtime", d[0]), d[7]))  # when the bus passed it on
+logged = [int(m.group(1)) for m in re.finditer(r"\(pid %d, .*\(source audit, (\d+) calls?\)" % pid, open(log, errors="replace").read())]
+gaps = [b[0] - a[0] for a, b in zip(t, t[1:])]
+print("signals=%d signal_calls=%d logged=%d counted=%d min_gap_us=%d last_after_us=%d"
+      % (len(t), sum(r for _, r in t), len(logged), sum(logged), min(gaps) if gaps else -1,
+         t[-1][0] - end if t else -1))
+EOP
+}
 if has audit; then
-        res "audit not_measured see BENCHMARKS.md"
+        reason=$(audit_skip_reason)
+        if [ -n "$reason" ]; then
+                log "audit flood: skipped: $reason"
+                res "audit skipped $reason"
+        else
+                log "audit flood: $AUDIT_CALLS sysctl(2) calls, baseline then igmpd's audit source on ($REPEAT repeats)"
+                res "audit calls $AUDIT_CALLS"
+                AF_BEFORE=$TMP/audit-before
+                "$AUDIT_STATE" show > "$AF_BEFORE" || die "audit-state show failed"
+                "$AUDIT_STATE" count-key igmpd-sysctl > "$TMP/audit-keys-before"
+                command -v auditctl > /dev/null && { auditctl -l > "$TMP/auditctl-l-before" 2>&1; auditctl -s > "$TMP/auditctl-s-before" 2>&1; }
+                st0=$(af_status)
+                res "audit status_before $st0"
+                res "audit found enabled=$(af_field enabled "$st0") rules=$(($(wc -l < "$AF_BEFORE") - 1)) igmpd_rules=$(cat "$TMP/audit-keys-before") auditd=$(af_field pid "$st0") auditctl=$(command -v auditctl > /dev/null && echo 1 || echo 0)"
+                host_knobs > "$TMP/knobs-before"
+                kseq=$(kmsg_seq)
+
+                # The link side: igmpd with the bench policy in a throwaway namespace, no bus.
+                ip netns add "$AF_NS" || die "cannot create namespace $AF_NS"
+                ip -n "$AF_NS" link set lo up
+                IGMPD_ROOT=$ROOT_QUIET igmpd_start "$AF_NS" igmpd-audit-links DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/no-bus"
+                AF_LPID=$IPID
+                P=$((LINKS / 2))
+                K=$((SAMPLE < P ? SAMPLE : P))
+                res "audit link idle $(ip netns exec "$AF_NS" env LINKBENCH_GROUP=13 "$BENCH_BIN/linkbench" single f 0 "$K" 200 5)"
+                ip netns exec "$AF_NS" "$BENCH_BIN/linkbench" delgroup - 13 1 > /dev/null
+
+                for ((r = 0; r < REPEAT; r++)); do
+                        res "audit flood off $("$BENCH_BIN/sysctl-flood" "$AUDIT_CALLS")"
+                done
+
+                # A private bus for the audit igmpd's signals and Pings.
+                AF_BUS=""
+                if command -v dbus-daemon > /dev/null && command -v busctl > /dev/null; then
+                        mkdir -p "$TMP/abus"
+                        cat > "$TMP/abus/system.conf" <<EOC
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$TMP/abus/socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
+  </policy>
+  <include>$SRCDIR/data/dbus/org.igmpd1.conf</include>
+</busconfig>
+EOC
+                        dbus-daemon --config-file="$TMP/abus/system.conf" --nofork --nopidfile --nosyslog > "$TMP/abus/log" 2>&1 &
+                        PIDS+=($!)
+                        for _ in $(seq 100); do [ -S "$TMP/abus/socket" ] && break; sleep 0.05; done
+                        [ -S "$TMP/abus/socket" ] && AF_BUS="unix:path=$TMP/abus/socket"
+                fi
+
+                # The audit igmpd, in the host's network namespace, with no policy.
+                mkdir -p "$TMP/audit-root/etc/igmpd"
+                printf '[Daemon]\nAuditSources=audit\nAuditRule=yes\nNetworkManager=no\nAuditHistory=65536\n' \
+                        > "$TMP/audit-root/etc/igmpd/igmpd.conf"
+                [ -z "$(find "$TMP/audit-root" -path '*conf.d*' -name '*.conf')" ] || die "the audit igmpd must have no policy"
+                env -u WATCHDOG_USEC -u WATCHDOG_PID SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
+                        DBUS_SYSTEM_BUS_ADDRESS="${AF_BUS:-unix:path=$TMP/no-bus}" "$BENCH_BIN/notify-run" "$TMP/igmpd-audit.sock" \
+                        ${IGMPD_WRAP:-} "$IGMPD" --config-root "$TMP/audit-root" > "$TMP/igmpd-audit.out" 2> "$TMP/igmpd-audit.log" &
+                AF_NR=$!
+                PIDS+=($AF_NR)
+                for _ in $(seq 600); do
+                        grep -q '^ready' "$TMP/igmpd-audit.out" 2>/dev/null && break
+                        kill -0 "$AF_NR" 2>/dev/null || break
+                        sleep 0.05
+                done
+                read -r _ _ AF_PID < <(grep '^ready' "$TMP/igmpd-audit.out") ||
+                        die "the audit igmpd did not become ready: $(tail -5 "$TMP/igmpd-audit.log")"
+                [ "$("$AUDIT_STATE" enabled)" = 1 ] && [ "$("$AUDIT_STATE" count-key igmpd-sysctl)" -ge 1 ] ||
+                        die "igmpd did not load its audit rule: $(grep -i audit "$TMP/igmpd-audit.log")"
+                if [ -n "$AF_BUS" ]; then
+                        for _ in $(seq 100); do
+                                DBUS_SYSTEM_BUS_ADDRESS=$AF_BUS busctl --system status org.igmpd1 > /dev/null 2>&1 && break
+                                sleep 0.05
+                        done
+                        DBUS_SYSTEM_BUS_ADDRESS=$AF_BUS busctl --system monitor --json=short \
+                                --match "type='signal',interface='org.igmpd1.Audit',member='DeprecatedSysctl'" \
+                                > "$TMP/audit-signals" 2> /dev/null &
+                        PIDS+=($!)
+                        AF_MON=$!
+                        res "audit ping idle $(DBUS_SYSTEM_BUS_ADDRESS=$AF_BUS "$BENCH_BIN/bus-ping" 2 500)"
+                else
+                        : > "$TMP/audit-signals"
+                fi
+                sleep 0.5
+                st1=$(af_status)
+                rss0=$(rss_kb "$AF_PID") cpu0=$(cpu_ms "$AF_PID")
+                kpid=$(pgrep -x kauditd | head -1)
+                kcpu0=$([ -n "$kpid" ] && cpu_ms "$kpid" || echo 0)
+                # Sampler: igmpd's RSS and the kernel's audit backlog, every 50 ms.
+                ( while :; do echo "$(rss_kb "$AF_PID") $(af_field backlog "$(af_status)")"; sleep 0.05; done ) > "$TMP/audit-samples" 2> /dev/null &
+                AF_SAMPLER=$!
+                PIDS+=($AF_SAMPLER)
+                if [ -n "$AF_BUS" ]; then
+                        DBUS_SYSTEM_BUS_ADDRESS=$AF_BUS "$BENCH_BIN/bus-ping" 2 > "$TMP/audit-ping" &
+                        AF_PING=$!
+                        PIDS+=($AF_PING)
+                fi
+                for ((r = 0; r < REPEAT; r++)); do
+                        out=$("$BENCH_BIN/sysctl-flood" "$AUDIT_CALLS")
+                        res "audit flood on $out end_realtime_us=$(now_us)"
+                done
+                [ -n "$AF_BUS" ] && { kill -TERM "$AF_PING"; wait "$AF_PING"; res "audit ping flood $(cat "$TMP/audit-ping")"; }
+
+                # A link created mid-flood (the flood runs until stopped, audit on).
+                "$BENCH_BIN/sysctl-flood" 0 > "$TMP/audit-bgflood" &
+                bgf=$!
+                PIDS+=($bgf)
+                sleep 0.2
+                res "audit link flood $(ip netns exec "$AF_NS" env LINKBENCH_GROUP=13 "$BENCH_BIN/linkbench" single f 0 "$K" 200 5)"
+                kill -TERM "$bgf"
+                wait "$bgf"
+                res "audit flood bg $(cat "$TMP/audit-bgflood") end_realtime_us=$(now_us)"
+                ip netns exec "$AF_NS" "$BENCH_BIN/linkbench" delgroup - 13 1 > /dev/null
+                kill -TERM "$AF_LPID"
+
+                # Let the last coalesced events out (1 s window), then read what igmpd made of it.
+                sleep 1.5
+                kill -TERM "$AF_SAMPLER"; wait "$AF_SAMPLER" 2>/dev/null
+                st2=$(af_status)
+                res "audit rss before=$rss0 max=$(awk 'NF==2 && $1>m{m=$1} END{print m+0}' "$TMP/audit-samples") after=$(rss_kb "$AF_PID")"
+                res "audit cpu igmpd_ms=$(($(cpu_ms "$AF_PID") - cpu0)) kauditd_ms=$(( $([ -n "$kpid" ] && cpu_ms "$kpid" || echo 0) - kcpu0))"
+                res "audit backlog max=$(awk 'NF==2 && $2>m{m=$2} END{print m+0}' "$TMP/audit-samples") limit=$(af_field backlog_limit "$st1") lost_before=$(af_field lost "$st1") lost_after=$(af_field lost "$st2") wait_jiffies=$(($(af_field backlog_wait_time_actual "$st2") - $(af_field backlog_wait_time_actual "$st1"))) wait_limit_jiffies=$(af_field backlog_wait_time "$st1")"
+                sleep 0.3
+                while read -r line; do
+                        fpid=$(af_field pid "$line")
+                        res "audit events $fpid $(af_events "$fpid" "$(af_field end_realtime_us "$line")")"
+                done < <(grep '^audit flood \(on\|bg\) ' "$RES")
+                res "audit dropped_warnings $(grep -c 'Audit records were dropped' "$TMP/igmpd-audit.log")"
+                [ -n "$AF_BUS" ] && kill -TERM "$AF_MON"
+
+                # Stop igmpd, check the host's audit state and knobs.
+                audit_restore || die "the host's audit state was not as found after the run ($AF_FAILED); restored"
+                res "audit restored enabled=$(sed -n 's/^enabled //p' "$TMP/audit-after") rules=$(($(wc -l < "$TMP/audit-after") - 1))"
+                if command -v auditctl > /dev/null; then
+                        auditctl -l > "$TMP/auditctl-l-after" 2>&1
+                        cmp -s "$TMP/auditctl-l-before" "$TMP/auditctl-l-after" || die "auditctl -l differs after the run"
+                fi
+                host_knobs > "$TMP/knobs-after"
+                cmp -s "$TMP/knobs-before" "$TMP/knobs-after" ||
+                        die "the audit igmpd changed host knobs: $(diff "$TMP/knobs-before" "$TMP/knobs-after")"
+                ! grep -qE ': Set [a-z0-9_]+=' "$TMP/igmpd-audit.log" || die "the audit igmpd wrote a knob on the host"
+                res "audit host_knobs_unchanged $(wc -l < "$TMP/knobs-before")"
+                res "audit kmsg_lines $(kmsg_audit_since "$kseq")"
+                ns_del "$AF_NS"
+        fi
 fi
 
 # ---- 7. channel change after a lost join --------------------------------------------------------
