@@ -72,6 +72,11 @@ for b in "$IGMPD" "$BENCH_BIN/floor" "$BENCH_BIN/notify-run" "$BENCH_BIN/linkben
 done
 
 TMP=$(mktemp -d /tmp/igmpd-bench.XXXXXX)
+# igmpd never talks to the host's system bus here: a bus address nothing listens on, unless a
+# section starts its own private bus.
+mkdir -p "$TMP/no-bus"
+NO_BUS="unix:path=$TMP/no-bus/system_bus_socket"
+export DBUS_SYSTEM_BUS_ADDRESS=$NO_BUS
 RES=$TMP/results
 NSP="igb$$"
 PIDS=()
@@ -401,6 +406,7 @@ fi
 [ -n "$NOBUS_PID" ] && kill -TERM "$NOBUS_PID" 2>/dev/null
 [ -n "$BUS_NS" ] && { sleep 0.2; ns_del "$BUS_NS"; }
 [ -n "$NOBUS_NS" ] && { sleep 0.2; ns_del "$NOBUS_NS"; }
+export DBUS_SYSTEM_BUS_ADDRESS=$NO_BUS   # the private bus was for section 5
 
 # ---- 6. audit flood -----------------------------------------------------------------------------
 # sysctl-flood calls sysctl(2) AUDIT_CALLS times as fast as it can: first with the host's audit
@@ -535,7 +541,7 @@ if has audit; then
                 # The link side: igmpd with the bench policy in a throwaway namespace, no bus.
                 ip netns add "$AF_NS" || die "cannot create namespace $AF_NS"
                 ip -n "$AF_NS" link set lo up
-                IGMPD_ROOT=$ROOT_QUIET igmpd_start "$AF_NS" igmpd-audit-links DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/no-bus"
+                IGMPD_ROOT=$ROOT_QUIET igmpd_start "$AF_NS" igmpd-audit-links DBUS_SYSTEM_BUS_ADDRESS="$NO_BUS"
                 AF_LPID=$IPID
                 P=$((LINKS / 2))
                 K=$((SAMPLE < P ? SAMPLE : P))
@@ -587,7 +593,7 @@ EOC
                         > "$TMP/audit-root/etc/igmpd/igmpd.conf"
                 [ -z "$(find "$TMP/audit-root" -path '*conf.d*' -name '*.conf')" ] || die "the audit igmpd must have no policy"
                 env -u WATCHDOG_USEC -u WATCHDOG_PID SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
-                        DBUS_SYSTEM_BUS_ADDRESS="${AF_BUS:-unix:path=$TMP/no-bus}" "$BENCH_BIN/notify-run" "$TMP/igmpd-audit.sock" \
+                        DBUS_SYSTEM_BUS_ADDRESS="${AF_BUS:-$NO_BUS}" "$BENCH_BIN/notify-run" "$TMP/igmpd-audit.sock" \
                         ${IGMPD_WRAP:-} "$IGMPD" --config-root "$TMP/audit-root" > "$TMP/igmpd-audit.out" 2> "$TMP/igmpd-audit.log" &
                 AF_NR=$!
                 PIDS+=($AF_NR)

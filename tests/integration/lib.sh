@@ -86,6 +86,11 @@ T_ROOT=$T_TMP/root                  # --config-root for the daemon
 T_CONF=$T_ROOT/etc/igmpd/conf.d     # where tests drop policy files
 T_LOG=$T_TMP/igmpd.log
 mkdir -p "$T_CONF"
+# No test talks to the host's system bus: igmpd gets a bus address of its own that nothing
+# listens on (it waits for the socket there); dbus-lib.sh's dbus_prepare points it at a
+# private bus instead.
+mkdir -p "$T_TMP/no-bus"
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T_TMP/no-bus/system_bus_socket"
 
 # Short, unique namespace names: igt-<test>-<pid>-<suffix>. Prints the name; safe to call as
 # NS=$(ns_new a): the name is recorded in a file the cleanup reads.
