@@ -53,17 +53,6 @@ struct BusWatch {
 
 /* ---- addresses ---- */
 
-static int unhex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -EINVAL;
-}
-
 /* Decodes n bytes of a D-Bus address value (%XX escapes) into a new string. */
 static int address_unescape(const char *s, size_t n, char **ret)
 {
@@ -81,8 +70,8 @@ static int address_unescape(const char *s, size_t n, char **ret)
                 }
                 if (n - i < 3)
                         return -EINVAL;
-                hi = unhex(s[i + 1]);
-                lo = unhex(s[i + 2]);
+                hi = unhexchar(s[i + 1]);
+                lo = unhexchar(s[i + 2]);
                 if (hi < 0 || lo < 0 || (hi | lo) == 0) /* no NUL inside a path */
                         return -EINVAL;
                 out[j++] = (char) (hi << 4 | lo);

@@ -14,17 +14,6 @@
 #include "audit-record.h"
 #include "macro.h"
 
-static int unhex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -EINVAL;
-}
-
 static bool mem_eq(const char *s, const char *e, const char *lit)
 {
         size_t l = strlen(lit);
@@ -47,7 +36,7 @@ static int parse_unsigned(const char *s, const char *e, unsigned base, uint64_t 
         if (s >= e)
                 return -EBADMSG;
         for (; s < e; s++) {
-                int d = unhex(*s);
+                int d = unhexchar(*s);
 
                 if (d < 0 || (unsigned) d >= base)
                         return -EBADMSG;
@@ -115,14 +104,14 @@ static int decode_string(
                 if (s >= e || (e - s) % 2 != 0)
                         return -EBADMSG;
                 for (const char *q = s; q < e; q += 2)
-                        if (unhex(q[0]) < 0 || unhex(q[1]) < 0)
+                        if (unhexchar(q[0]) < 0 || unhexchar(q[1]) < 0)
                                 return -EBADMSG;
                 for (const char *q = s; q < e; q += 2) {
                         if (n + 1 >= size) {
                                 truncated = true;
                                 break;
                         }
-                        buf[n++] = (char) (unhex(q[0]) << 4 | unhex(q[1]));
+                        buf[n++] = (char) (unhexchar(q[0]) << 4 | unhexchar(q[1]));
                 }
         }
 

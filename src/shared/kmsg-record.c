@@ -20,17 +20,6 @@ static bool is_digit(char c)
         return c >= '0' && c <= '9';
 }
 
-static int unhex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -EINVAL;
-}
-
 /* Parses decimal digits at *p (at least one) up to end, advancing *p. */
 static int parse_u64(const char **p, const char *end, uint64_t *ret)
 {
@@ -128,8 +117,8 @@ int kmsg_record_parse(const char *buf, size_t len, KmsgRecord *ret)
         for (const char *s = msg; s < msg_end; ) {
                 unsigned char c = (unsigned char) *s;
 
-                if (c == '\\' && msg_end - s >= 4 && s[1] == 'x' && unhex(s[2]) >= 0 && unhex(s[3]) >= 0) {
-                        c = (unsigned char) (unhex(s[2]) << 4 | unhex(s[3]));
+                if (c == '\\' && msg_end - s >= 4 && s[1] == 'x' && unhexchar(s[2]) >= 0 && unhexchar(s[3]) >= 0) {
+                        c = (unsigned char) (unhexchar(s[2]) << 4 | unhexchar(s[3]));
                         s += 4;
                 } else
                         s++;

@@ -129,6 +129,18 @@ static inline bool endswith(const char *s, const char *suffix)
 }
 
 /* Replaces *p with a copy of s (or NULL). Returns 0 or -ENOMEM. */
+/* Value of a hex digit, or -EINVAL. */
+static inline int unhexchar(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -EINVAL;
+}
+
 static inline int free_and_strdup(char **p, const char *s)
 {
         char *t = NULL;
