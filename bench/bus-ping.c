@@ -17,6 +17,8 @@
 #include <time.h>
 #include <systemd/sd-bus.h>
 
+#include "bench-util.h"
+
 #define N_MAX 200000
 
 static volatile sig_atomic_t stop;
@@ -25,20 +27,6 @@ static void on_signal(int sig)
 {
         (void) sig;
         stop = 1;
-}
-
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
 }
 
 int main(int argc, char *argv[])

@@ -23,23 +23,11 @@
 #include <time.h>
 #include <systemd/sd-bus.h>
 
+#include "bench-util.h"
+
 #define DEST "org.igmpd1"
 #define PATH "/org/igmpd1"
 #define IFACE "org.igmpd1.Manager"
-
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
 
 static void report(const char *kind, uint64_t *v, size_t n, const char *extra)
 {

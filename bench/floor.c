@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
+
 static const struct {
         const char *family, *name;
 } knobs[] = {
@@ -32,14 +34,6 @@ static const struct {
         { "ipv6", "mldv1_unsolicited_report_interval" },
         { "ipv6", "mldv2_unsolicited_report_interval" },
 };
-
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
 
 int main(int argc, char *argv[])
 {

@@ -55,6 +55,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
+
 static const struct {
         const char *family, *name;
 } knobs[] = {
@@ -69,14 +71,6 @@ static const char *pfx;
 static uint32_t link_group; /* $LINKBENCH_GROUP: the "a" end of every created pair joins it */
 static unsigned start, count;
 static int value;
-
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
 
 static void sleep_us(unsigned us)
 {
@@ -246,12 +240,6 @@ static unsigned count_bad(void)
                 if (!pair_fully_configured(start + i))
                         bad++;
         return bad;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
 }
 
 /* Nearest-rank percentile of a sorted array. */

@@ -29,13 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
+#include "bench-util.h"
 
 static bool has_ready(const char *buf)
 {

@@ -165,7 +165,7 @@ if idle:
     L.append("")
     L.append("| igmpd | window | context switches (all threads) | syscalls (strace -c -f, next window) | target 0 wake-ups |")
     L.append("|---|---|---|---|---|")
-    for which, label in [("bus", "default config, private system bus (D-Bus face up), kernel-log audit source on"),
+    for which, label in [("bus", "default config (audit sources as by default: kernel log only on kernels < 5.9; audit needs the initial netns), private system bus (D-Bus face up)"),
                          ("nobus", "no system bus reachable, `AuditSources=none`")]:
         c = [r for r in idle if r[1] == which and r[2] == "ctxt"]
         s = [r for r in idle if r[1] == which and r[2] == "syscalls"]

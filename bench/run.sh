@@ -152,6 +152,44 @@ ctxt() { cat /proc/"$1"/task/*/status | awk '/ctxt_switches/{s+=$2} END{print s}
 # CPU time (user + system) of a process so far, in ms (clock ticks: 10 ms at USER_HZ 100).
 cpu_ms() { awk -v t="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); print int(($12 + $13) * 1000 / t)}' "/proc/$1/stat"; }
 
+# private_bus DIR: a dbus-daemon configured like the system bus (deny by default; igmpd's shipped
+# policy file included; monitoring allowed, for busctl monitor) on DIR/socket. Sets
+# PRIVATE_BUS_PID; fails if the socket does not appear within 5 s.
+private_bus() {
+        local dir=$1
+        mkdir -p "$dir"
+        cat > "$dir/system.conf" <<EOC
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$dir/socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
+  </policy>
+  <include>$SRCDIR/data/dbus/org.igmpd1.conf</include>
+</busconfig>
+EOC
+        dbus-daemon --config-file="$dir/system.conf" --nofork --nopidfile --nosyslog > "$dir/log" 2>&1 &
+        PRIVATE_BUS_PID=$!
+        PIDS+=($!)
+        for _ in $(seq 100); do [ -S "$dir/socket" ] && return 0; sleep 0.05; done
+        return 1
+}
+
 names_file() { # names_file PFX PAIRS FILE
         local i
         for ((i = 0; i < $2; i++)); do echo "$1${i}a"; echo "$1${i}b"; done > "$3"
@@ -287,36 +325,9 @@ fi
 BUS_PID="" BUS_NS="" BUSD_PID=""
 if (has dbus || has idle) && command -v dbus-daemon > /dev/null; then
         P=$((LINKS / 2))
-        mkdir -p "$TMP/bus"
-        cat > "$TMP/bus/system.conf" <<EOC
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$TMP/bus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <include>$SRCDIR/data/dbus/org.igmpd1.conf</include>
-</busconfig>
-EOC
-        dbus-daemon --config-file="$TMP/bus/system.conf" --nofork --nopidfile --nosyslog > "$TMP/bus/log" 2>&1 &
-        BUSD_PID=$!
-        PIDS+=($!)
-        for _ in $(seq 100); do [ -S "$TMP/bus/system_bus_socket" ] && break; sleep 0.05; done
-        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/bus/system_bus_socket"
+        private_bus "$TMP/bus" || die "the private bus did not start: $(cat "$TMP/bus/log")"
+        BUSD_PID=$PRIVATE_BUS_PID
+        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/bus/socket"
         BUS_NS=$(ns_new bus)
         ip netns exec "$BUS_NS" "$BENCH_BIN/linkbench" create d 0 "$P" > /dev/null
         igmpd_start "$BUS_NS" igmpd-bus DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS"
@@ -555,36 +566,7 @@ if has audit; then
                 # A private bus for the audit igmpd's signals and Pings.
                 AF_BUS=""
                 if command -v dbus-daemon > /dev/null && command -v busctl > /dev/null; then
-                        mkdir -p "$TMP/abus"
-                        cat > "$TMP/abus/system.conf" <<EOC
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$TMP/abus/socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
-  </policy>
-  <include>$SRCDIR/data/dbus/org.igmpd1.conf</include>
-</busconfig>
-EOC
-                        dbus-daemon --config-file="$TMP/abus/system.conf" --nofork --nopidfile --nosyslog > "$TMP/abus/log" 2>&1 &
-                        PIDS+=($!)
-                        for _ in $(seq 100); do [ -S "$TMP/abus/socket" ] && break; sleep 0.05; done
-                        [ -S "$TMP/abus/socket" ] && AF_BUS="unix:path=$TMP/abus/socket"
+                        private_bus "$TMP/abus" && AF_BUS="unix:path=$TMP/abus/socket"
                 fi
 
                 # The audit igmpd, in the host's network namespace, with no policy.

@@ -30,23 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define NR_SYSCTL 156
-#elif defined(__i386__)
-#define NR_SYSCTL 149
-#elif defined(SYS__sysctl)
-#define NR_SYSCTL SYS__sysctl
-#endif
-
-struct sysctl_args {
-        int *name;
-        int nlen;
-        void *oldval;
-        size_t *oldlenp;
-        void *newval;
-        size_t newlen;
-        unsigned long unused[4];
-};
+#include "bench-util.h"
+#include "sysctl-syscall.h"
 
 static volatile sig_atomic_t stop;
 
@@ -54,14 +39,6 @@ static void on_signal(int sig)
 {
         (void) sig;
         stop = 1;
-}
-
-static uint64_t now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
 static uint64_t tv_us(struct timeval tv)

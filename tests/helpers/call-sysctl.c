@@ -18,23 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-#define NR_SYSCTL 156
-#elif defined(__i386__)
-#define NR_SYSCTL 149
-#elif defined(SYS__sysctl)
-#define NR_SYSCTL SYS__sysctl
-#endif
-
-struct sysctl_args {
-        int *name;
-        int nlen;
-        void *oldval;
-        size_t *oldlenp;
-        void *newval;
-        size_t newlen;
-        unsigned long unused[4];
-};
+#include "sysctl-syscall.h"
 
 int main(int argc, char *argv[])
 {
