@@ -100,7 +100,7 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
         struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
         char ifname[IFNAMSIZ], kind[64], type[32], *altnames[ALTNAMES_MAX + 1];
         struct ether_addr mac;
-        bool has_kind = false;
+        bool has_kind = false, has_mac = false;
         uint32_t mtu = 0;
 
         if (nlh->nlmsg_type == RTM_DELLINK) {
@@ -118,8 +118,10 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
                 nla_strlcpy(kind, info[IFLA_INFO_KIND], sizeof kind);
                 has_kind = true;
         }
-        if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == ETH_ALEN)
+        if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == ETH_ALEN) {
                 memcpy(&mac, nla_data(tb[IFLA_ADDRESS]), ETH_ALEN);
+                has_mac = true;
+        }
         if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= (int) sizeof(uint32_t))
                 mtu = nla_get_u32(tb[IFLA_MTU]);
         nl_llproto2str(ifi->ifi_type, type, sizeof type);
@@ -131,7 +133,7 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
                 .altnames = altnames[0] ? altnames : NULL,
                 .kind = has_kind ? kind : NULL,
                 .type = type,
-                .mac = tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == ETH_ALEN ? &mac : NULL,
+                .mac = has_mac ? &mac : NULL,
                 .flags = ifi->ifi_flags,
                 .mtu = mtu,
                 .full = true,
