@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "audit-kmsg.h"
+#include "fs-util.h"
 #include "kmsg-record.h"
 #include "log.h"
 #include "manager.h"
@@ -129,19 +130,18 @@ static void kmsg_load_seq(AuditKmsg *k)
         fclose(f);
 }
 
+/* mkdir -p of the directory path is in. */
 static int mkdir_parents(const char *path)
 {
-        _cleanup_free_ char *p = strdup(path);
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *dir = NULL;
 
-        if (!p)
+        if (!slash || slash == path)
+                return 0;
+        dir = strndup(path, (size_t) (slash - path));
+        if (!dir)
                 return -ENOMEM;
-        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        return 0;
+        return mkdir_p(dir, 0755);
 }
 
 /* The newest seq up to which every record has been handled: a message the assembler still holds

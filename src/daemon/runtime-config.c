@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "conf-files.h"
+#include "fs-util.h"
 #include "ifname.h"
 #include "runtime-config.h"
 
@@ -181,71 +182,6 @@ char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
         return buf;
 }
 
-static int mkdir_parents(const char *path, mode_t mode)
-{
-        _cleanup_free_ char *p = strdup(path);
-
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = '\0';
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return negative_errno();
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST)
-                return negative_errno();
-        return 0;
-}
-
-static int write_atomic(const char *dir, const char *name, const char *content)
-{
-        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
-        char tmp[64];
-        size_t len = strlen(content), done = 0;
-        int r;
-
-        r = mkdir_parents(dir, 0755);
-        if (r < 0)
-                return r;
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return negative_errno();
-
-        snprintf(tmp, sizeof tmp, ".#%.20s.%d.%u", name, getpid(), (unsigned) random());
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return negative_errno();
-
-        while (done < len) {
-                ssize_t n = write(fd, content + done, len - done);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = negative_errno();
-                        goto fail;
-                }
-                done += (size_t) n;
-        }
-        if (fsync(fd) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        if (renameat(dfd, tmp, dfd, name) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        if (fsync(dfd) < 0)
-                return negative_errno();
-        return 0;
-
-fail:
-        (void) unlinkat(dfd, tmp, 0);
-        return r;
-}
-
 /* Writes (or removes, when nothing is left) the file of one scope. */
 static int scope_store(const char *root, const char *ifname, RuntimeScope scope, const KnobSetting knobs[_KNOB_MAX])
 {
@@ -270,7 +206,7 @@ static int scope_store(const char *root, const char *ifname, RuntimeScope scope,
         content = runtime_config_format(knobs);
         if (!content)
                 return -ENOMEM;
-        return write_atomic(dir, name, content);
+        return write_file_atomic(dir, name, content);
 }
 
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,

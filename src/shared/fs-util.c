@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Small file-system helpers shared by the daemon's state files; see fs-util.h.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs-util.h"
+#include "macro.h"
+
+int mkdir_p(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/')
+                        continue;
+                *s = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *s = '/';
+        }
+        if (mkdir(p, mode) < 0 && errno != EEXIST)
+                return negative_errno();
+        return 0;
+}
+
+int write_file_atomic(const char *dir, const char *name, const char *content)
+{
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        char tmp[64];
+        size_t len = strlen(content), done = 0;
+        int r;
+
+        r = mkdir_p(dir, 0755);
+        if (r < 0)
+                return r;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return negative_errno();
+
+        snprintf(tmp, sizeof tmp, ".#%.20s.%d.%u", name, getpid(), (unsigned) random());
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return negative_errno();
+
+        while (done < len) {
+                ssize_t n = write(fd, content + done, len - done);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = negative_errno();
+                        goto fail;
+                }
+                done += (size_t) n;
+        }
+        if (fsync(fd) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if (fsync(dfd) < 0)
+                return negative_errno();
+        return 0;
+
+fail:
+        (void) unlinkat(dfd, tmp, 0);
+        return r;
+}
