@@ -117,6 +117,14 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
 
+        /* After a completed first pass, what igmpd changed can be undone by the next start. */
+        if (m->ready && !m->check_only) {
+                int r = originals_save(m);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to save the knob values found before igmpd changed them; "
+                                          "a policy removed while igmpd is stopped will not be undone: %m");
+        }
+        originals_done(&m->saved_originals);
         manager_bus_stop(m);
         m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
         netlink_free(m->netlink);
@@ -341,6 +349,7 @@ void manager_on_link_message(Manager *m, const LinkMessage *msg)
                 }
                 log_link_debug(l, "New link %d.", l->ifindex);
                 is_new = true;
+                originals_apply(&m->saved_originals, l, msg->devconf, msg->devconf_known);
         } else {
                 link_bus_snapshot(l, &before);
                 r = link_update(l, msg, &reconfigure);
@@ -479,7 +488,13 @@ int manager_start(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to open the netlink socket: %m");
 
+        if (!m->check_only) {
+                r = originals_load(m, &m->saved_originals);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to read the knob values saved at the last stop, ignoring: %m");
+        }
         r = manager_enumerate(m);
+        originals_done(&m->saved_originals); /* they belong to the links present now */
         if (r < 0)
                 return r;
 

@@ -16,6 +16,7 @@
 #include "link.h"
 #include "intmap.h"
 #include "knob.h"
+#include "originals.h"
 #include "policy.h"
 #include "runtime-config.h"
 
@@ -46,6 +47,9 @@ typedef struct Manager {
         /* Deprecated sysctl(2) audit (audit.c); NULL if it could not be set up. */
         AuditManager *audit;
         const char *kmsg_path; /* --kmsg-path= (tests), NULL: /dev/kmsg */
+
+        /* Originals saved at the last clean stop (originals.c), applied during the first pass. */
+        Originals saved_originals;
 
         unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
         bool ready;

@@ -156,6 +156,16 @@ fi
 check restart-keeps-reloaded "vt1 $V2 is '$(knob ipv4 vt1 $V2)' after restart, expected 4000" \
         wait_for 10 knob_is ipv4 vt1 $V2 4000
 
+# 5a. A policy removed while igmpd is stopped is undone at the next start: the values found
+# before igmpd changed the knobs go to /run/igmpd/originals at stop (written as User=igmpd).
+systemctl stop igmpd.service
+check originals-saved "/run/igmpd/originals lacks vt1 $V2: $(cat /run/igmpd/originals 2>&1)" \
+        grep -q " vt1 $V2 10000 4000\$" /run/igmpd/originals
+rm /etc/igmpd/conf.d/60-reload.conf
+systemctl start igmpd.service
+check originals-restored "vt1 $V2 is '$(knob ipv4 vt1 $V2)' after its policy went while igmpd was stopped, expected 10000" \
+        wait_for 10 knob_is ipv4 vt1 $V2 10000
+
 # 5b. Non-root callers go through real polkit, asked by the daemon running as igmpd (allowed by
 # the actions' org.freedesktop.policykit.owner annotation): a user a rule allows may set a knob,
 # a user without one may not.

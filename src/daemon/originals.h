@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The values igmpd found before it first changed a knob, kept across a daemon restart.
+ *
+ * While igmpd runs they live in each Link (original[], changed[]). At a clean stop they are
+ * written to ROOT/run/igmpd/originals, together with the value igmpd had written; the next
+ * start reads the file once (and removes it) before its first pass, and a link that is still
+ * there — same ifindex, same name, same network namespace — and whose knob still holds the
+ * value igmpd wrote gets its original back. So a policy removed while igmpd was stopped (an
+ * upgrade, a restart) is undone on start as if igmpd had been running, and a knob someone
+ * else changed meanwhile is left alone. A crash loses them (the file is gone once read), as
+ * before: nothing stale is ever applied.
+ *
+ * File format, text: a header line "igmpd-originals 1 NETNS", then one line per knob:
+ *   IFINDEX IFNAME KNOB ORIGINAL WRITTEN
+ * NETNS identifies the network namespace (st_dev:st_ino of /proc/self/ns/net).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "knob.h"
+#include "macro.h"
+
+typedef struct Link Link;
+typedef struct Manager Manager;
+
+typedef struct OriginalEntry {
+        int ifindex;
+        char ifname[16]; /* IFNAMSIZ */
+        Knob knob;
+        int32_t original; /* before igmpd first changed it */
+        int32_t written;  /* what igmpd had set it to */
+} OriginalEntry;
+
+typedef struct Originals {
+        OriginalEntry *entries;
+        size_t n;
+} Originals;
+
+/* One "IFINDEX IFNAME KNOB ORIGINAL WRITTEN" line (no newline). 0 or -EINVAL. Pure. */
+int originals_parse_line(const char *line, OriginalEntry *ret);
+
+/* Reads and removes the file; entries of another namespace or a bad header are dropped,
+ * bad lines skipped (logged at debug level). A missing file is no entries. */
+int originals_load(Manager *m, Originals *ret);
+/* Writes the file for every link knob igmpd changed (atomically: temp file, rename). */
+int originals_save(Manager *m);
+
+/* For a link seen for the first time at start: takes back the originals that belong to it,
+ * given the current kernel values it came with (devconf, known[] false where not carried). */
+void originals_apply(const Originals *o, Link *l, const int32_t devconf[_KNOB_MAX],
+                     const bool devconf_known[_KNOB_MAX]);
+void originals_done(Originals *o);

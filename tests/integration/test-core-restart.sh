@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# A removed policy puts back the value found before igmpd changed the knob — also across a
+# daemon restart: a clean stop saves those values (ROOT/run/igmpd/originals), the next start
+# reads them once. Removed while igmpd was stopped: undone at start. Still in force after the
+# restart: undone on the reload that removes it. A knob someone else set while igmpd was
+# stopped is left alone; a file from another network namespace is ignored; a crash leaves
+# nothing stale behind.
+. "$(dirname "$0")/lib.sh"
+
+NS=$(ns_new restart)
+veth_add "$NS" v0 v1
+ORIG=$T_ROOT/run/igmpd/originals
+V2=igmpv2_unsolicited_report_interval
+V3=igmpv3_unsolicited_report_interval
+MLD=mldv2_unsolicited_report_interval
+# Values set by someone else before igmpd ever starts: these must come back.
+in_ns "$NS" sh -c "echo 4321 > /proc/sys/net/ipv4/conf/v0/$V2; echo 1234 > /proc/sys/net/ipv4/conf/v0/$V3"
+in_ns "$NS" sh -c "echo 2000 > /proc/sys/net/ipv6/conf/v0/$MLD"
+policy() {
+        conf_put 20-v.conf <<'CONF'
+[Match]
+Name=v0
+
+[IGMP]
+V2UnsolicitedReportInterval=200
+V3UnsolicitedReportInterval=300
+
+[MLD]
+V2UnsolicitedReportInterval=400
+CONF
+}
+
+info "policy removed while igmpd is stopped: undone at the next start"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+expect_knob "$NS" ipv6 v0 $MLD 400
+igmpd_stop
+[ -f "$ORIG" ] || fail "no $ORIG after a clean stop"
+grep -q "^[0-9]* v0 $V3 1234 300$" "$ORIG" || fail "$ORIG lacks v0's $V3: $(cat "$ORIG")"
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V2 4321
+expect_knob "$NS" ipv4 v0 $V3 1234
+expect_knob "$NS" ipv6 v0 $MLD 2000
+[ ! -e "$ORIG" ] || fail "$ORIG still there after the start read it"
+igmpd_stop
+[ ! -e "$ORIG" ] || fail "$ORIG written although igmpd changed nothing: $(cat "$ORIG")"
+
+info "policy still in force after a restart: the reload that removes it undoes it"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+igmpd_stop
+igmpd_start "$NS"            # nothing to write now: the originals come from the file
+expect_knob "$NS" ipv4 v0 $V3 300
+rm "$T_CONF/20-v.conf"
+igmpd_reload
+expect_knob "$NS" ipv4 v0 $V2 4321
+expect_knob "$NS" ipv4 v0 $V3 1234
+expect_knob "$NS" ipv6 v0 $MLD 2000
+igmpd_stop
+
+info "a knob someone else set while igmpd was stopped is left alone"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+igmpd_stop
+in_ns "$NS" sh -c "echo 777 > /proc/sys/net/ipv4/conf/v0/$V3"
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V2 4321   # this one still held igmpd's value: restored
+sleep 0.3
+[ "$(knob_get "$NS" ipv4 v0 $V3)" = 777 ] || fail "$V3 is $(knob_get "$NS" ipv4 v0 $V3), not the 777 set while igmpd was stopped"
+igmpd_stop
+
+info "a file from another network namespace is ignored"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+igmpd_stop
+sed -i '1s/.*/igmpd-originals 1 1:1/' "$ORIG"
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+sleep 0.3
+[ "$(knob_get "$NS" ipv4 v0 $V3)" = 300 ] || fail "$V3 restored from another namespace's file"
+igmpd_stop
+
+info "bad lines are skipped, good ones used"
+# The foreign file left 300 in place (nothing to restore it from): start over from 1234.
+in_ns "$NS" sh -c "echo 1234 > /proc/sys/net/ipv4/conf/v0/$V3"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+igmpd_stop
+printf 'garbage\n0 v0 %s 1 2\n5 ../x %s 1 2\n' $V3 $V3 >> "$ORIG"
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 1234
+igmpd_stop
+
+info "SIGKILL: nothing saved, nothing stale applied later"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+kill -KILL "$T_IGMPD_PID"; wait "$T_IGMPD_PID" 2>/dev/null || true; T_IGMPD_PID=""
+[ ! -e "$ORIG" ] || fail "$ORIG exists after SIGKILL"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+igmpd_stop
+echo "PASS: $T_NAME"
