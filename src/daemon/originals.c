@@ -21,8 +21,8 @@
 
 #define ORIGINALS_DIR "/run/igmpd"
 #define ORIGINALS_NAME "originals"
-#define ORIGINALS_HEADER "igmpd-originals 1"
-#define ORIGINALS_MAX 65536
+#define ORIGINALS_HEADER "igmpd-originals 2"
+#define ORIGINALS_MAX 65536 /* links */
 
 /* "DEV:INO" of the network namespace igmpd runs in, or "" if unknown. */
 static void netns_id(Manager *m, char buf[64])
@@ -36,45 +36,105 @@ static void netns_id(Manager *m, char buf[64])
         snprintf(buf, 64, "%llu:%llu", (unsigned long long) st.st_dev, (unsigned long long) st.st_ino);
 }
 
-static int parse_int32(const char *s, int32_t *ret)
+/* The next blank-separated field of *p, NUL-terminated in place; NULL at the end. */
+static char *next_field(char **p)
 {
-        char *end;
-        long long v;
+        char *s = *p + strspn(*p, " \t"), *e;
 
-        errno = 0;
-        v = strtoll(s, &end, 10);
-        if (errno != 0 || end == s || *end != '\0' || v < INT32_MIN || v > INT32_MAX)
+        if (*s == '\0')
+                return NULL;
+        e = s + strcspn(s, " \t");
+        if (*e != '\0')
+                *e++ = '\0';
+        *p = e;
+        return s;
+}
+
+/* A decimal int32 ending at *end or at `stop` (or the string's end), no locale, no blanks. */
+static int parse_int32(const char *s, char stop, const char **ret_end, int32_t *ret)
+{
+        bool neg = *s == '-';
+        int64_t v = 0;
+        const char *p = s + neg;
+
+        if (*p < '0' || *p > '9')
+                return -EINVAL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                v = v * 10 + (*p - '0');
+                if (v > (int64_t) INT32_MAX + 1)
+                        return -EINVAL;
+        }
+        if (*p != stop && *p != '\0')
+                return -EINVAL;
+        v = neg ? -v : v;
+        if (v < INT32_MIN || v > INT32_MAX)
                 return -EINVAL;
         *ret = (int32_t) v;
+        if (ret_end)
+                *ret_end = p;
         return 0;
 }
 
+/* "KNOB=ORIGINAL/WRITTEN" into e. */
+static int parse_item(char *item, OriginalEntry *e)
+{
+        char *eq = strchr(item, '=');
+        const char *p;
+        Knob k;
+
+        if (!eq)
+                return -EINVAL;
+        *eq = '\0';
+        k = knob_from_string(item);
+        if (k < 0 || parse_int32(eq + 1, '/', &p, &e->original[k]) < 0 || *p != '/' ||
+            parse_int32(p + 1, '\0', NULL, &e->written[k]) < 0)
+                return -EINVAL;
+        e->set[k] = true;
+        return 0;
+}
+
+/* By hand rather than sscanf(): a restart with 4000 links reads all of them at start. */
 int originals_parse_line(const char *line, OriginalEntry *ret)
 {
-        char idx[16], name[17], knob[64], orig[16], written[16], extra[2];
+        char buf[512], *p = buf, *field;
         OriginalEntry e = {};
         int32_t ifindex;
+        size_t n = 0;
 
-        /* Widths one past each field's limit, so an over-long field is caught, not cut. */
-        if (sscanf(line, "%15s %16s %63s %15s %15s %1s", idx, name, knob, orig, written, extra) != 5)
+        if (strlen(line) >= sizeof buf)
                 return -EINVAL;
-        if (parse_int32(idx, &ifindex) < 0 || ifindex <= 0 || !ifname_valid(name) ||
-            strlen(name) >= sizeof e.ifname)
+        strcpy(buf, line);
+        field = next_field(&p);
+        if (!field || parse_int32(field, '\0', NULL, &ifindex) < 0 || ifindex <= 0)
+                return -EINVAL;
+        field = next_field(&p);
+        if (!field || !ifname_valid(field) || strlen(field) >= sizeof e.ifname)
                 return -EINVAL;
         e.ifindex = ifindex;
-        memcpy(e.ifname, name, strlen(name) + 1);
-        e.knob = knob_from_string(knob);
-        if (e.knob < 0 || parse_int32(orig, &e.original) < 0 || parse_int32(written, &e.written) < 0)
+        memcpy(e.ifname, field, strlen(field) + 1);
+        while ((field = next_field(&p))) {
+                if (parse_item(field, &e) < 0)
+                        return -EINVAL;
+                n++;
+        }
+        if (n == 0)
                 return -EINVAL;
         *ret = e;
         return 0;
+}
+
+static int entry_compare(const void *a, const void *b)
+{
+        int x = ((const OriginalEntry *) a)->ifindex, y = ((const OriginalEntry *) b)->ifindex;
+
+        return (x > y) - (x < y);
 }
 
 int originals_load(Manager *m, Originals *ret)
 {
         _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR), *path = NULL, *line = NULL;
         char id[64], header[128];
-        size_t size = 0;
+        size_t size = 0, allocated = 0;
         unsigned lineno = 1;
         Originals o = {};
         FILE *f;
@@ -107,17 +167,23 @@ int originals_load(Manager *m, Originals *ret)
                 }
                 if (o.n >= ORIGINALS_MAX)
                         break;
-                a = realloc(o.entries, (o.n + 1) * sizeof *a);
-                if (!a) {
-                        fclose(f);
-                        originals_done(&o);
-                        return -ENOMEM;
+                if (o.n == allocated) {
+                        allocated = MAX(allocated * 2, (size_t) 64);
+                        a = realloc(o.entries, allocated * sizeof *a);
+                        if (!a) {
+                                fclose(f);
+                                originals_done(&o);
+                                return -ENOMEM;
+                        }
+                        o.entries = a;
                 }
-                o.entries = a;
                 o.entries[o.n++] = e;
         }
         fclose(f);
-        log_debug("Read %zu original knob value(s) saved at the last stop.", o.n);
+        /* By ifindex, for originals_apply()'s binary search: one lookup per link at start. */
+        if (o.n > 1)
+                qsort(o.entries, o.n, sizeof *o.entries, entry_compare);
+        log_debug("Read the original knob values of %zu link(s) saved at the last stop.", o.n);
         *ret = o;
         return 0;
 }
@@ -142,14 +208,21 @@ int originals_save(Manager *m)
         fprintf(f, ORIGINALS_HEADER " %s\n", id);
         while (intmap_iterate(&m->links, &i, &v)) {
                 Link *l = v;
+                bool any = false;
 
+                if (!ifname_valid(l->ifname))
+                        continue;
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        if (!l->changed[k] || !l->kernel_known[k] || !ifname_valid(l->ifname))
+                        if (!l->changed[k] || !l->kernel_known[k])
                                 continue;
-                        fprintf(f, "%d %s %s %" PRIi32 " %" PRIi32 "\n", l->ifindex, l->ifname, knob_to_string(k),
-                                l->original[k], l->kernel[k]);
+                        if (!any)
+                                fprintf(f, "%d %s", l->ifindex, l->ifname);
+                        fprintf(f, " %s=%" PRIi32 "/%" PRIi32, knob_to_string(k), l->original[k], l->kernel[k]);
+                        any = true;
                         n++;
                 }
+                if (any)
+                        fputc('\n', f);
         }
         if (fclose(f) != 0) {
                 free(TAKE_PTR(buf));
@@ -166,23 +239,36 @@ int originals_save(Manager *m)
 void originals_apply(const Originals *o, Link *l, const int32_t devconf[_KNOB_MAX],
                      const bool devconf_known[_KNOB_MAX])
 {
-        for (size_t i = 0; o && i < o->n; i++) {
+        size_t lo = 0, hi = o ? o->n : 0;
+
+        /* The first entry of this ifindex (entries are sorted by it). */
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (o->entries[mid].ifindex < l->ifindex)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (size_t i = lo; o && i < o->n && o->entries[i].ifindex == l->ifindex; i++) {
                 const OriginalEntry *e = &o->entries[i];
 
-                if (e->ifindex != l->ifindex || !streq(e->ifname, l->ifname) || l->changed[e->knob])
+                if (!streq(e->ifname, l->ifname))
                         continue;
-                /* Only igmpd's own change is undone: if the knob no longer holds what igmpd
-                 * wrote, someone else set it while igmpd was stopped. */
-                if (!devconf_known[e->knob])
-                        continue;
-                if (!knob_value_matches(e->knob, e->written, devconf[e->knob])) {
-                        log_link_debug(l, "%s changed while igmpd was stopped (%d, igmpd had set %d); "
-                                       "leaving it to whoever changed it.", knob_to_string(e->knob),
-                                       devconf[e->knob], e->written);
-                        continue;
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        if (!e->set[k] || l->changed[k] || !devconf_known[k])
+                                continue;
+                        /* Only igmpd's own change is undone: if the knob no longer holds what
+                         * igmpd wrote, someone else set it while igmpd was stopped. */
+                        if (!knob_value_matches(k, e->written[k], devconf[k])) {
+                                log_link_debug(l, "%s changed while igmpd was stopped (%d, igmpd had set %d); "
+                                               "leaving it to whoever changed it.", knob_to_string(k), devconf[k],
+                                               e->written[k]);
+                                continue;
+                        }
+                        l->original[k] = e->original[k];
+                        l->changed[k] = true;
                 }
-                l->original[e->knob] = e->original;
-                l->changed[e->knob] = true;
         }
 }
 

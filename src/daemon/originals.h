@@ -13,11 +13,12 @@
  * else changed meanwhile is left alone. A crash loses them (the file is gone once read), as
  * before: nothing stale is ever applied.
  *
- * File format, text: a header line "igmpd-originals 1 NETNS", then one line per knob:
- *   IFINDEX IFNAME KNOB ORIGINAL WRITTEN
+ * File format, text: a header line "igmpd-originals 2 NETNS", then one line per link:
+ *   IFINDEX IFNAME KNOB=ORIGINAL/WRITTEN [KNOB=ORIGINAL/WRITTEN …]
  * NETNS identifies the network namespace (st_dev:st_ino of /proc/self/ns/net).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,9 +31,9 @@ typedef struct Manager Manager;
 typedef struct OriginalEntry {
         int ifindex;
         char ifname[16]; /* IFNAMSIZ */
-        Knob knob;
-        int32_t original; /* before igmpd first changed it */
-        int32_t written;  /* what igmpd had set it to */
+        bool set[_KNOB_MAX];
+        int32_t original[_KNOB_MAX]; /* before igmpd first changed it */
+        int32_t written[_KNOB_MAX];  /* what igmpd had set it to */
 } OriginalEntry;
 
 typedef struct Originals {
@@ -40,7 +41,7 @@ typedef struct Originals {
         size_t n;
 } Originals;
 
-/* One "IFINDEX IFNAME KNOB ORIGINAL WRITTEN" line (no newline). 0 or -EINVAL. Pure. */
+/* One "IFINDEX IFNAME KNOB=ORIGINAL/WRITTEN …" line (no newline). 0 or -EINVAL. Pure. */
 int originals_parse_line(const char *line, OriginalEntry *ret);
 
 /* Reads and removes the file; entries of another namespace or a bad header are dropped,

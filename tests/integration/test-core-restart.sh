@@ -38,7 +38,7 @@ expect_knob "$NS" ipv4 v0 $V3 300
 expect_knob "$NS" ipv6 v0 $MLD 400
 igmpd_stop
 [ -f "$ORIG" ] || fail "no $ORIG after a clean stop"
-grep -q "^[0-9]* v0 $V3 1234 300$" "$ORIG" || fail "$ORIG lacks v0's $V3: $(cat "$ORIG")"
+grep -q "^[0-9]* v0 .*$V3=1234/300" "$ORIG" || fail "$ORIG lacks v0's $V3: $(cat "$ORIG")"
 rm "$T_CONF/20-v.conf"
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V2 4321
@@ -94,7 +94,7 @@ policy
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 300
 igmpd_stop
-printf 'garbage\n0 v0 %s 1 2\n5 ../x %s 1 2\n' $V3 $V3 >> "$ORIG"
+printf 'garbage\n0 v0 %s=1/2\n5 ../x %s=1/2\n' $V3 $V3 >> "$ORIG"
 rm "$T_CONF/20-v.conf"
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 1234
