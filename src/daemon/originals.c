@@ -18,6 +18,7 @@
 #include "log.h"
 #include "manager.h"
 #include "originals.h"
+#include "parse-util.h"
 
 #define ORIGINALS_DIR "/run/igmpd"
 #define ORIGINALS_NAME "originals"
@@ -50,62 +51,39 @@ static char *next_field(char **p)
         return s;
 }
 
-/* A decimal int32 ending at *end or at `stop` (or the string's end), no locale, no blanks. */
-static int parse_int32(const char *s, char stop, const char **ret_end, int32_t *ret)
-{
-        bool neg = *s == '-';
-        int64_t v = 0;
-        const char *p = s + neg;
-
-        if (*p < '0' || *p > '9')
-                return -EINVAL;
-        for (; *p >= '0' && *p <= '9'; p++) {
-                v = v * 10 + (*p - '0');
-                if (v > (int64_t) INT32_MAX + 1)
-                        return -EINVAL;
-        }
-        if (*p != stop && *p != '\0')
-                return -EINVAL;
-        v = neg ? -v : v;
-        if (v < INT32_MIN || v > INT32_MAX)
-                return -EINVAL;
-        *ret = (int32_t) v;
-        if (ret_end)
-                *ret_end = p;
-        return 0;
-}
-
 /* "KNOB=ORIGINAL/WRITTEN" into e. */
 static int parse_item(char *item, OriginalEntry *e)
 {
-        char *eq = strchr(item, '=');
-        const char *p;
+        char *eq = strchr(item, '='), *slash;
+        int original, written;
         Knob k;
 
-        if (!eq)
+        if (!eq || !(slash = strchr(eq + 1, '/')))
                 return -EINVAL;
         *eq = '\0';
         k = knob_from_string(item);
-        if (k < 0 || parse_int32(eq + 1, '/', &p, &e->original[k]) < 0 || *p != '/' ||
-            parse_int32(p + 1, '\0', NULL, &e->written[k]) < 0)
+        if (k < 0 || parse_int_range(eq + 1, slash, &original) < 0 ||
+            parse_int_range(slash + 1, slash + 1 + strlen(slash + 1), &written) < 0)
                 return -EINVAL;
+        e->original[k] = original;
+        e->written[k] = written;
         e->set[k] = true;
         return 0;
 }
 
-/* By hand rather than sscanf(): a restart with 4000 links reads all of them at start. */
+/* By hand rather than sscanf()/strtol(): a restart with 4000 links reads all of them at start. */
 int originals_parse_line(const char *line, OriginalEntry *ret)
 {
         char buf[512], *p = buf, *field;
         OriginalEntry e = {};
-        int32_t ifindex;
         size_t n = 0;
+        int ifindex;
 
         if (strlen(line) >= sizeof buf)
                 return -EINVAL;
         strcpy(buf, line);
         field = next_field(&p);
-        if (!field || parse_int32(field, '\0', NULL, &ifindex) < 0 || ifindex <= 0)
+        if (!field || parse_int_range(field, field + strlen(field), &ifindex) < 0 || ifindex <= 0)
                 return -EINVAL;
         field = next_field(&p);
         if (!field || !ifname_valid(field) || strlen(field) >= sizeof e.ifname)

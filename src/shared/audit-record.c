@@ -13,6 +13,7 @@
 
 #include "audit-record.h"
 #include "macro.h"
+#include "parse-util.h"
 
 static bool mem_eq(const char *s, const char *e, const char *lit)
 {
@@ -28,31 +29,11 @@ static bool mem_startswith(const char *s, const char *e, const char *lit)
         return (size_t) (e - s) >= l && memcmp(s, lit, l) == 0;
 }
 
-/* Whole [s, e) as an unsigned number in the given base (10 or 16), at most max. */
-static int parse_unsigned(const char *s, const char *e, unsigned base, uint64_t max, uint64_t *ret)
-{
-        uint64_t v = 0;
-
-        if (s >= e)
-                return -EBADMSG;
-        for (; s < e; s++) {
-                int d = unhexchar(*s);
-
-                if (d < 0 || (unsigned) d >= base)
-                        return -EBADMSG;
-                if (v > (max - (unsigned) d) / base)
-                        return -EBADMSG;
-                v = v * base + (unsigned) d;
-        }
-        *ret = v;
-        return 0;
-}
-
 static int parse_u32(const char *s, const char *e, uint32_t *ret)
 {
         uint64_t v;
 
-        if (parse_unsigned(s, e, 10, UINT32_MAX, &v) < 0)
+        if (parse_unsigned_range(s, e, 10, UINT32_MAX, &v) < 0)
                 return -EBADMSG;
         *ret = (uint32_t) v;
         return 0;
@@ -60,13 +41,7 @@ static int parse_u32(const char *s, const char *e, uint32_t *ret)
 
 static int parse_int(const char *s, const char *e, int *ret)
 {
-        bool neg = s < e && *s == '-';
-        uint64_t v;
-
-        if (parse_unsigned(s + neg, e, 10, neg ? (uint64_t) INT_MAX + 1 : INT_MAX, &v) < 0)
-                return -EBADMSG;
-        *ret = neg ? (int) -(int64_t) v : (int) v;
-        return 0;
+        return parse_int_range(s, e, ret) < 0 ? -EBADMSG : 0;
 }
 
 /*
@@ -133,13 +108,13 @@ static int parse_header(const char **p, const char *end, AuditRecord *a)
 
         for (q = s; q < end && *q != '.'; q++)
                 ;
-        if (q >= end || parse_unsigned(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
+        if (q >= end || parse_unsigned_range(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
                 return -EBADMSG;
 
         s = q + 1;
         for (q = s; q < end && *q != ':'; q++)
                 ;
-        if (q >= end || q - s != 3 || parse_unsigned(s, q, 10, 999, &v) < 0)
+        if (q >= end || q - s != 3 || parse_unsigned_range(s, q, 10, 999, &v) < 0)
                 return -EBADMSG;
         a->time_msec = (unsigned) v;
 
@@ -186,7 +161,7 @@ static int parse_field(Field f, const char *v, const char *ve, AuditRecord *a)
 
         switch (f) {
         case FIELD_ARCH:
-                if (parse_unsigned(v, ve, 16, UINT32_MAX, &u) < 0)
+                if (parse_unsigned_range(v, ve, 16, UINT32_MAX, &u) < 0)
                         return -EBADMSG;
                 a->arch = (uint32_t) u;
                 return 0;
