@@ -506,6 +506,19 @@ static int nm_parse_user_data(NMSync *s, NMSyncActive *a, sd_bus_message *m)
         return r < 0 ? r : 1;
 }
 
+typedef struct UserSection {
+        NMSync *sync;
+        NMSyncActive *active;
+} UserSection;
+
+/* The profile's "user" section: only its "data" dictionary matters. */
+static int nm_user_property(sd_bus_message *m, const char *key, void *ud)
+{
+        UserSection *u = ud;
+
+        return streq(key, "data") ? nm_parse_user_data(u->sync, u->active, m) : 0;
+}
+
 static int nm_on_settings(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         NMCall *c = userdata;
@@ -530,27 +543,7 @@ static int nm_on_settings(sd_bus_message *reply, void *userdata, sd_bus_error *e
                         if (r < 0)
                                 goto fail;
                 } else {
-                        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-                        if (r < 0)
-                                goto fail;
-                        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                                const char *key;
-
-                                r = sd_bus_message_read(reply, "s", &key);
-                                if (r < 0)
-                                        goto fail;
-                                r = streq(key, "data") ? nm_parse_user_data(s, a, reply) : 0;
-                                if (r == 0)
-                                        r = sd_bus_message_skip(reply, "v");
-                                if (r < 0)
-                                        goto fail;
-                                r = sd_bus_message_exit_container(reply);
-                                if (r < 0)
-                                        goto fail;
-                        }
-                        if (r < 0)
-                                goto fail;
-                        r = sd_bus_message_exit_container(reply);
+                        r = nm_read_properties(reply, nm_user_property, &(UserSection) { s, a });
                         if (r < 0)
                                 goto fail;
                 }
