@@ -112,7 +112,8 @@ void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before)
                 log_link_debug_errno(l, r, "Failed to send PropertiesChanged, ignoring: %m");
 }
 
-void link_bus_emit_added(Link *l)
+/* InterfacesAdded or InterfacesRemoved for the link's object. */
+static void link_bus_emit_object(Link *l, bool added)
 {
         _cleanup_free_ char *path = NULL;
         int r;
@@ -121,23 +122,20 @@ void link_bus_emit_added(Link *l)
                 return;
         r = link_bus_path(l->ifindex, &path);
         if (r >= 0)
-                r = sd_bus_emit_object_added(l->manager->bus, path);
+                r = added ? sd_bus_emit_object_added(l->manager->bus, path)
+                          : sd_bus_emit_object_removed(l->manager->bus, path);
         if (r < 0)
-                log_link_debug_errno(l, r, "Failed to send InterfacesAdded, ignoring: %m");
+                log_link_debug_errno(l, r, "Failed to send Interfaces%s, ignoring: %m", added ? "Added" : "Removed");
+}
+
+void link_bus_emit_added(Link *l)
+{
+        link_bus_emit_object(l, true);
 }
 
 void link_bus_emit_removed(Link *l)
 {
-        _cleanup_free_ char *path = NULL;
-        int r;
-
-        if (!l->manager->bus)
-                return;
-        r = link_bus_path(l->ifindex, &path);
-        if (r >= 0)
-                r = sd_bus_emit_object_removed(l->manager->bus, path);
-        if (r < 0)
-                log_link_debug_errno(l, r, "Failed to send InterfacesRemoved, ignoring: %m");
+        link_bus_emit_object(l, false);
 }
 
 void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
