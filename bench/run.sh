@@ -537,6 +537,10 @@ if has audit; then
                 log "audit flood: skipped: $reason"
                 res "audit skipped $reason"
         else
+                # The same host-wide lock as tests/integration/lib.sh's hostwide_lock: a test run from
+                # another checkout must not change the audit state under the flood.
+                exec 8> /run/lock/igmpd-tests-hostwide.lock
+                flock 8
                 log "audit flood: $AUDIT_CALLS sysctl(2) calls, baseline then igmpd's audit source on ($REPEAT repeats)"
                 res "audit calls $AUDIT_CALLS"
                 AF_BEFORE=$TMP/audit-before

@@ -103,6 +103,14 @@ ns_new() {
         echo "$ns"
 }
 
+# Serialises tests that use or inspect host-wide state (the audit subsystem, the cgroup2 root's
+# BPF programs, `bpftool prog`/`link` listings): test runs from several checkouts may share one
+# machine. Held until the script exits.
+hostwide_lock() {
+        exec 8> /run/lock/igmpd-tests-hostwide.lock
+        flock 8
+}
+
 # Runs a command in a namespace.
 in_ns() {
         local ns=$1

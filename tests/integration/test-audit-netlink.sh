@@ -21,6 +21,7 @@ CALL=$HELPERS/call-sysctl
 [ "$(cat /proc/2/comm 2>/dev/null)" = kthreadd ] || skip "cannot tell the initial network namespace (no kthreadd at pid 2)"
 [ "$(stat -L -c %i /proc/self/ns/net)" = "$(stat -L -c %i /proc/2/ns/net)" ] ||
         skip "not in the initial network namespace, where the kernel sends audit records"
+hostwide_lock
 rc=0
 "$AUDIT_STATE" show > "$T_TMP/audit-before" 2> "$T_TMP/audit-err" || rc=$?
 [ $rc = 0 ] || { [ $rc = 77 ] && skip "no audit here: $(cat "$T_TMP/audit-err")"; fail "audit-state: $(cat "$T_TMP/audit-err")"; }
