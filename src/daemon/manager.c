@@ -225,8 +225,9 @@ int manager_load_config(Manager *m)
         m->runtime = s.runtime;
         m->config = s.config;
         m->n_config_errors = s.n_errors;
-        log_info("Loaded %zu policy file%s (%zu masked), %zu runtime override%s%s.", m->policy->n_files,
-                 m->policy->n_files == 1 ? "" : "s", m->policy->n_masked, m->runtime->n,
+        log_info("Loaded %zu policy file%s (%zu masked, %zu skipped as invalid), %zu runtime override%s%s.",
+                 m->policy->n_files, m->policy->n_files == 1 ? "" : "s", m->policy->n_masked,
+                 m->policy->n_skipped, m->runtime->n,
                  m->runtime->n == 1 ? "" : "s", s.n_errors > 0 ? ", with problems (see above)" : "");
         return 0;
 }

@@ -22,6 +22,9 @@ const char *const policy_dirs[] = {
 
 static const char *const policy_sections[] = { "Match", "IGMP", "MLD", NULL };
 static const char *const knob_sections[] = { "IGMP", "MLD", NULL };
+/* Policy files are parsed strictly: a structural mistake anywhere, or a malformed line in
+ * [Match], skips the file (see ConfigContext.strict_sections). */
+static const char *const policy_strict_sections[] = { "Match", NULL };
 
 int parse_ether_addr(const char *s, struct ether_addr *ret)
 {
@@ -76,16 +79,11 @@ PolicyFile *policy_file_free(PolicyFile *f)
         return NULL;
 }
 
-/* Appends the whitespace-separated words of value to *l. An empty value resets the list. */
+/* Appends the whitespace-separated words of value to *l (left NULL for a blank value). */
 static int strv_extend_words(char ***l, const char *value)
 {
         size_t n = 0;
 
-        if (isempty(value)) {
-                strv_freep(l);
-                *l = NULL;
-                return 0;
-        }
         if (*l)
                 while ((*l)[n])
                         n++;
@@ -108,6 +106,26 @@ static int strv_extend_words(char ***l, const char *value)
                 nl[++n] = NULL;
                 p = e;
         }
+        return 0;
+}
+
+/* Moves the strings of *from (freed, set to NULL) to the end of *l. */
+static int strv_move_all(char ***l, char ***from)
+{
+        size_t n = 0, k = 0;
+
+        if (*l)
+                while ((*l)[n])
+                        n++;
+        while ((*from)[k])
+                k++;
+        char **nl = reallocarray(*l, n + k + 1, sizeof(char *));
+        if (!nl)
+                return -ENOMEM;
+        memcpy(nl + n, *from, (k + 1) * sizeof(char *));
+        *l = nl;
+        free(*from);
+        *from = NULL;
         return 0;
 }
 
@@ -148,62 +166,86 @@ static int parse_knob(ConfigContext *ctx, KnobSetting *knobs, const char *sectio
         return 0;
 }
 
+/* fnmatch() takes an unterminated '[' literally, so "eth[" would silently match nothing (or,
+ * after '!', everything): refuse it instead. Returns why the pattern is invalid, or NULL. */
+static const char *glob_invalid_reason(const char *p)
+{
+        for (; *p; p++) {
+                if (*p == '\\') {
+                        if (!*++p)
+                                return "trailing '\\'";
+                        continue;
+                }
+                if (*p != '[')
+                        continue;
+                p++;
+                if (*p == '!' || *p == '^')
+                        p++;
+                if (*p == ']')
+                        p++;
+                while (*p && *p != ']')
+                        p++;
+                if (!*p)
+                        return "'[' without ']'";
+        }
+        return NULL;
+}
+
+/* Every problem in [Match] skips the whole file: ignoring a bad condition would make the file
+ * apply to more links than written. */
 static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, const char *value)
 {
+        _cleanup_strv_free_ char **words = NULL;
+        bool invert = false;
         int r;
 
-        if (streq(key, "Name")) {
-                const char *v = value;
-                bool invert = false;
+        if (!streq(key, "Name") && !streq(key, "Kind") && !streq(key, "Type") && !streq(key, "MACAddress")) {
+                config_diag_invalid(ctx, "Unknown key '%.64s' in section [Match] (expected Name=, Kind=, Type= "
+                                    "or MACAddress=), file skipped.", key);
+                return -EINVAL;
+        }
+        if (streq(key, "Name") && *value == '!') {
+                invert = true;
+                value++;
+        }
+        r = strv_extend_words(&words, value);
+        if (r < 0)
+                return r;
+        if (!words) {
+                config_diag_invalid(ctx, "%s= in [Match] has no value, file skipped.", key);
+                return -EINVAL;
+        }
 
-                if (*v == '!') {
-                        invert = true;
-                        v++;
+        if (streq(key, "Name")) {
+                for (char **w = words; *w; w++) {
+                        const char *why = glob_invalid_reason(*w);
+                        if (why) {
+                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in Name= (%s), file skipped.", *w, why);
+                                return -EINVAL;
+                        }
                 }
-                r = strv_extend_words(&m->names, v);
-                if (r < 0)
-                        return r;
-                if (isempty(value))
-                        m->names_invert = false;
-                else if (invert)
+                if (invert)
                         m->names_invert = true;
-                return 0;
+                return strv_move_all(&m->names, &words);
         }
         if (streq(key, "Kind"))
-                return strv_extend_words(&m->kinds, value);
+                return strv_move_all(&m->kinds, &words);
         if (streq(key, "Type"))
-                return strv_extend_words(&m->types, value);
-        if (streq(key, "MACAddress")) {
-                _cleanup_strv_free_ char **words = NULL;
-                size_t n = 0;
+                return strv_move_all(&m->types, &words);
 
-                if (isempty(value)) {
-                        free(m->macs);
-                        m->macs = NULL;
-                        m->n_macs = 0;
-                        return 0;
+        size_t n = 0;
+        while (words[n])
+                n++;
+        struct ether_addr *macs = reallocarray(m->macs, m->n_macs + n, sizeof *macs);
+        if (!macs)
+                return -ENOMEM;
+        m->macs = macs;
+        for (char **w = words; *w; w++)
+                if (parse_ether_addr(*w, &m->macs[m->n_macs++]) < 0) {
+                        config_diag_invalid(ctx, "Invalid MAC address '%.64s' in MACAddress=, file skipped.", *w);
+                        return -EINVAL;
                 }
-                r = strv_extend_words(&words, value);
-                if (r < 0)
-                        return r;
-                for (char **w = words; w && *w; w++)
-                        n++;
-                struct ether_addr *nm = realloc(m->macs, (m->n_macs + n) * sizeof *nm);
-                if (!nm)
-                        return -ENOMEM;
-                m->macs = nm;
-                for (char **w = words; w && *w; w++) {
-                        if (parse_ether_addr(*w, &m->macs[m->n_macs]) < 0) {
-                                config_diag(ctx, "Invalid MAC address '%.64s' in MACAddress=, ignoring.", *w);
-                                continue;
-                        }
-                        m->n_macs++;
-                }
-                return 0;
-        }
-
-        config_diag(ctx, "Unknown key '%.64s' in section [Match], ignoring.", key);
-        return -EINVAL;
+        return 0;
 }
 
 static int policy_item(ConfigContext *ctx, const char *section, const char *key, const char *value)
@@ -221,7 +263,8 @@ static int policy_item(ConfigContext *ctx, const char *section, const char *key,
 }
 
 static int parse_common(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
-                        ParseState *state, const char *const *sections)
+                        ParseState *state, const char *const *sections, const char *const *strict_sections,
+                        bool *ret_invalid)
 {
         ConfigContext ctx = {
                 .filename = path,
@@ -230,8 +273,14 @@ static int parse_common(const char *path, const char *buf, size_t len, ConfigDia
                 .userdata = userdata,
                 .item_userdata = state,
                 .sections = sections,
+                .strict_sections = strict_sections,
         };
-        return config_parse_buffer(&ctx, buf, len);
+        int r;
+
+        r = config_parse_buffer(&ctx, buf, len);
+        if (ret_invalid)
+                *ret_invalid = ctx.invalid;
+        return r;
 }
 
 int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
@@ -251,7 +300,7 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
                 return -ENOMEM;
 
         ParseState state = { .match = &f->match, .knobs = f->knobs };
-        r = parse_common(path, buf, len, diag, userdata, &state, policy_sections);
+        r = parse_common(path, buf, len, diag, userdata, &state, policy_sections, policy_strict_sections, &f->match.invalid);
         if (r < 0)
                 return r;
 
@@ -268,7 +317,7 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
         ParseState state = { .knobs = knobs };
         int r;
 
-        r = parse_common(path, buf, len, diag, userdata, &state, knob_sections);
+        r = parse_common(path, buf, len, diag, userdata, &state, knob_sections, NULL, NULL);
         if (r < 0)
                 return r;
         memcpy(ret, knobs, sizeof knobs);
@@ -299,6 +348,9 @@ static bool strv_contains(char *const *l, const char *s)
 
 bool policy_match(const PolicyMatch *m, const LinkInfo *link)
 {
+        if (m->invalid)
+                return false;
+
         bool any = m->names || m->kinds || m->types || m->n_macs > 0;
 
         /* No condition at all: every link but loopback. */
@@ -412,6 +464,12 @@ int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **re
                 if (r < 0)
                         return r;
                 p->n_errors += n_errors;
+                if (f->match.invalid) {
+                        /* Already reported line by line ("…, file skipped."). */
+                        p->n_skipped++;
+                        policy_file_free(f);
+                        continue;
+                }
                 p->files[p->n_files++] = f;
         }
 

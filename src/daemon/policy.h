@@ -24,6 +24,9 @@ typedef struct PolicyMatch {
         char **types;
         struct ether_addr *macs;
         size_t n_macs;
+        /* The file had a mistake that could widen it (unknown section or [Match] key, empty or
+         * invalid [Match] value…): it matches nothing, and policy_load() drops it. */
+        bool invalid;
 } PolicyMatch;
 
 typedef struct KnobSetting {
@@ -42,6 +45,7 @@ typedef struct Policy {
         PolicyFile **files; /* lexical order of file name */
         size_t n_files;
         size_t n_masked;
+        size_t n_skipped;  /* files dropped as invalid (PolicyMatch.invalid) */
         unsigned n_errors; /* problems found while parsing (all already reported) */
 } Policy;
 
@@ -66,7 +70,10 @@ PolicyFile *policy_file_free(PolicyFile *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyFile *, policy_file_free);
 
 /* Parses a policy file's text. Problems go to diag as "FILE:LINE: …, ignoring."; the rest of
- * the file still applies. Returns 0 or -ENOMEM; the number of problems goes to ret_n_errors. */
+ * the file still applies — except for mistakes that could make the file apply more widely than
+ * written (an unknown section, anything wrong in [Match], a line outside any section): those
+ * are reported as "…, file skipped." and mark the file invalid (ret->match.invalid), so that it
+ * matches no link. Returns 0 or -ENOMEM; the number of problems goes to ret_n_errors. */
 int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
                       PolicyFile **ret, unsigned *ret_n_errors);
 

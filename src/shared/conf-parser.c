@@ -16,18 +16,42 @@
 
 #include "conf-parser.h"
 
-void config_diag(ConfigContext *ctx, const char *fmt, ...)
+static void config_vdiag(ConfigContext *ctx, const char *fmt, va_list ap)
 {
         char msg[512];
-        va_list ap;
 
         ctx->n_errors++;
         if (!ctx->diag)
                 return;
-        va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
         ctx->diag(ctx->userdata, ctx->filename, ctx->line, msg);
+}
+
+void config_diag(ConfigContext *ctx, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        config_vdiag(ctx, fmt, ap);
+        va_end(ap);
+}
+
+void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...)
+{
+        va_list ap;
+
+        ctx->invalid = true;
+        va_start(ap, fmt);
+        config_vdiag(ctx, fmt, ap);
+        va_end(ap);
+}
+
+static bool strv_has(const char *const *l, const char *s)
+{
+        for (const char *const *p = l; p && *p; p++)
+                if (streq(*p, s))
+                        return true;
+        return false;
 }
 
 static char *strip(char *s)
@@ -44,12 +68,7 @@ static char *strip(char *s)
 
 static bool section_known(ConfigContext *ctx, const char *section)
 {
-        if (!ctx->sections)
-                return true;
-        for (const char *const *s = ctx->sections; *s; s++)
-                if (streq(*s, section))
-                        return true;
-        return false;
+        return !ctx->sections || strv_has(ctx->sections, section);
 }
 
 /* Prints at most 40 bytes of untrusted text, with anything unprintable shown as '?'. */
@@ -74,6 +93,7 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
 
         ctx->n_errors = 0;
         ctx->line = 0;
+        ctx->invalid = false;
 
         while (pos < len) {
                 const char *nl = memchr(buf + pos, '\n', len - pos);
@@ -84,12 +104,22 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                 pos += n + (nl ? 1 : 0);
                 ctx->line++;
 
+                /* An unreadable line in a strict section (or before any section) may have been a
+                 * match condition: skip the file rather than the line. */
+                bool strict = ctx->strict_sections &&
+                              (!section || section_ignored || strv_has(ctx->strict_sections, section));
                 if (memchr(raw, '\0', n)) {
-                        config_diag(ctx, "Line contains a NUL byte (binary file?), ignoring.");
+                        if (strict)
+                                config_diag_invalid(ctx, "Line contains a NUL byte (binary file?), file skipped.");
+                        else
+                                config_diag(ctx, "Line contains a NUL byte (binary file?), ignoring.");
                         continue;
                 }
                 if (n > CONFIG_LINE_MAX) {
-                        config_diag(ctx, "Line longer than %d bytes, ignoring.", CONFIG_LINE_MAX);
+                        if (strict)
+                                config_diag_invalid(ctx, "Line longer than %d bytes, file skipped.", CONFIG_LINE_MAX);
+                        else
+                                config_diag(ctx, "Line longer than %d bytes, ignoring.", CONFIG_LINE_MAX);
                         continue;
                 }
                 memcpy(line, raw, n);
@@ -102,8 +132,12 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                 if (*l == '[') {
                         size_t k = strlen(l);
                         if (k < 3 || l[k - 1] != ']') {
-                                config_diag(ctx, "Invalid section header '%s', ignoring the section.",
-                                            sanitize(l, tmp, sizeof tmp));
+                                if (ctx->strict_sections)
+                                        config_diag_invalid(ctx, "Invalid section header '%s', file skipped.",
+                                                            sanitize(l, tmp, sizeof tmp));
+                                else
+                                        config_diag(ctx, "Invalid section header '%s', ignoring the section.",
+                                                    sanitize(l, tmp, sizeof tmp));
                                 free(section);
                                 section = NULL;
                                 section_ignored = true;
@@ -115,7 +149,10 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                         if (!section)
                                 return -ENOMEM;
                         section_ignored = !section_known(ctx, section);
-                        if (section_ignored)
+                        if (section_ignored && ctx->strict_sections)
+                                config_diag_invalid(ctx, "Unknown section [%s], file skipped.",
+                                                    sanitize(section, tmp, sizeof tmp));
+                        else if (section_ignored)
                                 config_diag(ctx, "Unknown section [%s], ignoring.",
                                             sanitize(section, tmp, sizeof tmp));
                         continue;
@@ -123,13 +160,22 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
 
                 eq = strchr(l, '=');
                 if (!eq) {
-                        config_diag(ctx, "Missing '=' in '%s', ignoring.", sanitize(l, tmp, sizeof tmp));
+                        if (strict && !section_ignored)
+                                config_diag_invalid(ctx, "Missing '=' in '%s'%s%s%s, file skipped.",
+                                                    sanitize(l, tmp, sizeof tmp),
+                                                    section ? " in section [" : "", section ?: "",
+                                                    section ? "]" : "");
+                        else
+                                config_diag(ctx, "Missing '=' in '%s', ignoring.", sanitize(l, tmp, sizeof tmp));
                         continue;
                 }
                 if (section_ignored)
                         continue;
                 if (!section) {
-                        config_diag(ctx, "Assignment outside of a section, ignoring.");
+                        if (ctx->strict_sections)
+                                config_diag_invalid(ctx, "Assignment outside of a section, file skipped.");
+                        else
+                                config_diag(ctx, "Assignment outside of a section, ignoring.");
                         continue;
                 }
                 *eq = '\0';

@@ -33,9 +33,18 @@ struct ConfigContext {
         void *item_userdata; /* for item */
         unsigned n_errors;
         const char *const *sections; /* NULL-terminated list of known sections, or NULL for any */
+        /* Strict files (policy files): a mistake in the file's structure — an unknown or
+         * malformed section header, an assignment outside any section, a line without '=' in
+         * one of these sections (NULL-terminated; may be empty) — makes the whole file invalid
+         * (ctx->invalid), since ignoring just the line could make the file apply more widely
+         * than written. NULL: such a problem only ignores the line. */
+        const char *const *strict_sections;
+        bool invalid; /* set by config_diag_invalid(): the caller must not use the file */
 };
 
 void config_diag(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
+/* Like config_diag(), and marks the file invalid; the message should end in "file skipped.". */
+void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
 
 /* Parses a buffer (need not be NUL-terminated). Returns the number of problems found (≥ 0). */
 int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len);

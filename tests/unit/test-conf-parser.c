@@ -2,7 +2,9 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf-parser.h"
 
@@ -97,4 +99,49 @@ Test(conf_parser, boolean_and_size)
         cr_expect_eq(parse_size("1X", &v), -EINVAL);
         cr_expect_eq(parse_size("-1", &v), -EINVAL);
         cr_expect_eq(parse_size("99999999999999999999G", &v), -ERANGE);
+}
+
+Test(conf_parser, strict_structure_invalidates_the_file)
+{
+        static const struct {
+                const char *text;
+                bool invalid;
+                const char *diag;
+        } cases[] = {
+                { "[A]\nk=v\n[B]\nx=y\n", false, "" },
+                { "[B]\nno equals sign\n", false, "f.conf:2: Missing '=' in 'no equals sign', ignoring.|" },
+                { "[A]\nno equals sign\n", true, "f.conf:2: Missing '=' in 'no equals sign' in section [A], file skipped.|" },
+                { "k=v\n[A]\n", true, "f.conf:1: Assignment outside of a section, file skipped.|" },
+                { "junk\n[A]\n", true, "f.conf:1: Missing '=' in 'junk', file skipped.|" },
+                { "[C]\nk=v\n", true, "f.conf:1: Unknown section [C], file skipped.|" },
+                { "[A\nk=v\n", true, "f.conf:1: Invalid section header '[A', file skipped.|" },
+                { "[A]\nk=v\0w\n", true, "f.conf:2: Line contains a NUL byte (binary file?), file skipped.|" },
+                { "[B]\nk=v\0w\n", false, "f.conf:2: Line contains a NUL byte (binary file?), ignoring.|" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Rec r;
+                bool invalid;
+                size_t len = strlen(cases[i].text);
+                static const char *const sections[] = { "A", "B", NULL };
+                static const char *const strict[] = { "A", NULL };
+                ConfigContext ctx = {
+                        .filename = "f.conf", .item = rec_item, .diag = rec_diag, .userdata = &r,
+                        .item_userdata = &r, .sections = sections, .strict_sections = strict,
+                };
+
+                /* the NUL cases: the text goes on after the NUL byte */
+                if (strstr(cases[i].diag, "NUL"))
+                        len += 3;
+                memset(&r, 0, sizeof r);
+                config_parse_buffer(&ctx, cases[i].text, len);
+                invalid = ctx.invalid;
+                cr_expect_eq(invalid, cases[i].invalid, "case %zu: invalid=%d", i, invalid);
+                cr_expect_str_eq(r.diags, cases[i].diag, "case %zu", i);
+        }
+        /* Without strict_sections the same mistakes only ignore the line. */
+        Rec r;
+        cr_expect_eq(parse("[C]\nk=v\n[A]\nk=w\n", 16, &r), 1);
+        cr_expect_str_eq(r.diags, "f.conf:1: Unknown section [C], ignoring.|");
+        cr_expect_str_eq(r.items, "4:[A]k=w|");
 }

@@ -66,10 +66,6 @@ static const struct {
         { "[IGMP]\nFoo=1\n", "t.conf:2: Unknown key 'Foo' in section [IGMP], ignoring.\n" },
         { "[MLD]\nV3UnsolicitedReportInterval=1\n",
           "t.conf:2: Unknown key 'V3UnsolicitedReportInterval' in section [MLD], ignoring.\n" },
-        { "[Match]\nColor=red\n", "t.conf:2: Unknown key 'Color' in section [Match], ignoring.\n" },
-        { "[Match]\nMACAddress=zz:00:00:00:00:00\n",
-          "t.conf:2: Invalid MAC address 'zz:00:00:00:00:00' in MACAddress=, ignoring.\n" },
-        { "[Network]\nX=1\n", "t.conf:1: Unknown section [Network], ignoring.\n" },
 };
 
 Test(policy, error_messages)
@@ -81,6 +77,83 @@ Test(policy, error_messages)
                 for (Knob k = 0; k < _KNOB_MAX; k++)
                         cr_expect_eq(f->knobs[k].line, 0, "case %zu: a bad value was kept", i);
         }
+}
+
+/* Mistakes that could make a file apply more widely than written skip the whole file: the
+ * file matches no link at all (it used to lose its [Match] and apply to every link). */
+static const struct {
+        const char *text;
+        const char *diag;
+} skip_cases[] = {
+        { "[Match]\nColor=red\n[IGMP]\nVersion=2\n",
+          "t.conf:2: Unknown key 'Color' in section [Match] (expected Name=, Kind=, Type= or MACAddress=), file skipped.\n" },
+        { "[Match]\nNmae=stb1\n[IGMP]\nVersion=2\n",
+          "t.conf:2: Unknown key 'Nmae' in section [Match] (expected Name=, Kind=, Type= or MACAddress=), file skipped.\n" },
+        { "[Match]\nMACAddress=00:11:22:33:44:5g\n[IGMP]\nVersion=2\n",
+          "t.conf:2: Invalid MAC address '00:11:22:33:44:5g' in MACAddress=, file skipped.\n" },
+        { "[Match]\nMACAddress=02:00:00:00:00:01 zz:00:00:00:00:00\n[IGMP]\nVersion=2\n",
+          "t.conf:2: Invalid MAC address 'zz:00:00:00:00:00' in MACAddress=, file skipped.\n" },
+        { "[Match]\nName=\n[IGMP]\nVersion=2\n", "t.conf:2: Name= in [Match] has no value, file skipped.\n" },
+        { "[Match]\nName=!\n[IGMP]\nVersion=2\n", "t.conf:2: Name= in [Match] has no value, file skipped.\n" },
+        { "[Match]\nName=eth0\nName=   \n", "t.conf:3: Name= in [Match] has no value, file skipped.\n" },
+        { "[Match]\nKind=\n", "t.conf:2: Kind= in [Match] has no value, file skipped.\n" },
+        { "[Match]\nType=\n", "t.conf:2: Type= in [Match] has no value, file skipped.\n" },
+        { "[Match]\nMACAddress=\n", "t.conf:2: MACAddress= in [Match] has no value, file skipped.\n" },
+        { "[Match]\nName=eth[\n", "t.conf:2: Invalid pattern 'eth[' in Name= ('[' without ']'), file skipped.\n" },
+        { "[Match]\nName=eth0 iptv[0-9\n", "t.conf:2: Invalid pattern 'iptv[0-9' in Name= ('[' without ']'), file skipped.\n" },
+        { "[Match]\nName=eth\\\n", "t.conf:2: Invalid pattern 'eth\\' in Name= (trailing '\\'), file skipped.\n" },
+        { "[Mtach]\nName=stb1\n[IGMP]\nVersion=2\n", "t.conf:1: Unknown section [Mtach], file skipped.\n" },
+        { "[Network]\nX=1\n", "t.conf:1: Unknown section [Network], file skipped.\n" },
+        { "[Match\nName=stb1\n[IGMP]\nVersion=2\n", "t.conf:1: Invalid section header '[Match', file skipped.\n" },
+        { "Name=stb1\n[IGMP]\nVersion=2\n", "t.conf:1: Assignment outside of a section, file skipped.\n" },
+        { "[Match]\nName stb1\n[IGMP]\nVersion=2\n",
+          "t.conf:2: Missing '=' in 'Name stb1' in section [Match], file skipped.\n" },
+};
+
+Test(policy, widening_mistakes_skip_the_file)
+{
+        char *alt[] = { "enp3s0", NULL };
+        struct ether_addr mac = { { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 } };
+        const LinkInfo links[] = {
+                { .name = "eth0", .type = "ether", .altnames = alt, .mac = &mac, .kind = "veth" },
+                { .name = "stb1", .type = "ether" },
+                { .name = "eth[", .type = "none" },
+                { .name = "lo", .type = "loopback", .loopback = true },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(skip_cases); i++) {
+                _cleanup_(policy_file_freep) PolicyFile *f = parse(skip_cases[i].text);
+                const char *d = strstr(diags, "t.conf:");
+                cr_expect(d && streq(d, skip_cases[i].diag), "case %zu: got '%s'", i, diags);
+                cr_expect(f->match.invalid, "case %zu: file not marked invalid", i);
+                for (size_t j = 0; j < ELEMENTSOF(links); j++)
+                        cr_expect(!policy_match(&f->match, &links[j]), "case %zu matches %s", i, links[j].name);
+        }
+}
+
+/* Mistakes in [IGMP]/[MLD] do not widen anything: only the line is ignored. */
+Test(policy, knob_mistakes_keep_the_file)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = parse(
+                "[Match]\nName=stb1\n[IGMP]\nV3UnsolicitedReportIntervall=200\nVersion 2\nVersion=3\n");
+        LinkInfo stb1 = { .name = "stb1", .type = "ether" };
+
+        cr_expect(!f->match.invalid);
+        cr_expect(strstr(diags, "t.conf:4: Unknown key 'V3UnsolicitedReportIntervall' in section [IGMP], ignoring.") != NULL);
+        cr_expect(strstr(diags, "t.conf:5: Missing '=' in 'Version 2', ignoring.") != NULL);
+        cr_expect(policy_match(&f->match, &stb1));
+        cr_expect_eq(f->knobs[KNOB_IGMP_VERSION].value, 3);
+}
+
+static bool matches(const char *match_text, const LinkInfo *info);
+
+Test(policy, empty_match_section_is_everything_but_loopback)
+{
+        LinkInfo eth0 = { .name = "eth0", .type = "ether" };
+        LinkInfo lo = { .name = "lo", .type = "loopback", .loopback = true };
+
+        cr_expect(matches("[Match]\n# Name=stb1\n[IGMP]\nVersion=2\n", &eth0));
+        cr_expect(!matches("[Match]\n[IGMP]\nVersion=2\n", &lo));
 }
 
 Test(policy, bad_value_keeps_rest_of_file)
@@ -124,7 +197,9 @@ Test(policy, match_name_globs_and_invert)
         cr_expect(matches("[Match]\nName=enp*\n", &eth0_alt));  /* alternative names count */
         cr_expect(!matches("[Match]\nName=!enp*\n", &eth0_alt));
         cr_expect(matches("[Match]\nName=eth1\nName=eth0\n", &eth0)); /* lists accumulate */
-        cr_expect(!matches("[Match]\nName=eth0\nName=\nName=eth1\n", &eth0)); /* empty resets */
+        cr_expect(matches("[Match]\nName=eth[!1-3]\n", &eth0));
+        cr_expect(matches("[Match]\nName=eth[]0]\n", &eth0));
+        cr_expect(matches("[Match]\nName=eth\\0\n", &eth0));
         /* Name=* is an explicit condition: it matches loopback too. */
         cr_expect(matches("[Match]\nName=*\n", &lo));
 }
