@@ -213,11 +213,23 @@ int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
         if (st.st_size > CONFIG_FILE_MAX)
                 return -EFBIG;
 
-        buf = malloc(CONFIG_FILE_MAX + 1);
+        /* Sized by fstat() (plus room to notice a file that grew), not by the 1 MiB limit: a
+         * reload reads up to CONF_FILES_MAX files. */
+        size_t size = MIN((size_t) st.st_size + 1, (size_t) CONFIG_FILE_MAX + 1);
+        if (size < 4096)
+                size = 4096;
+        buf = malloc(size + 1);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
-                ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
+                if (len == size) { /* grew since fstat(), or a character device */
+                        size = MIN(size * 2, (size_t) CONFIG_FILE_MAX + 1);
+                        char *nb = realloc(buf, size + 1);
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                }
+                ssize_t n = read(fd, buf + len, size - len);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -230,10 +242,6 @@ int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
                         return -EFBIG;
         }
         buf[len] = '\0';
-
-        char *shrunk = realloc(buf, len + 1);
-        if (shrunk)
-                buf = shrunk;
 
         *ret_buf = TAKE_PTR(buf);
         *ret_len = len;

@@ -145,3 +145,42 @@ Test(conf_parser, strict_structure_invalidates_the_file)
         cr_expect_str_eq(r.diags, "f.conf:1: Unknown section [C], ignoring.|");
         cr_expect_str_eq(r.items, "4:[A]k=w|");
 }
+
+/* config_read_file() sizes its buffer by the file, and still sees every byte up to the limit. */
+Test(conf_parser, read_file_sizes)
+{
+        static const size_t sizes[] = { 0, 1, 4095, 4096, 4097, 100000, CONFIG_FILE_MAX, CONFIG_FILE_MAX + 1 };
+        char path[] = "/tmp/test-conf-parser.XXXXXX";
+        int fd = mkstemp(path);
+
+        cr_assert(fd >= 0);
+        for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
+                char *data = malloc(sizes[i] + 1), *buf = NULL;
+                size_t len = 0;
+                int r;
+
+                for (size_t j = 0; j < sizes[i]; j++)
+                        data[j] = (char) ('a' + j % 26);
+                cr_assert_eq(ftruncate(fd, 0), 0);
+                cr_assert_eq(pwrite(fd, data, sizes[i], 0), (ssize_t) sizes[i]);
+                r = config_read_file(path, &buf, &len);
+                if (sizes[i] > CONFIG_FILE_MAX)
+                        cr_expect_eq(r, -EFBIG, "size %zu: %d", sizes[i], r);
+                else {
+                        cr_expect_eq(r, 0, "size %zu: %d", sizes[i], r);
+                        cr_expect_eq(len, sizes[i]);
+                        cr_expect(memcmp(buf, data, len) == 0);
+                        cr_expect_eq(buf[len], '\0');
+                }
+                free(buf);
+                free(data);
+        }
+        close(fd);
+        unlink(path);
+        /* A character device: no size from fstat(), read to its end. */
+        char *buf = NULL;
+        size_t len = 1;
+        cr_expect_eq(config_read_file("/dev/null", &buf, &len), 0);
+        cr_expect_eq(len, 0);
+        free(buf);
+}
