@@ -111,6 +111,19 @@ hostwide_lock() {
         flock 8
 }
 
+# igmpd_linked_with LIB…: true when the igmpd binary links one of the libraries (libasan,
+# libubsan…). Reads ldd's whole output first: `ldd … | grep -q` under pipefail fails whenever grep
+# exits before ldd's last write (SIGPIPE), and a loaded machine makes that likely (seen: 47 of
+# 300 calls), which once made the soak compare RSS in an ASan build.
+igmpd_linked_with() {
+        local libs lib
+        libs=$(ldd "$IGMPD" 2>/dev/null) || true
+        for lib in "$@"; do
+                [[ $libs == *"$lib"* ]] && return 0
+        done
+        return 1
+}
+
 # Runs a command in a namespace.
 in_ns() {
         local ns=$1

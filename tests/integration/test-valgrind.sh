@@ -8,7 +8,7 @@
 
 command -v valgrind >/dev/null || skip "valgrind is not installed"
 # A sanitizer build (scripts/test-sanitizers.sh) checks memory itself; valgrind cannot run it.
-ldd "$IGMPD" 2>/dev/null | grep -qE 'lib(asan|ubsan)' && skip "igmpd is built with sanitizers (ASan checks it instead)"
+igmpd_linked_with libasan libubsan && skip "igmpd is built with sanitizers (ASan checks it instead)"
 
 NS=$(ns_new valgrind)
 VG_LOG=$T_TMP/valgrind.log
