@@ -132,13 +132,20 @@ const char *knob_family_dir(KnobFamily f)
         return f == KNOB_FAMILY_IPV6 ? "ipv6" : "ipv4";
 }
 
-int knob_check_value(Knob k, int64_t v)
+int32_t knob_max_value(Knob k)
 {
         const KnobInfo *i = knob_info(k);
 
-        if (i->kind == KNOB_KIND_INTERVAL)
-                return v >= KNOB_INTERVAL_MIN && v <= KNOB_INTERVAL_MAX ? 0 : -ERANGE;
-        return v >= 0 && v <= i->max_version ? 0 : -ERANGE;
+        if (i->kind == KNOB_KIND_VERSION)
+                return i->max_version;
+        return i->jiffies ? KNOB_JIFFIES_INTERVAL_MAX : KNOB_INTERVAL_MAX;
+}
+
+int knob_check_value(Knob k, int64_t v)
+{
+        int64_t min = knob_info(k)->kind == KNOB_KIND_INTERVAL ? KNOB_INTERVAL_MIN : 0;
+
+        return v >= min && v <= knob_max_value(k) ? 0 : -ERANGE;
 }
 
 int knob_parse_value(Knob k, const char *s, int32_t *ret)
@@ -194,6 +201,6 @@ const char *knob_range_string(Knob k)
         case KNOB_MLD_VERSION:
                 return "auto, 1 or 2";
         default:
-                return "1ms…2147483647ms";
+                return knob_info(k)->jiffies ? "1ms…2147483640ms" : "1ms…2147483647ms";
         }
 }

@@ -47,6 +47,10 @@ typedef struct KnobInfo {
 
 #define KNOB_INTERVAL_MIN 1
 #define KNOB_INTERVAL_MAX INT32_MAX
+/* A jiffies knob reads back rounded up to the tick, and the kernel's int overflows above
+ * INT32_MAX (2147483647 written at HZ=250 reads back 2147483648): the largest value that
+ * round-trips at every HZ (100, 250, 300, 1000) is the largest multiple of 10 ms. */
+#define KNOB_JIFFIES_INTERVAL_MAX (INT32_MAX / 10 * 10)
 /* Largest tick of any kernel (HZ=100): a jiffies knob may read back this much above what was written. */
 #define KNOB_JIFFY_SLACK_MS 10
 
@@ -65,6 +69,8 @@ const char *knob_family_dir(KnobFamily f); /* "ipv4" or "ipv6" */
 
 /* Checks a value against the knob's range. 0 or -ERANGE. */
 int knob_check_value(Knob k, int64_t v);
+/* The largest value accepted for the knob. */
+int32_t knob_max_value(Knob k);
 
 /* Parses a config/CLI value for the knob: durations for intervals ("200", "200ms", "1.5s"),
  * "auto" or a number for versions. 0, -EINVAL (syntax) or -ERANGE (out of range). */
@@ -73,5 +79,6 @@ int knob_parse_value(Knob k, const char *s, int32_t *ret);
 /* Whether value read from the kernel is what writing want leaves there (jiffies rounding). */
 bool knob_value_matches(Knob k, int32_t want, int32_t have);
 
-/* Human description of the valid range, e.g. "1ms…2147483647ms" or "auto, 1, 2, 3". */
+/* Human description of the valid range, e.g. "1ms…2147483647ms" (1ms…2147483640ms for the MLD
+ * intervals) or "auto, 1, 2, 3". */
 const char *knob_range_string(Knob k);

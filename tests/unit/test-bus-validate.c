@@ -49,6 +49,9 @@ static const Case cases[] = {
         {"negative signed", {{V3, 'i', -5}}, 1, -ERANGE, "negative value -5"},
         {"igmp version 4", {{"force_igmp_version", 'u', 4}}, 1, -ERANGE, "auto, 1, 2 or 3"},
         {"mld version 3", {{"force_mld_version", 'u', 3}}, 1, -ERANGE, "auto, 1 or 2"},
+        {"mld interval max", {{"mldv2_unsolicited_report_interval", 'u', 2147483640}}, 1, 0, NULL},
+        {"mld interval past jiffies max", {{"mldv2_unsolicited_report_interval", 'u', 2147483647}}, 1, -ERANGE,
+         "1ms…2147483640ms"},
         {"bad entry after good", {{V2, 'u', 100}, {"nope", 'u', 1}}, 2, -EINVAL, "unknown knob 'nope'"},
 };
 

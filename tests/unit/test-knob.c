@@ -64,6 +64,11 @@ static const struct {
         { KNOB_IGMP_VERSION, "-1", -EINVAL, 0 },
         { KNOB_IGMP_VERSION, "2x", -EINVAL, 0 },
         { KNOB_IGMP_VERSION, "", -EINVAL, 0 },
+        /* The MLD intervals are kept in jiffies: 2147483647 would read back as 2147483648. */
+        { KNOB_MLDV2_INTERVAL, "2147483640", 0, 2147483640 },
+        { KNOB_MLDV2_INTERVAL, "2147483641", -ERANGE, 0 },
+        { KNOB_MLDV1_INTERVAL, "2147483647", -ERANGE, 0 },
+        { KNOB_MLDV1_INTERVAL, "2147483640ms", 0, 2147483640 },
         { KNOB_MLD_VERSION, "2", 0, 2 },
         { KNOB_MLD_VERSION, "3", -ERANGE, 0 },
         { KNOB_MLD_VERSION, "99999999999999999999", -ERANGE, 0 },
