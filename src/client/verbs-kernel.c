@@ -28,12 +28,75 @@ static int get_audit_sources(sd_bus *bus, char ***ret)
         return r;
 }
 
+typedef struct SourceState {
+        char *source, *state, *note;
+} SourceState;
+
+static void source_states_free(SourceState *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(s[i].source);
+                free(s[i].state);
+                free(s[i].note);
+        }
+        free(s);
+}
+
+/* Every audit source's state and note (SourceStates); *ret_n = 0 from a daemon without it. */
+static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        SourceState *states = NULL;
+        const char *a, *b, *c;
+        size_t n = 0;
+        int r;
+
+        *ret = NULL;
+        *ret_n = 0;
+        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE, "SourceStates",
+                                &error, &reply, "a(sss)");
+        if (r < 0) {
+                /* A daemon from before SourceStates: the Sources line is all there is. */
+                if (!sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_PROPERTY))
+                        r = client_call_error(&error, r, "read the audit source states", NULL);
+                else
+                        r = 0;
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "(sss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &a, &b, &c)) > 0) {
+                SourceState *ns = realloc(states, (n + 1) * sizeof *ns);
+                if (!ns) {
+                        r = -ENOMEM;
+                        break;
+                }
+                states = ns;
+                states[n] = (SourceState) { strdup(a), strdup(b), strdup(c) };
+                n++;
+                if (!states[n - 1].source || !states[n - 1].state || !states[n - 1].note)
+                        r = -ENOMEM;
+        }
+        sd_bus_message_unref(reply);
+        if (r < 0) {
+                source_states_free(states, n);
+                fprintf(stderr, "Failed to parse the audit source states: %s\n", strerror(-r));
+                return r;
+        }
+        *ret = states;
+        *ret_n = n;
+        return 0;
+}
+
 int verb_kernel(int argc, char **argv, sd_bus *bus)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
         char **sources = NULL;
+        SourceState *states = NULL;
+        size_t n_states = 0;
         const char *name;
         Table *t = NULL;
         int b, r;
@@ -64,6 +127,9 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         r = get_audit_sources(bus, &sources);
         if (r < 0)
                 return r;
+        r = get_source_states(bus, &states, &n_states);
+        if (r < 0)
+                goto finish;
 
         if (arg_json != JSON_OFF) {
                 JsonWriter w;
@@ -88,6 +154,19 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 json_begin_array(&w);
                 for (char **s = sources; s && *s; s++)
                         json_string(&w, *s);
+                json_end_array(&w);
+                json_key(&w, "audit_source_states");
+                json_begin_array(&w);
+                for (size_t i = 0; i < n_states; i++) {
+                        json_begin_object(&w);
+                        json_key(&w, "source");
+                        json_string(&w, states[i].source);
+                        json_key(&w, "state");
+                        json_string(&w, states[i].state);
+                        json_key(&w, "note");
+                        json_string(&w, states[i].note);
+                        json_end_object(&w);
+                }
                 json_end_array(&w);
                 json_end_object(&w);
                 r = json_done(&w);
@@ -116,6 +195,24 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         }
         if (r >= 0)
                 r = table_print(t, stdout, arg_legend);
+        if (r >= 0 && n_states > 0) {
+                /* Every source, and why it is not active. */
+                table_free(t);
+                t = table_new((const char *const[]) { "AUDIT SOURCE", "STATE", "NOTE", NULL });
+                if (!t)
+                        r = -ENOMEM;
+                for (size_t i = 0; r >= 0 && i < n_states; i++) {
+                        r = table_add_cell(t, states[i].source);
+                        if (r >= 0)
+                                r = table_add_cell(t, states[i].state);
+                        if (r >= 0)
+                                r = table_add_cell(t, states[i].note);
+                }
+                if (r >= 0) {
+                        putchar('\n');
+                        r = table_print(t, stdout, arg_legend);
+                }
+        }
         if (r >= 0) {
                 printf("\nAudit sources: ");
                 if (!sources || !sources[0])
@@ -127,6 +224,7 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
 finish:
         table_free(t);
         strv_freep(&sources);
+        source_states_free(states, n_states);
         return r;
 }
 

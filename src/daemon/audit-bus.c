@@ -2,8 +2,10 @@
 /*
  * org.igmpd1.Audit: the deprecated sysctl(2) audit's D-Bus face: the signal (sent by manager.c
  * for each event audit.c publishes), ListEvents() from audit.c's history, Sources from the
- * sources active now.
+ * sources active now, SourceStates from every source's state and reason.
  */
+
+#include <stdio.h>
 
 #include "audit-bus.h"
 #include "audit.h"
@@ -98,10 +100,43 @@ static int property_get_sources(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_close_container(reply);
 }
 
+static int property_get_source_states(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(sss)");
+        if (r < 0)
+                return r;
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
+                char note[256];
+                AuditSourceState st = m->audit ? audit_manager_source_state(m->audit, s, note, sizeof note)
+                                               : AUDIT_SOURCE_STATE_INACTIVE;
+
+                if (!m->audit)
+                        snprintf(note, sizeof note, "the audit could not be set up");
+                r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
+                                          audit_source_state_to_string(st), note);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+void audit_bus_emit_sources_changed(Manager *m)
+{
+        if (m && m->bus)
+                (void) sd_bus_emit_properties_changed(m->bus, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "Sources",
+                                                      "SourceStates", NULL);
+}
+
 const sd_bus_vtable audit_vtable[] = {
         SD_BUS_VTABLE_START(0),
 
         SD_BUS_PROPERTY("Sources", "as", property_get_sources, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("SourceStates", "a(sss)", property_get_source_states, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         SD_BUS_METHOD_WITH_NAMES("ListEvents", "", , "a(tsussaisu)", SD_BUS_PARAM(events),
                                  bus_audit_method_list_events, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -2,11 +2,9 @@
 #pragma once
 
 /*
- * org.igmpd1.Audit at /org/igmpd1: the DeprecatedSysctl signal, ListEvents() and the Sources
- * property. A skeleton until the audit sources land: no events, no sources. The audit code
- * announces an event with audit_bus_emit_deprecated_sysctl(); to fill ListEvents() and
- * Sources, replace the two marked spots in audit-bus.c with reads of its history and of the
- * active sources.
+ * org.igmpd1.Audit at /org/igmpd1: the DeprecatedSysctl signal, ListEvents(), the Sources
+ * property (the active sources) and SourceStates (every source: active, starting, inactive or
+ * off, with the reason).
  */
 
 #include <stddef.h>
@@ -21,7 +19,7 @@ typedef struct Manager Manager;
  * (DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats)). */
 typedef struct AuditBusEvent {
         uint64_t realtime_usec;
-        const char *source;  /* "kmsg" or "audit" */
+        const char *source;  /* "kmsg", "audit", "libc" or "syscall" */
         uint32_t pid;        /* 0 if the source does not know it */
         const char *comm;
         const char *exe;     /* "" if unknown */
@@ -38,3 +36,6 @@ int audit_bus_emit_deprecated_sysctl(Manager *m, const AuditBusEvent *e);
 
 /* Writes the active sources as a JSON array (for Describe()). */
 void audit_bus_describe_sources(Manager *m, JsonWriter *w);
+
+/* PropertiesChanged for Sources and SourceStates (a source became active or failed). */
+void audit_bus_emit_sources_changed(Manager *m);

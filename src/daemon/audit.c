@@ -15,6 +15,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "audit-bpf.h"
+#include "audit-bus.h"
 #include "audit-kmsg.h"
 #include "audit-netlink.h"
 #include "audit.h"
@@ -24,6 +26,8 @@
 static const char *const audit_event_source_table[_AUDIT_EVENT_SOURCE_MAX] = {
         [AUDIT_EVENT_SOURCE_KMSG] = "kmsg",
         [AUDIT_EVENT_SOURCE_AUDIT] = "audit",
+        [AUDIT_EVENT_SOURCE_LIBC] = "libc",
+        [AUDIT_EVENT_SOURCE_SYSCALL] = "syscall",
 };
 
 const char *audit_event_source_to_string(AuditEventSource s)
@@ -402,6 +406,9 @@ AuditManager *audit_manager_free(AuditManager *a)
                 return NULL;
         audit_kmsg_free(a->kmsg);
         audit_netlink_free(a->netlink);
+        audit_bpf_free(a->libc);
+        audit_bpf_free(a->syscall);
+        bpf_helper_free(a->bpf_helper);
         sd_event_source_disable_unref(a->coalesce_timer);
         audit_coalescer_done(&a->coalescer);
         audit_history_done(&a->history);
@@ -419,6 +426,10 @@ bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
                 return a->kmsg && audit_kmsg_is_active(a->kmsg);
         case AUDIT_EVENT_SOURCE_AUDIT:
                 return a->netlink && audit_netlink_is_active(a->netlink);
+        case AUDIT_EVENT_SOURCE_LIBC:
+                return a->libc && a->libc->active;
+        case AUDIT_EVENT_SOURCE_SYSCALL:
+                return a->syscall && a->syscall->active;
         default:
                 return false;
         }
@@ -429,6 +440,69 @@ const char *audit_manager_source_reason(const AuditManager *a, AuditEventSource 
         if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
                 return "";
         return a->reason[s];
+}
+
+static const char *const audit_source_state_table[_AUDIT_SOURCE_STATE_MAX] = {
+        [AUDIT_SOURCE_STATE_OFF] = "off",
+        [AUDIT_SOURCE_STATE_STARTING] = "starting",
+        [AUDIT_SOURCE_STATE_ACTIVE] = "active",
+        [AUDIT_SOURCE_STATE_INACTIVE] = "inactive",
+};
+
+const char *audit_source_state_to_string(AuditSourceState s)
+{
+        if (s < 0 || s >= _AUDIT_SOURCE_STATE_MAX)
+                return NULL;
+        return audit_source_state_table[s];
+}
+
+static unsigned audit_source_flag(AuditEventSource s)
+{
+        static const unsigned flags[_AUDIT_EVENT_SOURCE_MAX] = {
+                [AUDIT_EVENT_SOURCE_KMSG] = AUDIT_SOURCE_KMSG | AUDIT_SOURCE_KMSG_AUTO,
+                [AUDIT_EVENT_SOURCE_AUDIT] = AUDIT_SOURCE_AUDIT,
+                [AUDIT_EVENT_SOURCE_LIBC] = AUDIT_SOURCE_LIBC,
+                [AUDIT_EVENT_SOURCE_SYSCALL] = AUDIT_SOURCE_SYSCALL,
+        };
+        return s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX ? flags[s] : 0;
+}
+
+AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
+{
+        const AuditBpf *b = NULL;
+
+        assert(note);
+        snprintf(note, size, "%s", "");
+        if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
+                return _AUDIT_SOURCE_STATE_INVALID;
+        if (s == AUDIT_EVENT_SOURCE_LIBC)
+                b = a->libc;
+        else if (s == AUDIT_EVENT_SOURCE_SYSCALL)
+                b = a->syscall;
+        if (audit_manager_source_active(a, s)) {
+                audit_bpf_describe(b, note, size);
+                return AUDIT_SOURCE_STATE_ACTIVE;
+        }
+        if (b)
+                return AUDIT_SOURCE_STATE_STARTING;
+        if (!(a->sources & audit_source_flag(s))) {
+                if (s == AUDIT_EVENT_SOURCE_SYSCALL)
+                        snprintf(note, size, "opt-in: AuditSources=syscall (it costs every system call)");
+                else
+                        snprintf(note, size, "not in AuditSources=");
+                return AUDIT_SOURCE_STATE_OFF;
+        }
+        snprintf(note, size, "%s", a->reason[s]);
+        /* kmsg by default (auto) on a kernel without sysctl(2) is off, not broken. */
+        if (s == AUDIT_EVENT_SOURCE_KMSG && !(a->sources & AUDIT_SOURCE_KMSG) && !a->kmsg)
+                return AUDIT_SOURCE_STATE_OFF;
+        return AUDIT_SOURCE_STATE_INACTIVE;
+}
+
+void audit_manager_sources_changed(AuditManager *a)
+{
+        if (a && a->manager)
+                audit_bus_emit_sources_changed(a->manager);
 }
 
 static void audit_log_event(const AuditEvent *e)
@@ -569,12 +643,15 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                 if (r < 0)
                         log_notice("Audit source audit is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
         }
-        log_info("Deprecated sysctl(2) audit: kmsg %s, audit %s, history of %zu events.",
+        audit_bpf_start(a, config->audit_sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL));
+        log_info("Deprecated sysctl(2) audit: kmsg %s, audit %s, libc %s, syscall %s, history of %zu events.",
                  audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) ? "active" :
                  (config->audit_sources & AUDIT_SOURCE_KMSG) ? "inactive" :
                  (config->audit_sources & AUDIT_SOURCE_KMSG_AUTO) ? "off (this kernel has no sysctl(2))" : "off",
                  audit_manager_source_active(a, AUDIT_EVENT_SOURCE_AUDIT) ? "active" :
                  (config->audit_sources & AUDIT_SOURCE_AUDIT) ? "inactive" : "off",
+                 a->libc ? "starting" : (config->audit_sources & AUDIT_SOURCE_LIBC) ? "inactive" : "off",
+                 a->syscall ? "starting" : (config->audit_sources & AUDIT_SOURCE_SYSCALL) ? "inactive" : "off",
                  a->history.max);
 }
 
@@ -596,6 +673,8 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         log_info("Audit settings changed, restarting the audit sources.");
         a->kmsg = audit_kmsg_free(a->kmsg);
         a->netlink = audit_netlink_free(a->netlink); /* removes the rules it added */
+        a->libc = audit_bpf_free(a->libc);           /* detaches its programs */
+        a->syscall = audit_bpf_free(a->syscall);
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
                 a->reason[s][0] = '\0';
         audit_manager_start(a, config, kmsg_path);

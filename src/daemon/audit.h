@@ -2,7 +2,8 @@
 #pragma once
 
 /*
- * The deprecated sysctl(2) audit's event pipeline. Sources (audit-kmsg.c, audit-netlink.c) build
+ * The deprecated sysctl(2) audit's event pipeline. Sources (audit-kmsg.c, audit-netlink.c,
+ * audit-bpf.c) build
  * an AuditEvent and hand it to audit_manager_submit(); from there it is coalesced (at most one
  * published event per second per process, comm and name, `repeats` counting the calls folded
  * in), kept in a bounded history, logged with AUDIT_SYSCTL_MESSAGE_ID and handed to the
@@ -35,6 +36,8 @@
 typedef enum AuditEventSource {
         AUDIT_EVENT_SOURCE_KMSG,
         AUDIT_EVENT_SOURCE_AUDIT,
+        AUDIT_EVENT_SOURCE_LIBC,
+        AUDIT_EVENT_SOURCE_SYSCALL,
         _AUDIT_EVENT_SOURCE_MAX,
         _AUDIT_EVENT_SOURCE_INVALID = -EINVAL,
 } AuditEventSource;
@@ -122,6 +125,8 @@ uint64_t audit_coalescer_next_due(const AuditCoalescer *c);
 typedef struct Manager Manager;
 typedef struct AuditKmsg AuditKmsg;
 typedef struct AuditNetlink AuditNetlink;
+typedef struct AuditBpf AuditBpf;
+typedef struct BpfHelper BpfHelper;
 
 typedef void (*AuditEventHook)(const AuditEvent *e, void *userdata);
 
@@ -134,6 +139,8 @@ typedef struct AuditManager {
 
         AuditKmsg *kmsg;
         AuditNetlink *netlink;
+        AuditBpf *libc, *syscall; /* audit-bpf.c */
+        BpfHelper *bpf_helper;    /* how the BPF sources reach igmpd-bpf; NULL until needed */
         unsigned sources;         /* AuditSources= and AuditRule= the sources were started with */
         bool rule;
         /* Why a source is not active ("" while it is, or it is not wanted). */
@@ -165,6 +172,24 @@ bool audit_manager_source_active(const AuditManager *a, AuditEventSource s);
 
 /* The reason the source is inactive ("" if active or not configured). */
 const char *audit_manager_source_reason(const AuditManager *a, AuditEventSource s);
+
+typedef enum AuditSourceState {
+        AUDIT_SOURCE_STATE_OFF,      /* not configured (or not wanted on this kernel) */
+        AUDIT_SOURCE_STATE_STARTING, /* waiting for the BPF helper */
+        AUDIT_SOURCE_STATE_ACTIVE,
+        AUDIT_SOURCE_STATE_INACTIVE, /* configured, but cannot run here */
+        _AUDIT_SOURCE_STATE_MAX,
+        _AUDIT_SOURCE_STATE_INVALID = -EINVAL,
+} AuditSourceState;
+
+const char *audit_source_state_to_string(AuditSourceState s);
+
+/* The state of source s and a note for the operator (why it is off or inactive, what it covers
+ * when active; may be ""). */
+AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
+
+/* Announces a change of the active sources (the Sources property). */
+void audit_manager_sources_changed(AuditManager *a);
 
 /* Called by the sources. Takes over *e (left zeroed). */
 void audit_manager_submit(AuditManager *a, AuditEvent *e);

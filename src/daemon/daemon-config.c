@@ -50,10 +50,12 @@ static int parse_audit_sources(ConfigContext *ctx, const char *key, const char *
                         mask |= AUDIT_SOURCE_KMSG;
                 else if (streq(w, "audit"))
                         mask |= AUDIT_SOURCE_AUDIT;
+                else if (streq(w, "syscall"))
+                        mask |= AUDIT_SOURCE_SYSCALL;
                 else if (streq(w, "none"))
                         ;
                 else {
-                        config_diag(ctx, "Unknown audit source '%.32s' in %s= (expected kmsg, audit or none), ignoring.",
+                        config_diag(ctx, "Unknown audit source '%.32s' in %s= (expected kmsg, audit, syscall or none), ignoring.",
                                     w, key);
                         return -EINVAL;
                 }

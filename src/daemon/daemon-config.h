@@ -22,6 +22,8 @@ typedef enum AuditSourceMask {
         /* The default: read the kernel log only where it can carry the warning, i.e. on
          * kernels that still have sysctl(2) (< 5.9) or with --kmsg-path. */
         AUDIT_SOURCE_KMSG_AUTO = 1 << 2,
+        AUDIT_SOURCE_LIBC = 1 << 3,    /* BPF uprobes on libc's compat sysctl() */
+        AUDIT_SOURCE_SYSCALL = 1 << 4, /* BPF on sys_enter, system call 156/149 (opt-in) */
 } AuditSourceMask;
 
 typedef enum NMMode {

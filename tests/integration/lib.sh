@@ -8,6 +8,7 @@
 #   IGMPCTL   path to the built igmpctl
 #   HELPERS   directory holding the built test helper programs
 #   SRCDIR    source tree root
+#   IGMPD_BPF_HELPER  the built igmpd-bpf, when BPF is built (bpf_require skips otherwise)
 #
 # Every namespace, process and temporary directory made through these helpers is removed
 # when the script exits, whatever the reason. Exit 77 means "skipped" (meson convention).
@@ -91,6 +92,9 @@ mkdir -p "$T_CONF"
 # private bus instead.
 mkdir -p "$T_TMP/no-bus"
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T_TMP/no-bus/system_bus_socket"
+# Nor does a test use an installed igmpd-bpf.socket: igmpd (root here) starts the BPF helper it
+# was built with ($IGMPD_BPF_HELPER) as its own child. Tests of the socket path set this.
+export IGMPD_BPF_SOCKET="$T_TMP/no-bpf-helper.sock"
 
 # Short, unique namespace names: igt-<test>-<pid>-<suffix>. Prints the name; safe to call as
 # NS=$(ns_new a): the name is recorded in a file the cleanup reads.
@@ -120,6 +124,32 @@ igmpd_linked_with() {
         libs=$(ldd "$IGMPD" 2>/dev/null) || true
         for lib in "$@"; do
                 [[ $libs == *"$lib"* ]] && return 0
+        done
+        return 1
+}
+
+# Skips unless the BPF audit sources can run here: built with BPF, x86_64, kernel BTF, bpftool.
+bpf_require() {
+        [ -n "${IGMPD_BPF_HELPER:-}" ] && [ -x "$IGMPD_BPF_HELPER" ] || skip "igmpd was built without BPF (meson -Dbpf)"
+        [ "$(uname -m)" = x86_64 ] || skip "the BPF audit sources are x86_64 only"
+        [ -r /sys/kernel/btf/vmlinux ] || skip "this kernel has no BTF (/sys/kernel/btf/vmlinux)"
+        command -v bpftool >/dev/null || skip "bpftool is not installed"
+}
+
+# IDs of the BPF programs and links held by process PID (from its fds' fdinfo: bpftool's pids
+# column needs a bpftool built with skeletons), one "prog ID" or "link ID" per line.
+bpf_objects_of() {
+        local pid=$1 f
+        for f in /proc/"$pid"/fdinfo/*; do
+                sed -n -e 's/^prog_id:[[:space:]]*\([0-9]*\)$/prog \1/p' -e 's/^link_id:[[:space:]]*\([0-9]*\)$/link \1/p' "$f" 2>/dev/null
+        done | sort -u
+}
+
+# Whether any of the "prog ID"/"link ID" lines on stdin still exists.
+bpf_objects_exist() {
+        local kind id
+        while read -r kind id; do
+                bpftool "$kind" show id "$id" >/dev/null 2>&1 && return 0
         done
         return 1
 }

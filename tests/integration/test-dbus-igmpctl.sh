@@ -137,7 +137,12 @@ else
         grep -qx "Audit sources: $(jq -r 'join(", ")' <<< "$SOURCES")" "$T_TMP/kernel" ||
                 fail "kernel audit line: $(cat "$T_TMP/kernel") (Sources: $SOURCES)"
 fi
+# Every audit source has a state line (active, starting, inactive or off, with the reason).
+for src in kmsg audit libc syscall; do
+        grep -qE "^$src +(active|starting|inactive|off)( |$)" "$T_TMP/kernel" || fail "kernel: no state for $src: $(cat "$T_TMP/kernel")"
+done
 ctl --json=short kernel > "$T_TMP/kernel.json"
+jq_true "$T_TMP/kernel.json" '(.audit_source_states | length) == 4 and all(.audit_source_states[]; (.state | type == "string") and (.note | type == "string"))'
 jq_true "$T_TMP/kernel.json" '(.knobs | length) == 6 and all(.knobs[]; .present == true and (.patch | type == "string"))'
 jq_true "$T_TMP/kernel.json" ".audit_sources == $SOURCES"
 

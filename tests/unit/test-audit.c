@@ -276,7 +276,11 @@ Test(audit, source_strings)
 {
         cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_KMSG), "kmsg");
         cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_AUDIT), "audit");
+        cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_LIBC), "libc");
+        cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_SYSCALL), "syscall");
         cr_expect_null(audit_event_source_to_string(_AUDIT_EVENT_SOURCE_MAX));
+        cr_expect_str_eq(audit_source_state_to_string(AUDIT_SOURCE_STATE_INACTIVE), "inactive");
+        cr_expect_null(audit_source_state_to_string(_AUDIT_SOURCE_STATE_MAX));
 }
 
 Test(audit, history_resize_keeps_newest)

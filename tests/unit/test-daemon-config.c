@@ -44,6 +44,15 @@ Test(daemon_config, every_key)
         cr_expect_eq(c.network_manager, NM_MODE_NO);
 }
 
+Test(daemon_config, audit_source_names)
+{
+        DaemonConfig c;
+        cr_assert_eq(parse(&c, "[Daemon]\nAuditSources=audit syscall\n"), 0);
+        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_AUDIT | AUDIT_SOURCE_SYSCALL);
+        cr_assert_eq(parse(&c, "[Daemon]\nAuditSources=none\n"), 0);
+        cr_expect_eq(c.audit_sources, 0);
+}
+
 Test(daemon_config, bad_values_keep_defaults)
 {
         DaemonConfig c;

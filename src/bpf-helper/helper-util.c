@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reply building and error wording shared by the helper's request handlers, and libbpf's log.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "helper.h"
+#include "log.h"
+
+void helper_reply_init(HelperReply *r)
+{
+        *r = (HelperReply) {};
+        r->reply.version = BPF_PROTOCOL_VERSION;
+}
+
+void helper_reply_done(HelperReply *r)
+{
+        for (size_t i = 0; i < r->n_fds; i++)
+                safe_close(r->fds[i]);
+        r->n_fds = 0;
+}
+
+int helper_reply_error(HelperReply *r, int error, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(r->reply.reason, sizeof r->reply.reason, fmt, ap);
+        va_end(ap);
+        r->reply.error = -abs(error);
+        return r->reply.error;
+}
+
+int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, const BpfFileId *file, const char *path)
+{
+        BpfReplyEntry *e;
+
+        if (role != BPF_FD_NONE && fd < 0)
+                return fd;
+        if (r->reply.n_entries >= BPF_PROTOCOL_MAX_FDS) {
+                safe_close(fd);
+                return -E2BIG;
+        }
+        e = &r->reply.entries[r->reply.n_entries++];
+        *e = (BpfReplyEntry) { .role = role, .size = size };
+        if (file)
+                e->file = *file;
+        snprintf(e->path, sizeof e->path, "%s", strempty(path));
+        if (role != BPF_FD_NONE)
+                r->fds[r->n_fds++] = fd;
+        return 0;
+}
+
+const char *helper_kernel_unsupported(void)
+{
+        if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
+                return "this kernel has no BTF type information (/sys/kernel/btf/vmlinux is missing: "
+                       "CONFIG_DEBUG_INFO_BTF=y is needed)";
+        return NULL;
+}
+
+static char libbpf_last[BPF_PROTOCOL_REASON_MAX];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+        char line[1024];
+        size_t n;
+
+        vsnprintf(line, sizeof line, fmt, ap);
+        n = strlen(line);
+        while (n > 0 && line[n - 1] == '\n')
+                line[--n] = '\0';
+        if (level != LIBBPF_DEBUG)
+                snprintf(libbpf_last, sizeof libbpf_last, "%s", line);
+        log_debug("%s", line);
+        return 0;
+}
+
+void helper_libbpf_setup(void)
+{
+        libbpf_set_print(libbpf_print);
+}
+
+const char *helper_libbpf_last_error(void)
+{
+        return libbpf_last;
+}
+
+int helper_reply_bpf_error(HelperReply *r, int error, const char *what)
+{
+        const char *why;
+
+        error = -abs(error);
+        switch (error) {
+        case -EPERM:
+        case -EACCES:
+                why = "the helper lacks a capability (loading needs CAP_BPF and CAP_PERFMON, "
+                      "uprobes CAP_SYS_ADMIN) or a security module refused it";
+                break;
+        case -ENOSYS:
+        case -EOPNOTSUPP:
+        case -EINVAL:
+                why = "this kernel does not support it";
+                break;
+        case -ENOENT:
+                why = "this kernel lacks the tracepoint or the BTF the program needs";
+                break;
+        default:
+                why = NULL;
+        }
+        if (why)
+                return helper_reply_error(r, error, "%s failed: %s (%s)", what, strerror(-error), why);
+        return helper_reply_error(r, error, "%s failed: %s%s%s", what, strerror(-error),
+                                  libbpf_last[0] ? "; " : "", libbpf_last);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * igmpd-bpf, the privileged half of igmpd's BPF audit sources: one function per request type
+ * (src/shared/bpf-protocol.h), each filling a reply and the fds to send with it. The helper
+ * never keeps an attachment: what it sends is all there is, and it is gone when igmpd is.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+
+#include "bpf-protocol.h"
+#include "macro.h"
+
+#define HELPER_RINGBUF_SIZE (1U << 20)
+
+/* A close-on-exec duplicate of fd, or -errno. */
+static inline int dup_cloexec(int fd)
+{
+        int r = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        return r < 0 ? -errno : r;
+}
+
+/* The reply being built and the fds that go with it (closed by the caller once sent). */
+typedef struct HelperReply {
+        BpfReply reply;
+        int fds[BPF_PROTOCOL_MAX_FDS];
+        size_t n_fds;
+} HelperReply;
+
+void helper_reply_init(HelperReply *r);
+void helper_reply_done(HelperReply *r);
+
+/* Sets error and reason. Returns error. */
+int helper_reply_error(HelperReply *r, int error, const char *fmt, ...) _printf_(3, 4);
+
+/* Appends an entry; fd is ignored for role BPF_FD_NONE. Takes over fd (closed on failure). A
+ * negative fd for another role is an error passed on (a failed dup_cloexec()). 0 or -errno. */
+int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, const BpfFileId *file, const char *path);
+
+/* Why the kernel cannot run the programs at all (no BTF), or NULL. */
+const char *helper_kernel_unsupported(void);
+
+/* Turns a failed load or attach into a reason naming the missing privilege or kernel feature. */
+int helper_reply_bpf_error(HelperReply *r, int error, const char *what);
+
+/* The last warning libbpf printed (its log is captured), "" if none. */
+const char *helper_libbpf_last_error(void);
+void helper_libbpf_setup(void);
+
+int helper_syscall_attach(const BpfRequest *req, HelperReply *r);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The BPF audit sources, igmpd's side: "libc" (uprobes on each libc's compat sysctl symbol) and
+ * "syscall" (sys_enter for system call 156/149). Each asks the BPF helper to attach its programs
+ * (bpf-helper-client.h), keeps the links it gets back (closing them detaches everything, as
+ * does igmpd's exit, however it dies), reads the ring buffer and hands each call to the audit
+ * pipeline as an AuditEvent. The libc source's rescans for new libc copies live in audit-libc.c.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit-bpf-record.h"
+#include "audit.h"
+#include "bpf-helper-client.h"
+#include "bpf-ringbuf.h"
+
+typedef struct AuditLibc AuditLibc;
+
+typedef struct AuditBpf {
+        AuditManager *audit;
+        AuditEventSource source;   /* LIBC or SYSCALL */
+        BpfHelperCall *call;       /* the attach request, while it runs */
+        bool active;
+
+        BpfRingBuf *ring;
+        const struct audit_counters *counters; /* mmap of the programs' .bss */
+        size_t counters_mapped;
+        int *fds;                  /* links (and the uprobe program) kept */
+        size_t n_fds;
+        int program_fd;            /* libc: the uprobe program, for rescans; else -EBADF */
+
+        uint64_t lost_reported;
+        uint64_t lost_logged_usec;
+
+        AuditLibc *libc;           /* libc only: libc copies probed, rescans */
+} AuditBpf;
+
+/* Starts the sources in mask (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL) that are not running. Each
+ * one that cannot run gets its reason and one log line; nothing here fails the daemon. */
+void audit_bpf_start(AuditManager *a, unsigned mask);
+AuditBpf *audit_bpf_free(AuditBpf *b);
+
+/* Takes over fd into the kept set. 0 or -ENOMEM (fd closed). */
+int audit_bpf_keep_fd(AuditBpf *b, int fd);
+
+/* "3 libc copies probed" and the like while active, for igmpctl kernel. */
+void audit_bpf_describe(const AuditBpf *b, char *buf, size_t size);
+
+/* Calls seen and records lost so far (0 while not active). */
+void audit_bpf_counters(const AuditBpf *b, uint64_t *ret_calls, uint64_t *ret_lost);

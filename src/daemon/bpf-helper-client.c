@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * BpfHelper: reaching igmpd-bpf (socket or child), the queue of calls, and their replies.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf-helper-client.h"
+#include "cap-util.h"
+#include "log.h"
+
+/* Loading and verifying a program takes milliseconds; a helper that has not answered in this
+ * time is stuck (or systemd could not start it). */
+#define BPF_HELPER_TIMEOUT_USEC (60ULL * 1000000ULL)
+
+struct BpfHelperCall {
+        BpfHelperCall *next;
+        BpfRequest req;
+        int fds[BPF_PROTOCOL_MAX_FDS];
+        size_t n_fds;
+        BpfHelperReplyFn cb;
+        void *userdata;
+};
+
+struct BpfHelper {
+        sd_event *event;
+        char *socket_path;         /* socket mode */
+        char *helper_path;         /* child mode */
+        pid_t child_pid;
+        sd_event_source *child_source;
+        int child_fd;
+        bool broken;               /* child mode: the helper is gone or out of step */
+        char description[sizeof(struct sockaddr_un) + 32];
+
+        BpfHelperCall *head, *tail; /* head is the running call */
+        bool running;
+        int conn_fd;               /* socket mode: the running call's connection */
+        sd_event_source *io_source, *timeout_source;
+        sd_event_source *kick_source; /* starts the next call from the event loop */
+};
+
+static void call_free(BpfHelperCall *c)
+{
+        if (!c)
+                return;
+        for (size_t i = 0; i < c->n_fds; i++)
+                safe_close(c->fds[i]);
+        free(c);
+}
+
+bool bpf_helper_can_spawn(void)
+{
+        CapabilitySets s;
+
+        if (capability_get(&s) < 0)
+                return false;
+        return (s.effective & CAP_MASK(CAP_SYS_ADMIN)) && (s.effective & CAP_MASK(CAP_BPF)) &&
+               (s.effective & CAP_MASK(CAP_PERFMON));
+}
+
+static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+        BpfHelper *h = userdata;
+
+        if (si->si_code == CLD_EXITED && si->si_status == 0)
+                log_debug("BPF helper (pid %d) exited.", (int) si->si_pid);
+        else
+                log_warning("BPF helper (pid %d) %s %d; the BPF audit sources cannot rescan or restart until "
+                            "igmpd is restarted.",
+                            (int) si->si_pid, si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
+                            si->si_status);
+        h->child_pid = 0;
+        h->broken = true;
+        return 0;
+}
+
+/* Starts igmpd-bpf over a socketpair (child mode). */
+static int helper_spawn(BpfHelper *h)
+{
+        char listen_pid[32] = "LISTEN_PID=", *argv[] = { h->helper_path, NULL };
+        const char *log_target = getenv("SYSTEMD_LOG_TARGET"), *log_level = getenv("SYSTEMD_LOG_LEVEL");
+        char env_target[64], env_level[64];
+        char *envp[] = { (char *) "LISTEN_FDS=1", listen_pid, env_target, env_level, NULL };
+        sigset_t mask, old;
+        int sv[2], r;
+        pid_t pid;
+
+        snprintf(env_target, sizeof env_target, "SYSTEMD_LOG_TARGET=%s", strempty(log_target));
+        snprintf(env_level, sizeof env_level, "SYSTEMD_LOG_LEVEL=%s", strempty(log_level));
+        if (access(h->helper_path, X_OK) < 0)
+                return -errno;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+
+        /* sd-event reaps the child through SIGCHLD, which must be blocked for that. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGCHLD);
+        if (sigprocmask(SIG_BLOCK, &mask, &old) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        pid = fork();
+        if (pid < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (pid == 0) {
+                /* Child: only async-signal-safe calls until exec. */
+                pid_t self = getpid();
+                char digits[16];
+                size_t n = 0, off = strlen(listen_pid);
+                sigset_t none;
+
+                do
+                        digits[n++] = (char) ('0' + self % 10);
+                while ((self /= 10) > 0 && n < sizeof digits);
+                while (n > 0)
+                        listen_pid[off++] = digits[--n];
+                listen_pid[off] = '\0';
+                if (dup2(sv[1], 3) < 0)
+                        _exit(127);
+                (void) close_range(4, ~0U, 0);
+                (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL);
+                execve(h->helper_path, argv, envp);
+                _exit(127);
+        }
+        safe_close(sv[1]);
+        h->child_pid = pid;
+        h->child_fd = sv[0];
+        r = sd_event_add_child(h->event, &h->child_source, pid, WEXITED, on_child_exit, h);
+        if (r < 0)
+                return r;
+        (void) fcntl(h->child_fd, F_SETFL, fcntl(h->child_fd, F_GETFL) | O_NONBLOCK);
+        snprintf(h->description, sizeof h->description, "child process %d (%s)", (int) pid, h->helper_path);
+        return 0;
+fail:
+        safe_close(sv[0]);
+        safe_close(sv[1]);
+        return r;
+}
+
+int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path, BpfHelper **ret, char *reason,
+                   size_t reason_size)
+{
+        _cleanup_(bpf_helper_freep) BpfHelper *h = NULL;
+        struct stat st;
+        int r;
+
+        assert(e);
+        assert(ret);
+
+        h = calloc(1, sizeof *h);
+        if (!h)
+                return -ENOMEM;
+        h->event = sd_event_ref(e);
+        h->child_fd = -EBADF;
+        h->conn_fd = -EBADF;
+        socket_path = socket_path ?: BPF_HELPER_SOCKET;
+        helper_path = helper_path ?: getenv("IGMPD_BPF_HELPER") ?: BPF_HELPER_PATH;
+
+        if (strlen(socket_path) >= sizeof((struct sockaddr_un) {}.sun_path))
+                return -EINVAL;
+        if (stat(socket_path, &st) >= 0 && S_ISSOCK(st.st_mode)) {
+                h->socket_path = strdup(socket_path);
+                if (!h->socket_path)
+                        return -ENOMEM;
+                snprintf(h->description, sizeof h->description, "socket %s", socket_path);
+                *ret = TAKE_PTR(h);
+                return 0;
+        }
+        if (!bpf_helper_can_spawn()) {
+                snprintf(reason, reason_size,
+                         "no BPF helper: %s does not exist (is igmpd-bpf.socket enabled?) and igmpd lacks "
+                         "CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON to start %s itself",
+                         socket_path, helper_path);
+                return -ENOENT;
+        }
+        h->helper_path = strdup(helper_path);
+        if (!h->helper_path)
+                return -ENOMEM;
+        r = helper_spawn(h);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot start the BPF helper %s: %s", helper_path, strerror(-r));
+                return r;
+        }
+        *ret = TAKE_PTR(h);
+        return 0;
+}
+
+static void call_stop_io(BpfHelper *h)
+{
+        h->io_source = sd_event_source_disable_unref(h->io_source);
+        h->timeout_source = sd_event_source_disable_unref(h->timeout_source);
+        h->conn_fd = safe_close(h->conn_fd);
+        h->running = false;
+}
+
+BpfHelper *bpf_helper_free(BpfHelper *h)
+{
+        if (!h)
+                return NULL;
+        call_stop_io(h);
+        sd_event_source_disable_unref(h->kick_source);
+        while (h->head) {
+                BpfHelperCall *c = h->head;
+                h->head = c->next;
+                call_free(c);
+        }
+        /* Closing our end makes the child exit; it holds nothing of its own. */
+        safe_close(h->child_fd);
+        sd_event_source_disable_unref(h->child_source);
+        sd_event_unref(h->event);
+        free(h->socket_path);
+        free(h->helper_path);
+        free(h);
+        return NULL;
+}
+
+const char *bpf_helper_describe(const BpfHelper *h)
+{
+        return h ? h->description : "none";
+}
+
+static void helper_start_next(BpfHelper *h);
+
+/* Ends the running call: hands the result to its callback, then starts the next one. */
+static void call_complete(BpfHelper *h, int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds)
+{
+        BpfHelperCall *c = h->head;
+
+        assert(c);
+        call_stop_io(h);
+        h->head = c->next;
+        if (!h->head)
+                h->tail = NULL;
+        if (c->cb)
+                c->cb(error, reason, reply, fds, n_fds, c->userdata);
+        else
+                for (size_t i = 0; i < n_fds; i++)
+                        safe_close(fds[i]);
+        call_free(c);
+        helper_start_next(h);
+}
+
+static void call_fail(BpfHelper *h, int error, const char *fmt, ...) _printf_(3, 4);
+static void call_fail(BpfHelper *h, int error, const char *fmt, ...)
+{
+        char reason[BPF_PROTOCOL_REASON_MAX];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(reason, sizeof reason, fmt, ap);
+        va_end(ap);
+        if (!h->socket_path) {
+                /* A child that missed a reply is out of step with us: never talk to it again. */
+                h->broken = true;
+                h->child_fd = safe_close(h->child_fd);
+        }
+        call_complete(h, -abs(error), reason, NULL, NULL, 0);
+}
+
+static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        BpfHelper *h = userdata;
+        BpfReply *reply;
+        int fds[BPF_PROTOCOL_MAX_FDS];
+        size_t len = 0, n_fds = 0;
+        int r;
+
+        reply = malloc(sizeof *reply);
+        if (!reply) {
+                call_fail(h, ENOMEM, "out of memory");
+                return 0;
+        }
+        r = bpf_protocol_recv(fd, reply, sizeof *reply, &len, fds, ELEMENTSOF(fds), &n_fds);
+        if (r == -EAGAIN) {
+                free(reply);
+                return 0;
+        }
+        if (r < 0) {
+                free(reply);
+                call_fail(h, r, "%s the BPF helper (%s) failed: %s",
+                          r == -ECONNRESET ? "the connection to" : "receiving from", h->description,
+                          r == -ECONNRESET ? "it closed without a reply (see its log)" : strerror(-r));
+                return 0;
+        }
+        if (bpf_reply_validate(reply, len, n_fds) < 0) {
+                for (size_t i = 0; i < n_fds; i++)
+                        safe_close(fds[i]);
+                free(reply);
+                call_fail(h, EBADMSG, "the BPF helper (%s) sent a malformed reply (%zu bytes, %zu fds)",
+                          h->description, len, n_fds);
+                return 0;
+        }
+        call_complete(h, reply->error, reply->error < 0 ? reply->reason : "", reply, fds, n_fds);
+        free(reply);
+        return 0;
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        BpfHelper *h = userdata;
+
+        call_fail(h, ETIMEDOUT, "the BPF helper (%s) did not answer within %llu s", h->description,
+                  BPF_HELPER_TIMEOUT_USEC / 1000000ULL);
+        return 0;
+}
+
+static int helper_connect(BpfHelper *h)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd;
+
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        strncpy(sa.sun_path, h->socket_path, sizeof sa.sun_path - 1);
+        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0 && errno != EINPROGRESS) {
+                int r = -errno;
+                safe_close(fd);
+                return r;
+        }
+        return fd;
+}
+
+static void helper_start_next(BpfHelper *h)
+{
+        BpfHelperCall *c = h->head;
+        uint64_t now;
+        int fd, r;
+
+        if (!c || h->running)
+                return;
+        if (h->socket_path) {
+                fd = helper_connect(h);
+                if (fd < 0) {
+                        call_fail(h, fd, "cannot connect to the BPF helper socket %s: %s", h->socket_path,
+                                  strerror(-fd));
+                        return;
+                }
+                h->conn_fd = fd;
+        } else if (h->broken || h->child_fd < 0) {
+                call_fail(h, ECONNRESET, "the BPF helper (%s) is gone", h->description);
+                return;
+        } else
+                fd = h->child_fd;
+
+        h->running = true;
+        r = bpf_protocol_send(fd, &c->req, sizeof c->req, c->fds, c->n_fds);
+        if (r < 0) {
+                call_fail(h, r, "sending to the BPF helper (%s) failed: %s", h->description, strerror(-r));
+                return;
+        }
+        r = sd_event_add_io(h->event, &h->io_source, fd, EPOLLIN, on_reply, h);
+        if (r >= 0)
+                r = sd_event_now(h->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_time(h->event, &h->timeout_source, CLOCK_MONOTONIC, now + BPF_HELPER_TIMEOUT_USEC,
+                                      0, on_timeout, h);
+        if (r < 0)
+                call_fail(h, r, "cannot wait for the BPF helper: %s", strerror(-r));
+}
+
+static int on_kick(sd_event_source *s, void *userdata)
+{
+        helper_start_next(userdata);
+        return 0;
+}
+
+int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t n_fds, BpfHelperReplyFn cb,
+                    void *userdata, BpfHelperCall **ret_call)
+{
+        BpfHelperCall *c;
+
+        assert(h);
+        assert(req);
+
+        if (n_fds > BPF_PROTOCOL_MAX_FDS)
+                return -E2BIG;
+        if (!h->kick_source) {
+                int r = sd_event_add_defer(h->event, &h->kick_source, on_kick, h);
+                if (r < 0)
+                        return r;
+                (void) sd_event_source_set_enabled(h->kick_source, SD_EVENT_OFF);
+        }
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        c->req = *req;
+        c->req.version = BPF_PROTOCOL_VERSION;
+        c->cb = cb;
+        c->userdata = userdata;
+        for (size_t i = 0; i < n_fds; i++) {
+                int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+                if (fd < 0) {
+                        int r = -errno;
+                        call_free(c);
+                        return r;
+                }
+                c->fds[c->n_fds++] = fd;
+        }
+        if (h->tail)
+                h->tail->next = c;
+        else
+                h->head = c;
+        h->tail = c;
+        if (ret_call)
+                *ret_call = c;
+        /* Never from here: a call that fails at once must not reach its callback before the
+         * caller has stored *ret_call. */
+        (void) sd_event_source_set_enabled(h->kick_source, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+void bpf_helper_call_cancel(BpfHelper *h, BpfHelperCall *call)
+{
+        if (!h || !call)
+                return;
+        /* A running call still gets its reply read (to stay in step with a child); only the
+         * callback is dropped. */
+        call->cb = NULL;
+        call->userdata = NULL;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * BPF ring buffer consumer over mmap (the kernel's layout, kernel/bpf/ringbuf.c): page 0 holds
+ * the consumer position (ours to write), page 1 the producer position, then the data area mapped
+ * twice in a row so a record that wraps reads as contiguous. Each record starts with an 8-byte
+ * header: the length with a BUSY bit (still being written) and a DISCARD bit, then the page
+ * offset; records are 8-byte aligned.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bpf-ringbuf.h"
+
+#define RINGBUF_BUSY_BIT (1U << 31)
+#define RINGBUF_DISCARD_BIT (1U << 30)
+#define RINGBUF_HEADER_SIZE 8U
+
+struct BpfRingBuf {
+        int fd;
+        size_t size, mask, page_size;
+        unsigned long *consumer;      /* page 0, read-write */
+        const void *producer_area;    /* page 1 + 2 × size, read-only */
+        sd_event_source *source;
+        size_t batch;
+        BpfRingBufHandler handler;
+        void *userdata;
+};
+
+static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        BpfRingBuf *rb = userdata;
+
+        (void) bpf_ringbuf_consume(rb, rb->batch);
+        return 0;
+}
+
+int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
+                    void *userdata, BpfRingBuf **ret)
+{
+        _cleanup_(bpf_ringbuf_freep) BpfRingBuf *rb = NULL;
+        void *p;
+        int r;
+
+        assert(e);
+        assert(handler);
+        assert(ret);
+
+        rb = calloc(1, sizeof *rb);
+        if (!rb) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        rb->fd = fd;
+        rb->page_size = (size_t) sysconf(_SC_PAGESIZE);
+        if (size == 0 || (size & (size - 1)) != 0 || size % rb->page_size != 0 || size > (1UL << 30))
+                return -EINVAL;
+        rb->size = size;
+        rb->mask = size - 1;
+        rb->batch = MAX(batch, (size_t) 1);
+        rb->handler = handler;
+        rb->userdata = userdata;
+
+        p = mmap(NULL, rb->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+                return -errno;
+        rb->consumer = p;
+        p = mmap(NULL, rb->page_size + 2 * size, PROT_READ, MAP_SHARED, fd, (off_t) rb->page_size);
+        if (p == MAP_FAILED)
+                return -errno;
+        rb->producer_area = p;
+
+        r = sd_event_add_io(e, &rb->source, fd, EPOLLIN, on_ringbuf_io, rb);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_priority(rb->source, priority);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(rb->source, "bpf-ringbuf");
+
+        *ret = TAKE_PTR(rb);
+        return 0;
+}
+
+BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
+{
+        if (!rb)
+                return NULL;
+        sd_event_source_disable_unref(rb->source);
+        if (rb->consumer)
+                munmap(rb->consumer, rb->page_size);
+        if (rb->producer_area)
+                munmap((void *) rb->producer_area, rb->page_size + 2 * rb->size);
+        safe_close(rb->fd);
+        free(rb);
+        return NULL;
+}
+
+size_t bpf_ringbuf_consume(BpfRingBuf *rb, size_t max)
+{
+        const unsigned long *producer = rb->producer_area;
+        const uint8_t *data = (const uint8_t *) rb->producer_area + rb->page_size;
+        unsigned long cons = __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
+        unsigned long prod = __atomic_load_n(producer, __ATOMIC_ACQUIRE);
+        size_t n = 0;
+
+        while (cons < prod && n < max) {
+                const uint32_t *hdr = (const uint32_t *) (data + (cons & rb->mask));
+                uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+
+                if (len & RINGBUF_BUSY_BIT)
+                        break; /* the producer is still writing it; it wakes us when done */
+                cons += (((len & ~RINGBUF_DISCARD_BIT) + RINGBUF_HEADER_SIZE) + 7) & ~7UL;
+                if (!(len & RINGBUF_DISCARD_BIT) && len <= rb->size) {
+                        rb->handler((const uint8_t *) hdr + RINGBUF_HEADER_SIZE, len, rb->userdata);
+                        n++;
+                }
+                /* Release each record at once: the producer can reuse its space. */
+                __atomic_store_n(rb->consumer, cons, __ATOMIC_RELEASE);
+                if (cons >= prod)
+                        prod = __atomic_load_n(producer, __ATOMIC_ACQUIRE);
+        }
+        return n;
+}
+
+int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_mapped)
+{
+        size_t page = (size_t) sysconf(_SC_PAGESIZE), len;
+        void *p;
+
+        assert(ret);
+        assert(ret_mapped);
+
+        if (size == 0 || size > (1U << 20)) {
+                safe_close(fd);
+                return -EINVAL;
+        }
+        len = (size + page - 1) / page * page;
+        p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        safe_close(fd); /* the mapping keeps the map alive */
+        if (p == MAP_FAILED)
+                return -errno;
+        *ret = p;
+        *ret_mapped = len;
+        return 0;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Audit BPF records → AuditBpfCall / AuditBpfNewRoot. The executable's path arrives as its
+ * components, innermost first, each NUL-terminated (the BPF side walks dentries upwards); it is
+ * put back together here.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "audit-bpf-record.h"
+#include "macro.h"
+
+int audit_bpf_record_type(const void *data, size_t size)
+{
+        uint32_t type;
+
+        if (!data || size < sizeof type)
+                return -EBADMSG;
+        memcpy(&type, data, sizeof type);
+        if (type == AUDIT_RECORD_CALL && size >= AUDIT_RECORD_CALL_HEADER_SIZE)
+                return AUDIT_RECORD_CALL;
+        if (type == AUDIT_RECORD_NEW_ROOT && size >= sizeof(struct audit_record_new_root))
+                return AUDIT_RECORD_NEW_ROOT;
+        return -EBADMSG;
+}
+
+const char *audit_bpf_origin_to_string(uint32_t origin)
+{
+        switch (origin) {
+        case AUDIT_ORIGIN_LIBC:
+                return "libc";
+        case AUDIT_ORIGIN_SYSCALL:
+                return "syscall";
+        case AUDIT_ORIGIN_SYSCALL32:
+                return "syscall32";
+        default:
+                return NULL;
+        }
+}
+
+/* Joins components (innermost first, NUL-separated) into "/outer/…/inner". */
+static void exe_from_components(const char *comps, size_t len, bool truncated, AuditBpfCall *ret)
+{
+        const char *ends[AUDIT_RECORD_EXE_MAX];
+        size_t n = 0, off = 0;
+
+        ret->exe[0] = '\0';
+        ret->exe_len = 0;
+        if (len == 0)
+                return;
+        /* Split; a last component without its NUL (cannot happen from the BPF side) counts too. */
+        for (size_t i = 0; i < len && n < ELEMENTSOF(ends);) {
+                const char *start = comps + i;
+                size_t l = strnlen(start, len - i);
+
+                ends[n++] = start;
+                i += l + 1;
+        }
+        if (truncated)
+                off += (size_t) snprintf(ret->exe, sizeof ret->exe, "…");
+        for (size_t k = n; k > 0; k--) {
+                const char *c = ends[k - 1];
+                size_t l = strnlen(c, (size_t) (comps + len - c)), room = sizeof ret->exe - 1 - off;
+
+                if (l == 0)
+                        continue;
+                if (room < 2)
+                        break;
+                ret->exe[off++] = '/';
+                l = MIN(l, room - 1);
+                memcpy(ret->exe + off, c, l);
+                off += l;
+        }
+        ret->exe[off] = '\0';
+        ret->exe_len = off;
+}
+
+int audit_bpf_parse_call(const void *data, size_t size, AuditBpfCall *ret)
+{
+        struct audit_record_call r = {};
+        AuditBpfCall c = {};
+
+        assert(ret);
+
+        if (audit_bpf_record_type(data, size) != AUDIT_RECORD_CALL)
+                return -EBADMSG;
+        memcpy(&r, data, MIN(size, sizeof r));
+        if (r.exe_len > AUDIT_RECORD_EXE_BUFFER || size < AUDIT_RECORD_CALL_HEADER_SIZE + r.exe_len)
+                return -EBADMSG;
+        if (!audit_bpf_origin_to_string(r.origin))
+                return -EBADMSG;
+
+        c.origin = r.origin;
+        c.pid = r.tgid;
+        c.tid = r.tid;
+        c.uid = r.uid;
+        c.flags = r.flags;
+        c.nlen = r.nlen;
+        if (r.nlen > 0 && !(r.flags & (AUDIT_RECORD_NAME_FAULT | AUDIT_RECORD_ARGS_FAULT))) {
+                c.n_name = MIN((size_t) r.nlen, (size_t) AUDIT_RECORD_NAME_MAX);
+                memcpy(c.name, r.name, c.n_name * sizeof c.name[0]);
+        }
+        c.comm_len = strnlen(r.comm, sizeof r.comm);
+        memcpy(c.comm, r.comm, c.comm_len);
+        if (!(r.flags & AUDIT_RECORD_NO_EXE))
+                exe_from_components(r.exe, r.exe_len, r.flags & AUDIT_RECORD_EXE_TRUNCATED, &c);
+        *ret = c;
+        return 0;
+}
+
+int audit_bpf_parse_new_root(const void *data, size_t size, AuditBpfNewRoot *ret)
+{
+        struct audit_record_new_root r;
+
+        assert(ret);
+
+        if (audit_bpf_record_type(data, size) != AUDIT_RECORD_NEW_ROOT)
+                return -EBADMSG;
+        memcpy(&r, data, sizeof r);
+        *ret = (AuditBpfNewRoot) {
+                .pid = r.tgid,
+                .mntns = r.mntns,
+                .root_dev = r.root_dev,
+                .root_ino = r.root_ino,
+        };
+        return 0;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * igmpd ↔ igmpd-bpf messages: validation (pure) and SCM_RIGHTS send/receive.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "bpf-protocol.h"
+#include "macro.h"
+
+static const char *const bpf_op_table[_BPF_OP_MAX] = {
+        [BPF_OP_SYSCALL_ATTACH] = "syscall-attach",
+        [BPF_OP_LIBC_ATTACH] = "libc-attach",
+        [BPF_OP_LIBC_RESCAN] = "libc-rescan",
+};
+
+const char *bpf_op_to_string(BpfOp op)
+{
+        if (op <= 0 || op >= _BPF_OP_MAX)
+                return NULL;
+        return bpf_op_table[op];
+}
+
+static bool terminated(const char *s, size_t size)
+{
+        return memchr(s, '\0', size) != NULL;
+}
+
+int bpf_request_validate(const BpfRequest *req, size_t len)
+{
+        assert(req);
+
+        if (len != sizeof *req || req->version != BPF_PROTOCOL_VERSION)
+                return -EBADMSG;
+        if (!bpf_op_to_string(req->op))
+                return -EBADMSG;
+        if (req->n_pids > BPF_PROTOCOL_MAX_PIDS || req->n_known > BPF_PROTOCOL_MAX_KNOWN)
+                return -EBADMSG;
+        return 0;
+}
+
+size_t bpf_reply_n_fds(const BpfReply *reply)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < MIN(reply->n_entries, (uint32_t) BPF_PROTOCOL_MAX_FDS); i++)
+                if (reply->entries[i].role != BPF_FD_NONE)
+                        n++;
+        return n;
+}
+
+int bpf_reply_validate(const BpfReply *reply, size_t len, size_t n_fds)
+{
+        assert(reply);
+
+        if (len != sizeof *reply || reply->version != BPF_PROTOCOL_VERSION)
+                return -EBADMSG;
+        if (reply->error > 0 || !terminated(reply->reason, sizeof reply->reason))
+                return -EBADMSG;
+        if (reply->n_entries > BPF_PROTOCOL_MAX_FDS)
+                return -EBADMSG;
+        for (size_t i = 0; i < reply->n_entries; i++) {
+                const BpfReplyEntry *e = &reply->entries[i];
+
+                if (e->role >= _BPF_FD_ROLE_MAX || !terminated(e->path, sizeof e->path))
+                        return -EBADMSG;
+        }
+        if (bpf_reply_n_fds(reply) != n_fds)
+                return -EBADMSG;
+        if (reply->error < 0 && n_fds > 0)
+                return -EBADMSG;
+        return 0;
+}
+
+int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, size_t n_fds)
+{
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
+        } control = {};
+        struct iovec iov = { .iov_base = (void *) buf, .iov_len = len };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        ssize_t n;
+
+        assert(buf);
+
+        if (n_fds > BPF_PROTOCOL_MAX_FDS)
+                return -E2BIG;
+        if (n_fds > 0) {
+                struct cmsghdr *c;
+
+                mh.msg_control = control.buf;
+                mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+                c = CMSG_FIRSTHDR(&mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+                memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
+        }
+        do
+                n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len)
+                return -EIO;
+        return 0;
+}
+
+int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds,
+                      size_t *ret_n_fds)
+{
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
+        } control = {};
+        struct iovec iov = { .iov_base = buf, .iov_len = size };
+        struct msghdr mh = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = control.buf,
+                .msg_controllen = sizeof control.buf,
+        };
+        size_t n_fds = 0;
+        bool too_many = false;
+        ssize_t n;
+
+        assert(buf);
+        assert(ret_len);
+        assert(ret_n_fds);
+
+        do
+                n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+                size_t k;
+                int *p;
+
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                        continue;
+                k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                p = (int *) CMSG_DATA(c);
+                for (size_t i = 0; i < k; i++) {
+                        int fd;
+
+                        memcpy(&fd, p + i, sizeof fd);
+                        if (n_fds < max_fds)
+                                fds[n_fds++] = fd;
+                        else {
+                                safe_close(fd);
+                                too_many = true;
+                        }
+                }
+        }
+        if (too_many || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+                for (size_t i = 0; i < n_fds; i++)
+                        safe_close(fds[i]);
+                return -EBADMSG;
+        }
+        if (n == 0 && n_fds == 0)
+                return -ECONNRESET;
+        *ret_len = (size_t) n;
+        *ret_n_fds = n_fds;
+        return 0;
+}
