@@ -22,6 +22,10 @@ bool arg_revert = false;
 bool arg_follow = false;
 bool arg_knob_set[_KNOB_MAX];
 int32_t arg_knob[_KNOB_MAX];
+bool arg_clear = false;
+bool arg_reapply = false;
+bool arg_runtime = false;
+int client_exit_status = 0;
 
 #define NOT_RUNNING "igmpd is not running: start it with systemctl start igmpd"
 

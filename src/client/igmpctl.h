@@ -22,6 +22,8 @@
 
 /* Exit codes. */
 #define EXIT_USAGE 2
+#define EXIT_NM_NOT_RUNNING 3 /* nm: NetworkManager is not on the bus */
+#define EXIT_NM_NO_PROFILE 4  /* nm: no such profile */
 
 typedef enum JsonMode {
         JSON_OFF,
@@ -37,6 +39,12 @@ extern bool arg_revert;
 extern bool arg_follow;
 extern bool arg_knob_set[_KNOB_MAX];
 extern int32_t arg_knob[_KNOB_MAX];
+extern bool arg_clear;
+extern bool arg_reapply;
+extern bool arg_runtime;
+
+/* A failure with its own exit status (EXIT_NM_*) sets this; main() exits with it. */
+extern int client_exit_status;
 
 /* Prints to stderr. Return -EINVAL for "bad usage" (exit 2), other negatives exit 1. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -98,6 +106,7 @@ int verb_reload(int argc, char **argv, sd_bus *bus);
 int verb_audit(int argc, char **argv, sd_bus *bus);
 int verb_kernel(int argc, char **argv, sd_bus *bus);
 int verb_monitor(int argc, char **argv, sd_bus *bus);
+int verb_nm(int argc, char **argv, sd_bus *bus);
 
 /* Runs an sd-event loop over bus until SIGINT/SIGTERM (exit 0) or disconnection (-ECONNRESET). */
 int client_run_until_interrupted(sd_bus *bus);

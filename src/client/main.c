@@ -28,6 +28,7 @@ static const Verb verbs[] = {
         { "audit",       0, 0,  verb_audit },
         { "monitor",     0, 0,  verb_monitor },
         { "kernel",      0, 0,  verb_kernel },
+        { "nm",          0, -1, verb_nm }, /* checks its own arguments */
 };
 
 static void help(void)
@@ -46,8 +47,10 @@ static void help(void)
                "  audit [--follow]         Deprecated sysctl(2) calls seen (and follow new ones)\n"
                "  monitor                  Print link and knob changes until Ctrl-C\n"
                "  kernel                   Which knobs and audit sources this kernel has\n"
+               "  nm [PROFILE [KNOB OPTIONS] [--clear] [--runtime] [--reapply]]\n"
+               "                           Show or set igmpd's values in NetworkManager profiles\n"
                "\n"
-               "Knob options (for link; values: durations like 200, 200ms, 0.2s; versions auto or N):\n");
+               "Knob options (link, nm; values: durations like 200, 200ms, 0.2s; versions auto or N):\n");
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 const KnobInfo *i = knob_info(k);
                 char opt[48];
@@ -58,6 +61,9 @@ static void help(void)
         printf("  --persistent             Store in /etc/igmpd/runtime.d (survives reboots)\n"
                "                           instead of /run/igmpd/runtime.d\n"
                "  --revert                 Remove the link's runtime changes\n"
+               "  --clear                  nm: remove igmpd's values (before setting knobs)\n"
+               "  --runtime                nm: change the profile in memory only, until reboot\n"
+               "  --reapply                nm: apply the values on the profile's device now\n"
                "\n"
                "Options:\n"
                "  -h --help                Show this help\n"
@@ -79,6 +85,9 @@ static int parse_argv(int argc, char *argv[])
                 ARG_PERSISTENT,
                 ARG_REVERT,
                 ARG_FOLLOW,
+                ARG_CLEAR,
+                ARG_REAPPLY,
+                ARG_RUNTIME,
                 ARG_KNOB_BASE = 0x200,
         };
         static const struct option fixed[] = {
@@ -90,6 +99,9 @@ static int parse_argv(int argc, char *argv[])
                 { "persistent", no_argument,       NULL, ARG_PERSISTENT },
                 { "revert",     no_argument,       NULL, ARG_REVERT },
                 { "follow",     no_argument,       NULL, ARG_FOLLOW },
+                { "clear",      no_argument,       NULL, ARG_CLEAR },
+                { "reapply",    no_argument,       NULL, ARG_REAPPLY },
+                { "runtime",    no_argument,       NULL, ARG_RUNTIME },
         };
         /* The knob options come from the knob table. */
         struct option options[ELEMENTSOF(fixed) + _KNOB_MAX + 1];
@@ -146,6 +158,15 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_FOLLOW:
                         arg_follow = true;
                         break;
+                case ARG_CLEAR:
+                        arg_clear = true;
+                        break;
+                case ARG_REAPPLY:
+                        arg_reapply = true;
+                        break;
+                case ARG_RUNTIME:
+                        arg_runtime = true;
+                        break;
                 case ':':
                         return usage_error("Option '%s' needs a value. See igmpctl --help.",
                                            argv[optind - 1]);
@@ -164,8 +185,12 @@ static int check_options_for(const Verb *v)
 
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 knobs = knobs || arg_knob_set[k];
-        if (!streq(v->name, "link") && (knobs || arg_persistent || arg_revert))
-                return usage_error("Knob options, --persistent and --revert go with the link command only.");
+        if (!streq(v->name, "link") && !streq(v->name, "nm") && knobs)
+                return usage_error("Knob options go with the link and nm commands only.");
+        if (!streq(v->name, "link") && (arg_persistent || arg_revert))
+                return usage_error("--persistent and --revert go with the link command only.");
+        if (!streq(v->name, "nm") && (arg_clear || arg_reapply || arg_runtime))
+                return usage_error("--clear, --reapply and --runtime go with the nm command only.");
         if (!streq(v->name, "audit") && arg_follow)
                 return usage_error("--follow goes with the audit command only.");
         return 0;
@@ -220,5 +245,7 @@ int main(int argc, char *argv[])
 
         if (r == -EINVAL)
                 return EXIT_USAGE;
+        if (r < 0 && client_exit_status > 0)
+                return client_exit_status;
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

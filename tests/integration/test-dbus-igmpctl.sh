@@ -180,7 +180,7 @@ info "bash completion: verbs, options, values and link names"
                 _igmpctl
                 printf '%s\n' "${COMPREPLY[@]}"
         }
-        [ "$(comp igmpctl "" | sort | tr '\n' ' ')" = "audit kernel link list monitor reconfigure reload status " ] || exit 1
+        [ "$(comp igmpctl "" | sort | tr '\n' ' ')" = "audit kernel link list monitor nm reconfigure reload status " ] || exit 1
         comp igmpctl st | grep -qx status || exit 2
         comp igmpctl status "" | grep -qx v0 || exit 3
         comp igmpctl link v || exit 4

@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * NetworkManager's D-Bus API as igmpctl uses it (see nm-client.h).
+ *
+ * The settings dictionary (a{sa{sv}}) is never rebuilt from what igmpctl understands: it is
+ * copied entry by entry from NetworkManager's own reply with sd_bus_message_copy(), and only
+ * user.data is replaced. So settings and types igmpctl does not know survive an edit
+ * unchanged, whatever NetworkManager version sent them.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+#include "nm-client.h"
+
+#define NM_IFACE "org.freedesktop.NetworkManager"
+#define NM_IFACE_SETTINGS "org.freedesktop.NetworkManager.Settings"
+#define NM_IFACE_CONNECTION "org.freedesktop.NetworkManager.Settings.Connection"
+#define NM_IFACE_ACTIVE "org.freedesktop.NetworkManager.Connection.Active"
+#define NM_IFACE_DEVICE "org.freedesktop.NetworkManager.Device"
+#define DBUS_PROPERTIES "org.freedesktop.DBus.Properties"
+
+/* NMSettingsUpdate2Flags */
+#define NM_UPDATE2_TO_DISK 0x1u
+#define NM_UPDATE2_IN_MEMORY 0x2u
+/* NMDeviceReapplyFlags (NetworkManager ≥ 1.42): keep addresses and routes NetworkManager did
+ * not configure, as only user data changes. */
+#define NM_REAPPLY_PRESERVE_EXTERNAL_IP 0x1u
+/* NMActiveConnectionState */
+#define NM_AC_ACTIVATING 1u
+#define NM_AC_ACTIVATED 2u
+
+/* Attempts when NetworkManager reports that the profile or device changed under us. */
+#define NM_STALE_RETRIES 5
+
+/* ---- calls and errors ---- */
+
+static int nm_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_error *error,
+                   sd_bus_message **reply, const char *types, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, NM_BUS_NAME, path, iface, member);
+        if (r < 0)
+                return r;
+        /* A NetworkManager an admin stopped stays stopped: igmpctl reports it instead. */
+        r = sd_bus_message_set_auto_start(m, false);
+        if (r < 0)
+                return r;
+        if (types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_call(bus, m, 0, error, reply);
+}
+
+static bool nm_error_is_not_running(const sd_bus_error *e)
+{
+        return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                      SD_BUS_ERROR_DISCONNECTED);
+}
+
+/* The object is gone (deleted meanwhile) or never was: GDBus answers UnknownMethod for a path
+ * it has no object at. */
+static bool nm_error_is_unknown_object(const sd_bus_error *e)
+{
+        return sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_METHOD,
+                                      SD_BUS_ERROR_UNKNOWN_INTERFACE);
+}
+
+static bool nm_error_is_denied(const sd_bus_error *e)
+{
+        return sd_bus_error_has_names(e, SD_BUS_ERROR_ACCESS_DENIED, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED) ||
+               (e->name && endswith(e->name, ".PermissionDenied"));
+}
+
+/* Reports a failed call. what: "update profile 'iptv'"; permission: the polkit action
+ * NetworkManager checks for it (NULL for reads). Returns a negative errno. */
+static int nm_call_error(const sd_bus_error *e, int r, const char *what, const char *permission)
+{
+        if (r >= 0)
+                r = -EIO;
+        if (!e || !sd_bus_error_is_set(e)) {
+                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
+                return r;
+        }
+        if (nm_error_is_not_running(e)) {
+                client_exit_status = EXIT_NM_NOT_RUNNING;
+                fprintf(stderr,
+                        "Failed to %s: NetworkManager is not running (nothing owns " NM_BUS_NAME " on the system "
+                        "bus). Start it with 'systemctl start NetworkManager'.\n",
+                        what);
+                return -EHOSTDOWN;
+        }
+        if (sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY)) {
+                fprintf(stderr, "Failed to %s: NetworkManager did not answer in time (%s).\n", what,
+                        e->message ?: "timeout");
+                return -ETIMEDOUT;
+        }
+        if (nm_error_is_denied(e)) {
+                fprintf(stderr, "Failed to %s: NetworkManager refused: %s", what, e->message ?: e->name);
+                if (permission)
+                        fprintf(stderr, "\nRun as root, or as a user polkit grants %s.", permission);
+                fputc('\n', stderr);
+                return -EACCES;
+        }
+        fprintf(stderr, "Failed to %s: NetworkManager says: %s (%s)\n", what, e->message ?: "no message", e->name);
+        return r;
+}
+
+static int nm_parse_error(int r, const char *what)
+{
+        fprintf(stderr, "Failed to parse NetworkManager's answer to %s: %s\n", what, strerror(-r));
+        return r;
+}
+
+/* ---- small helpers ---- */
+
+static int strv_push(char ***l, const char *s)
+{
+        size_t n = 0;
+        char **a, *c;
+
+        for (char **i = *l; i && *i; i++)
+                n++;
+        c = strdup(s);
+        if (!c)
+                return -ENOMEM;
+        a = realloc(*l, (n + 2) * sizeof *a);
+        if (!a) {
+                free(c);
+                return -ENOMEM;
+        }
+        a[n] = c;
+        a[n + 1] = NULL;
+        *l = a;
+        return 0;
+}
+
+/* Calls fn for every entry of the a{sv} at m's read position; fn reads the variant and
+ * returns > 0, or returns 0 to have it skipped. */
+static int nm_read_dict(sd_bus_message *m, int (*fn)(sd_bus_message *m, const char *key, void *ud), void *ud)
+{
+        const char *key;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read_basic(m, 's', &key);
+                if (r < 0)
+                        return r;
+                r = fn(m, key, ud);
+                if (r == 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int nm_read_string_variant(sd_bus_message *m, const char *contents, char **ret)
+{
+        const char *s;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', contents);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_basic(m, contents[0], &s);
+        if (r < 0)
+                return r;
+        r = free_and_strdup(ret, s);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+static int nm_read_strv_variant(sd_bus_message *m, const char *contents, char ***ret)
+{
+        char **l = NULL;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', contents);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_strv(m, &l);
+        if (r < 0)
+                return r;
+        strv_freep(ret);
+        *ret = l;
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+/* ---- settings ---- */
+
+void nm_profile_done(NMProfile *p)
+{
+        free(p->path);
+        free(p->id);
+        free(p->uuid);
+        free(p->type);
+        strv_freep(&p->permissions);
+        user_data_done(&p->data);
+        free(p->filename);
+        sd_bus_message_unref(p->settings);
+        strv_freep(&p->devices);
+        strv_freep(&p->device_paths);
+        *p = (NMProfile) {};
+}
+
+void nm_profiles_free(NMProfile *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                nm_profile_done(&p[i]);
+        free(p);
+}
+
+static int nm_read_user_data(sd_bus_message *m, UserData *d)
+{
+        const char *k, *v;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "a{ss}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "{ss}");
+        if (r < 0)
+                return r;
+        user_data_done(d);
+        while ((r = sd_bus_message_read(m, "{ss}", &k, &v)) > 0) {
+                r = user_data_set(d, k, v);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+static int nm_connection_setting(sd_bus_message *m, const char *key, void *ud)
+{
+        NMProfile *p = ud;
+
+        if (streq(key, "id"))
+                return nm_read_string_variant(m, "s", &p->id);
+        if (streq(key, "uuid"))
+                return nm_read_string_variant(m, "s", &p->uuid);
+        if (streq(key, "type"))
+                return nm_read_string_variant(m, "s", &p->type);
+        if (streq(key, "permissions"))
+                return nm_read_strv_variant(m, "as", &p->permissions);
+        return 0;
+}
+
+static int nm_user_setting(sd_bus_message *m, const char *key, void *ud)
+{
+        NMProfile *p = ud;
+
+        return streq(key, "data") ? nm_read_user_data(m, &p->data) : 0;
+}
+
+/* Reads what igmpctl needs from the a{sa{sv}} at the start of m. */
+static int nm_settings_read(sd_bus_message *m, NMProfile *p)
+{
+        const char *section;
+        int r;
+
+        r = sd_bus_message_rewind(m, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+                r = sd_bus_message_read_basic(m, 's', &section);
+                if (r < 0)
+                        return r;
+                if (streq(section, "connection"))
+                        r = nm_read_dict(m, nm_connection_setting, p);
+                else if (streq(section, "user"))
+                        r = nm_read_dict(m, nm_user_setting, p);
+                else
+                        r = sd_bus_message_skip(m, "a{sv}");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        return p->id && p->uuid ? 0 : -EBADMSG;
+}
+
+static int nm_append_user_data(sd_bus_message *m, const UserData *d)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 's', "data");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'v', "a{ss}");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "{ss}");
+        for (size_t i = 0; r >= 0 && i < d->n; i++)
+                r = sd_bus_message_append(m, "{ss}", d->entries[i].key, d->entries[i].value);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+/* The "user" section: its other properties copied from src, "data" replaced by d. */
+static int nm_copy_user_section(sd_bus_message *m, sd_bus_message *src, const UserData *d)
+{
+        const char *key;
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        if (src) {
+                r = sd_bus_message_enter_container(src, 'a', "{sv}");
+                if (r < 0)
+                        return r;
+                while ((r = sd_bus_message_enter_container(src, 'e', "sv")) > 0) {
+                        r = sd_bus_message_read_basic(src, 's', &key);
+                        if (r < 0)
+                                return r;
+                        if (streq(key, "data"))
+                                r = sd_bus_message_skip(src, "v");
+                        else {
+                                r = sd_bus_message_open_container(m, 'e', "sv");
+                                if (r >= 0)
+                                        r = sd_bus_message_append_basic(m, 's', key);
+                                if (r >= 0)
+                                        r = sd_bus_message_copy(m, src, false);
+                                if (r >= 0)
+                                        r = sd_bus_message_close_container(m);
+                        }
+                        if (r < 0)
+                                return r;
+                        r = sd_bus_message_exit_container(src);
+                        if (r < 0)
+                                return r;
+                }
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(src);
+                if (r < 0)
+                        return r;
+        }
+        r = nm_append_user_data(m, d);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(m);
+}
+
+/* Appends to m the a{sa{sv}} at the start of src with user.data replaced by d. */
+static int nm_settings_append(sd_bus_message *m, sd_bus_message *src, const UserData *d)
+{
+        const char *section;
+        bool seen_user = false;
+        int r;
+
+        r = sd_bus_message_rewind(src, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(src, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(m, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(src, 'e', "sa{sv}")) > 0) {
+                r = sd_bus_message_read_basic(src, 's', &section);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', section);
+                if (r >= 0 && streq(section, "user")) {
+                        seen_user = true;
+                        r = nm_copy_user_section(m, src, d);
+                } else if (r >= 0)
+                        r = sd_bus_message_copy(m, src, false);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(src);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(src);
+        if (r < 0)
+                return r;
+        if (!seen_user && d->n > 0) {
+                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', "user");
+                if (r >= 0)
+                        r = nm_copy_user_section(m, NULL, d);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+/* ---- reading profiles ---- */
+
+static int nm_connection_property(sd_bus_message *m, const char *key, void *ud)
+{
+        NMProfile *p = ud;
+        int unsaved, r;
+
+        if (streq(key, "Filename")) {
+                r = nm_read_string_variant(m, "s", &p->filename);
+                if (r > 0 && isempty(p->filename)) {
+                        free(p->filename);
+                        p->filename = NULL;
+                }
+                return r;
+        }
+        if (streq(key, "Unsaved")) {
+                r = sd_bus_message_read(m, "v", "b", &unsaved);
+                if (r < 0)
+                        return r;
+                p->unsaved = unsaved;
+                return 1;
+        }
+        if (streq(key, "VersionId")) {
+                r = sd_bus_message_read(m, "v", "t", &p->version_id);
+                if (r < 0)
+                        return r;
+                p->has_version_id = true;
+                return 1;
+        }
+        return 0;
+}
+
+/* Reads the profile at path into *ret. Errors go to *error (not reported). */
+static int nm_profile_read(sd_bus *bus, const char *path, NMProfile *ret, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *props = NULL;
+        NMProfile p = {};
+        int r;
+
+        p.path = strdup(path);
+        if (!p.path)
+                return -ENOMEM;
+        /* Properties first: a VersionId read before the settings makes a later edit of the
+         * profile a refused update, never a lost one. */
+        r = nm_call(bus, path, DBUS_PROPERTIES, "GetAll", error, &props, "s", NM_IFACE_CONNECTION);
+        if (r < 0)
+                goto fail;
+        r = nm_read_dict(props, nm_connection_property, &p);
+        if (r < 0)
+                goto fail;
+        r = nm_call(bus, path, NM_IFACE_CONNECTION, "GetSettings", error, &p.settings, NULL);
+        if (r < 0)
+                goto fail;
+        r = nm_settings_read(p.settings, &p);
+        if (r < 0)
+                goto fail;
+        *ret = p;
+        return 0;
+fail:
+        nm_profile_done(&p);
+        return r;
+}
+
+/* Fills in devices/device_paths of the profiles active now (VPNs are not device profiles). */
+static int nm_profiles_find_active(sd_bus *bus, NMProfile *profiles, size_t n)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_strv_free_ char **actives = NULL;
+        int r;
+
+        r = nm_call(bus, NM_PATH, DBUS_PROPERTIES, "Get", &error, &reply, "ss", NM_IFACE, "ActiveConnections");
+        if (r < 0) {
+                r = nm_call_error(&error, r, "list NetworkManager's active connections", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = nm_read_strv_variant(reply, "ao", &actives);
+        if (r < 0)
+                return nm_parse_error(r, "ActiveConnections");
+
+        for (char **a = actives; a && *a; a++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *ac = NULL;
+                _cleanup_strv_free_ char **devices = NULL;
+                const char *key, *connection = NULL;
+                uint32_t state = 0;
+                int vpn = false;
+                NMProfile *p = NULL;
+
+                r = nm_call(bus, *a, DBUS_PROPERTIES, "GetAll", &error, &ac, "s", NM_IFACE_ACTIVE);
+                if (r < 0) {
+                        if (nm_error_is_unknown_object(&error)) {
+                                sd_bus_error_free(&error);
+                                continue; /* deactivated meanwhile */
+                        }
+                        r = nm_call_error(&error, r, "read an active connection", NULL);
+                        sd_bus_error_free(&error);
+                        return r;
+                }
+                r = sd_bus_message_enter_container(ac, 'a', "{sv}");
+                while (r >= 0 && (r = sd_bus_message_enter_container(ac, 'e', "sv")) > 0) {
+                        r = sd_bus_message_read_basic(ac, 's', &key);
+                        if (r < 0)
+                                break;
+                        if (streq(key, "Connection"))
+                                r = sd_bus_message_read(ac, "v", "o", &connection);
+                        else if (streq(key, "State"))
+                                r = sd_bus_message_read(ac, "v", "u", &state);
+                        else if (streq(key, "Vpn"))
+                                r = sd_bus_message_read(ac, "v", "b", &vpn);
+                        else if (streq(key, "Devices"))
+                                r = nm_read_strv_variant(ac, "ao", &devices);
+                        else
+                                r = sd_bus_message_skip(ac, "v");
+                        if (r >= 0)
+                                r = sd_bus_message_exit_container(ac);
+                }
+                if (r < 0)
+                        return nm_parse_error(r, "an active connection's properties");
+                if (!connection || vpn || (state != NM_AC_ACTIVATING && state != NM_AC_ACTIVATED))
+                        continue;
+                for (size_t i = 0; i < n && !p; i++)
+                        if (streq(profiles[i].path, connection))
+                                p = &profiles[i];
+                if (!p)
+                        continue;
+
+                for (char **d = devices; d && *d; d++) {
+                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *dev = NULL;
+                        _cleanup_free_ char *ifname = NULL;
+
+                        r = nm_call(bus, *d, DBUS_PROPERTIES, "Get", &error, &dev, "ss", NM_IFACE_DEVICE,
+                                    "Interface");
+                        if (r < 0) {
+                                if (nm_error_is_unknown_object(&error)) {
+                                        sd_bus_error_free(&error);
+                                        continue;
+                                }
+                                r = nm_call_error(&error, r, "read a device", NULL);
+                                sd_bus_error_free(&error);
+                                return r;
+                        }
+                        r = nm_read_string_variant(dev, "s", &ifname);
+                        if (r < 0)
+                                return nm_parse_error(r, "a device's Interface");
+                        r = strv_push(&p->devices, ifname);
+                        if (r >= 0)
+                                r = strv_push(&p->device_paths, *d);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static int nm_profile_compare(const void *a, const void *b)
+{
+        const NMProfile *x = a, *y = b;
+        int c = strcmp(x->id, y->id);
+
+        return c != 0 ? c : strcmp(x->uuid, y->uuid);
+}
+
+int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_strv_free_ char **paths = NULL;
+        NMProfile *profiles = NULL;
+        size_t n = 0;
+        int r;
+
+        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", &error, &reply, NULL);
+        if (r < 0) {
+                r = nm_call_error(&error, r, "list NetworkManager's profiles", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_read_strv(reply, &paths);
+        if (r < 0)
+                return nm_parse_error(r, "ListConnections");
+
+        for (char **p = paths; p && *p; p++) {
+                NMProfile *a = realloc(profiles, (n + 1) * sizeof *a);
+
+                if (!a) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                profiles = a;
+                r = nm_profile_read(bus, *p, &profiles[n], &error);
+                if (r < 0 && (nm_error_is_unknown_object(&error) || nm_error_is_denied(&error))) {
+                        /* Deleted meanwhile, or not ours to see. */
+                        sd_bus_error_free(&error);
+                        continue;
+                }
+                if (r < 0) {
+                        if (sd_bus_error_is_set(&error))
+                                r = nm_call_error(&error, r, "read a NetworkManager profile", NULL);
+                        else
+                                r = nm_parse_error(r, *p);
+                        sd_bus_error_free(&error);
+                        goto fail;
+                }
+                n++;
+        }
+        r = nm_profiles_find_active(bus, profiles, n);
+        if (r < 0)
+                goto fail;
+        if (n > 1)
+                qsort(profiles, n, sizeof *profiles, nm_profile_compare);
+        *ret = profiles;
+        *ret_n = n;
+        return 0;
+fail:
+        nm_profiles_free(profiles, n);
+        return r;
+}
+
+static int nm_no_such_profile(const char *arg)
+{
+        client_exit_status = EXIT_NM_NO_PROFILE;
+        fprintf(stderr,
+                "No NetworkManager profile '%s' (looked for a name, UUID or D-Bus path; "
+                "see 'nmcli connection show').\n",
+                arg);
+        return -ENOENT;
+}
+
+int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        NMProfile *profiles = NULL;
+        size_t n = 0, n_names = 0, pick = SIZE_MAX;
+        int r;
+
+        if (arg[0] == '/') {
+                NMProfile p = {};
+
+                if (!sd_bus_object_path_is_valid(arg))
+                        return nm_no_such_profile(arg);
+                r = nm_profile_read(bus, arg, &p, &error);
+                if (r < 0) {
+                        if (nm_error_is_unknown_object(&error))
+                                r = nm_no_such_profile(arg);
+                        else if (sd_bus_error_is_set(&error))
+                                r = nm_call_error(&error, r, "read the NetworkManager profile", NULL);
+                        else
+                                r = nm_parse_error(r, arg);
+                        sd_bus_error_free(&error);
+                        return r;
+                }
+                r = nm_profiles_find_active(bus, &p, 1);
+                if (r < 0) {
+                        nm_profile_done(&p);
+                        return r;
+                }
+                *ret = p;
+                return 0;
+        }
+
+        r = nm_profiles_list(bus, &profiles, &n);
+        if (r < 0)
+                return r;
+        /* A UUID names one profile; only then names, which may repeat. */
+        for (size_t i = 0; i < n && pick == SIZE_MAX; i++)
+                if (strcasecmp(profiles[i].uuid, arg) == 0)
+                        pick = i;
+        if (pick == SIZE_MAX)
+                for (size_t i = 0; i < n; i++)
+                        if (streq(profiles[i].id, arg)) {
+                                pick = i;
+                                n_names++;
+                        }
+        if (pick == SIZE_MAX)
+                r = nm_no_such_profile(arg);
+        else if (n_names > 1) {
+                fprintf(stderr, "%zu NetworkManager profiles are named '%s'; name one by its UUID:\n", n_names, arg);
+                for (size_t i = 0; i < n; i++)
+                        if (streq(profiles[i].id, arg))
+                                fprintf(stderr, "  %s  %s%s%s\n", profiles[i].uuid, strempty(profiles[i].type),
+                                        profiles[i].devices ? ", active on " : "",
+                                        profiles[i].devices ? profiles[i].devices[0] : "");
+                r = -ENOTUNIQ;
+        } else {
+                *ret = profiles[pick];
+                profiles[pick] = (NMProfile) {};
+                r = 0;
+        }
+        nm_profiles_free(profiles, n);
+        return r;
+}
+
+int nm_profile_reread(sd_bus *bus, NMProfile *p)
+{
+        _cleanup_free_ char *path = strdup(p->path);
+        NMProfile q = {};
+        int r;
+
+        if (!path)
+                return -ENOMEM;
+        r = nm_profile_resolve(bus, path, &q);
+        if (r < 0)
+                return r;
+        nm_profile_done(p);
+        *p = q;
+        return 0;
+}
+
+/* ---- writing ---- */
+
+int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, bool runtime)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        char what[512];
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, NM_BUS_NAME, p->path, NM_IFACE_CONNECTION, "Update2");
+        if (r >= 0)
+                r = sd_bus_message_set_auto_start(m, false);
+        if (r >= 0)
+                r = nm_settings_append(m, p->settings, data);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "u", runtime ? NM_UPDATE2_IN_MEMORY : NM_UPDATE2_TO_DISK);
+        /* "version-id" exists where VersionId does (NetworkManager ≥ 1.44); older versions reject
+         * any argument but "plugin". */
+        if (r >= 0 && p->has_version_id)
+                r = sd_bus_message_append(m, "a{sv}", 1, "version-id", "t", p->version_id);
+        else if (r >= 0)
+                r = sd_bus_message_append(m, "a{sv}", 0);
+        if (r < 0) {
+                fprintf(stderr, "Failed to build the update of profile '%s': %s\n", p->id, strerror(-r));
+                return r;
+        }
+        r = sd_bus_call(bus, m, 0, &error, NULL);
+        if (r < 0) {
+                if (sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Settings.VersionIdMismatch"))
+                        r = -ESTALE;
+                else {
+                        snprintf(what, sizeof what, "update NetworkManager profile '%s'", p->id);
+                        r = nm_call_error(&error, r, what,
+                                          p->permissions && p->permissions[0]
+                                                  ? "org.freedesktop.NetworkManager.settings.modify.own"
+                                                  : "org.freedesktop.NetworkManager.settings.modify.system");
+                }
+                sd_bus_error_free(&error);
+        }
+        return r;
+}
+
+static int nm_reapply_once(sd_bus *bus, const NMProfile *p, const char *device_path, const char *ifname,
+                           const UserData *data, uint32_t flags)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *applied = NULL, *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        NMProfile a = {};
+        uint64_t version_id;
+        char what[512];
+        int r;
+
+        snprintf(what, sizeof what, "reapply NetworkManager profile '%s' on %s", p->id, ifname);
+        r = nm_call(bus, device_path, NM_IFACE_DEVICE, "GetAppliedConnection", &error, &applied, "u", UINT32_C(0));
+        if (r < 0) {
+                if (sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Device.NotActive") ||
+                    nm_error_is_unknown_object(&error)) {
+                        fprintf(stderr, "Failed to %s: the profile is no longer active there.\n", what);
+                        r = -ENOLINK;
+                } else
+                        r = nm_call_error(&error, r, what, NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_skip(applied, "a{sa{sv}}");
+        if (r >= 0)
+                r = sd_bus_message_read(applied, "t", &version_id);
+        if (r >= 0)
+                r = nm_settings_read(applied, &a);
+        if (r < 0) {
+                nm_profile_done(&a);
+                return nm_parse_error(r, "GetAppliedConnection");
+        }
+        if (!streq(a.uuid, p->uuid)) {
+                fprintf(stderr, "Failed to %s: %s now runs profile '%s'.\n", what, ifname, a.id);
+                nm_profile_done(&a);
+                return -ENOLINK;
+        }
+        if (user_data_igmpd_equal(&a.data, data)) {
+                nm_profile_done(&a);
+                return 0;
+        }
+        r = user_data_take_igmpd(&a.data, data);
+        if (r >= 0)
+                r = sd_bus_message_new_method_call(bus, &m, NM_BUS_NAME, device_path, NM_IFACE_DEVICE, "Reapply");
+        if (r >= 0)
+                r = sd_bus_message_set_auto_start(m, false);
+        if (r >= 0)
+                r = nm_settings_append(m, applied, &a.data);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "tu", version_id, flags);
+        nm_profile_done(&a);
+        if (r < 0) {
+                fprintf(stderr, "Failed to build the reapply of profile '%s': %s\n", p->id, strerror(-r));
+                return r;
+        }
+        r = sd_bus_call(bus, m, 0, &error, NULL);
+        if (r < 0) {
+                if (sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Device.VersionIdMismatch"))
+                        r = -ESTALE;
+                else if (flags != 0 && sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Device.Failed") &&
+                         error.message && strstr(error.message, "flags"))
+                        r = -EOPNOTSUPP; /* NetworkManager < 1.42: no flags */
+                else
+                        r = nm_call_error(&error, r, what, "org.freedesktop.NetworkManager.network-control");
+                sd_bus_error_free(&error);
+                return r;
+        }
+        return 1;
+}
+
+int nm_device_reapply_igmpd(sd_bus *bus, const NMProfile *p, const char *device_path, const char *ifname,
+                            const UserData *data)
+{
+        uint32_t flags = NM_REAPPLY_PRESERVE_EXTERNAL_IP;
+        int r = -ESTALE;
+
+        for (unsigned i = 0; i < NM_STALE_RETRIES && (r == -ESTALE || r == -EOPNOTSUPP); i++) {
+                if (r == -EOPNOTSUPP)
+                        flags = 0;
+                r = nm_reapply_once(bus, p, device_path, ifname, data, flags);
+        }
+        if (r == -ESTALE || r == -EOPNOTSUPP)
+                fprintf(stderr,
+                        "Failed to reapply NetworkManager profile '%s' on %s: the device kept changing "
+                        "meanwhile; try again.\n",
+                        p->id, ifname);
+        return r;
+}

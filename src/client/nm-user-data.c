@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Editing a profile's user data (see nm-user-data.h).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+#include "nm-user-data.h"
+
+void user_data_done(UserData *d)
+{
+        for (size_t i = 0; i < d->n; i++) {
+                free(d->entries[i].key);
+                free(d->entries[i].value);
+        }
+        free(d->entries);
+        *d = (UserData) {};
+}
+
+bool user_data_key_is_igmpd(const char *key)
+{
+        return key && startswith(key, USER_DATA_IGMPD_PREFIX);
+}
+
+const char *user_data_get(const UserData *d, const char *key)
+{
+        for (size_t i = 0; i < d->n; i++)
+                if (streq(d->entries[i].key, key))
+                        return d->entries[i].value;
+        return NULL;
+}
+
+int user_data_set(UserData *d, const char *key, const char *value)
+{
+        _cleanup_free_ char *k = NULL, *v = strdup(value);
+        UserDataEntry *a;
+
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n; i++)
+                if (streq(d->entries[i].key, key)) {
+                        free(d->entries[i].value);
+                        d->entries[i].value = TAKE_PTR(v);
+                        return 0;
+                }
+        k = strdup(key);
+        if (!k)
+                return -ENOMEM;
+        a = realloc(d->entries, (d->n + 1) * sizeof *a);
+        if (!a)
+                return -ENOMEM;
+        d->entries = a;
+        d->entries[d->n++] = (UserDataEntry) { TAKE_PTR(k), TAKE_PTR(v) };
+        return 0;
+}
+
+size_t user_data_remove_igmpd(UserData *d)
+{
+        size_t j = 0, removed = 0;
+
+        for (size_t i = 0; i < d->n; i++) {
+                if (user_data_key_is_igmpd(d->entries[i].key)) {
+                        free(d->entries[i].key);
+                        free(d->entries[i].value);
+                        removed++;
+                        continue;
+                }
+                d->entries[j++] = d->entries[i];
+        }
+        d->n = j;
+        return removed;
+}
+
+size_t user_data_count_igmpd(const UserData *d)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->n; i++)
+                n += user_data_key_is_igmpd(d->entries[i].key);
+        return n;
+}
+
+int user_data_copy(const UserData *src, UserData *ret)
+{
+        UserData d = {};
+        int r;
+
+        for (size_t i = 0; i < src->n; i++) {
+                r = user_data_set(&d, src->entries[i].key, src->entries[i].value);
+                if (r < 0) {
+                        user_data_done(&d);
+                        return r;
+                }
+        }
+        *ret = d;
+        return 0;
+}
+
+void user_data_knob_entry(Knob k, int32_t v, char key[64], char value[32])
+{
+        char buf[32];
+
+        snprintf(key, 64, USER_DATA_IGMPD_PREFIX "%s", knob_to_string(k));
+        snprintf(value, 32, "%s", knob_format(k, v, buf));
+}
+
+int user_data_edit(UserData *d, bool clear, const bool set[_KNOB_MAX], const int32_t value[_KNOB_MAX])
+{
+        UserData new;
+        int r;
+
+        /* On a copy, so that a failure leaves d as it was. */
+        r = user_data_copy(d, &new);
+        if (r < 0)
+                return r;
+        if (clear)
+                (void) user_data_remove_igmpd(&new);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                char key[64], v[32];
+
+                if (!set[k])
+                        continue;
+                user_data_knob_entry(k, value[k], key, v);
+                r = user_data_set(&new, key, v);
+                if (r < 0) {
+                        user_data_done(&new);
+                        return r;
+                }
+        }
+        user_data_done(d);
+        *d = new;
+        return 0;
+}
+
+int user_data_take_igmpd(UserData *d, const UserData *from)
+{
+        UserData new;
+        int r;
+
+        r = user_data_copy(d, &new);
+        if (r < 0)
+                return r;
+        (void) user_data_remove_igmpd(&new);
+        for (size_t i = 0; i < from->n; i++) {
+                if (!user_data_key_is_igmpd(from->entries[i].key))
+                        continue;
+                r = user_data_set(&new, from->entries[i].key, from->entries[i].value);
+                if (r < 0) {
+                        user_data_done(&new);
+                        return r;
+                }
+        }
+        user_data_done(d);
+        *d = new;
+        return 0;
+}
+
+bool user_data_igmpd_equal(const UserData *a, const UserData *b)
+{
+        if (user_data_count_igmpd(a) != user_data_count_igmpd(b))
+                return false;
+        for (size_t i = 0; i < a->n; i++) {
+                const char *v;
+
+                if (!user_data_key_is_igmpd(a->entries[i].key))
+                        continue;
+                v = user_data_get(b, a->entries[i].key);
+                if (!v || !streq(v, a->entries[i].value))
+                        return false;
+        }
+        return true;
+}
+
+int user_data_parse_igmpd(const char *key, const char *value, Knob *ret_knob, int32_t *ret_value)
+{
+        int32_t v;
+        Knob k;
+
+        if (!user_data_key_is_igmpd(key) || !value)
+                return -EINVAL;
+        k = knob_from_string(key + STRLEN(USER_DATA_IGMPD_PREFIX));
+        if (k < 0 || knob_parse_value(k, value, &v) < 0)
+                return -EINVAL;
+        *ret_knob = k;
+        *ret_value = v;
+        return 0;
+}
+
+static int entry_compare(const void *a, const void *b)
+{
+        return strcmp(((const UserDataEntry *) a)->key, ((const UserDataEntry *) b)->key);
+}
+
+void user_data_sort(UserData *d)
+{
+        if (d->n > 1)
+                qsort(d->entries, d->n, sizeof *d->entries, entry_compare);
+}

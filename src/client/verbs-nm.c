@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The nm verb: igmpd's keys in NetworkManager profiles. Lists the profiles that carry them,
+ * shows one, sets and clears them (Update2, see nm-client.c), and reapplies them on the
+ * device where the profile is active. igmpd itself is not involved: the daemon follows
+ * NetworkManager on its own.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+#include "nm-client.h"
+#include "output.h"
+
+/* Edits refused because the profile changed meanwhile are redone on a fresh read this often. */
+#define NM_UPDATE_ATTEMPTS 5
+
+static bool arg_knobs_given(void)
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (arg_knob_set[k])
+                        return true;
+        return false;
+}
+
+/* What the daemon makes of one igmpd key, for display: NULL if it uses it. */
+static const char *key_problem(const UserDataEntry *e)
+{
+        int32_t v;
+        Knob k;
+
+        if (knob_from_string(e->key + STRLEN(USER_DATA_IGMPD_PREFIX)) < 0)
+                return "unknown knob, ignored";
+        if (user_data_parse_igmpd(e->key, e->value, &k, &v) < 0)
+                return "invalid value, ignored";
+        return NULL;
+}
+
+static char *devices_string(char **devices)
+{
+        size_t len = 1;
+        char *s;
+
+        if (!devices || !devices[0])
+                return NULL;
+        for (char **d = devices; *d; d++)
+                len += strlen(*d) + 1;
+        s = calloc(1, len);
+        if (!s)
+                return NULL;
+        for (char **d = devices; *d; d++) {
+                if (d != devices)
+                        strcat(s, ",");
+                strcat(s, *d);
+        }
+        return s;
+}
+
+/* PROFILE as the user would type it again in a shell. */
+static const char *shell_word(const char *s, char *buf, size_t size)
+{
+        size_t j = 0;
+
+        if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.:/@+=,") == strlen(s))
+                return s;
+        buf[j++] = '\'';
+        for (; *s && j + 6 < size; s++) {
+                if (*s == '\'') {
+                        memcpy(buf + j, "'\\''", 4);
+                        j += 4;
+                } else
+                        buf[j++] = *s;
+        }
+        buf[j++] = '\'';
+        buf[j] = '\0';
+        return buf;
+}
+
+static void json_strv(JsonWriter *w, char **l)
+{
+        json_begin_array(w);
+        for (char **i = l; i && *i; i++)
+                json_string(w, *i);
+        json_end_array(w);
+}
+
+static void json_write_profile(JsonWriter *w, NMProfile *p)
+{
+        user_data_sort(&p->data);
+
+        json_begin_object(w);
+        json_key(w, "name");
+        json_string(w, p->id);
+        json_key(w, "uuid");
+        json_string(w, p->uuid);
+        json_key(w, "type");
+        json_string(w, p->type);
+        json_key(w, "path");
+        json_string(w, p->path);
+        json_key(w, "devices");
+        json_strv(w, p->devices);
+        json_key(w, "filename");
+        json_string(w, p->filename);
+        json_key(w, "unsaved");
+        json_bool(w, p->unsaved);
+        json_key(w, "permissions");
+        json_strv(w, p->permissions);
+
+        /* What igmpd applies from it... */
+        json_key(w, "knobs");
+        json_begin_object(w);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                char key[64], value[32];
+                const char *s;
+                int32_t v;
+                Knob kk;
+
+                user_data_knob_entry(k, 0, key, value);
+                s = user_data_get(&p->data, key);
+                if (!s || user_data_parse_igmpd(key, s, &kk, &v) < 0)
+                        continue;
+                json_key(w, knob_to_string(k));
+                json_int(w, v);
+        }
+        json_end_object(w);
+
+        /* ...and igmpd's keys as stored, valid or not. */
+        json_key(w, "user_data");
+        json_begin_object(w);
+        for (size_t i = 0; i < p->data.n; i++)
+                if (user_data_key_is_igmpd(p->data.entries[i].key)) {
+                        json_key(w, p->data.entries[i].key);
+                        json_string(w, p->data.entries[i].value);
+                }
+        json_end_object(w);
+        json_end_object(w);
+}
+
+/* Adds KNOB and VALUE cells for every igmpd key of p; the first row's leading cells come from
+ * lead[] (n_lead of them), the next rows' are empty. */
+static int table_add_keys(Table *t, NMProfile *p, const char *const *lead, size_t n_lead)
+{
+        bool first = true;
+        int r = 0;
+
+        user_data_sort(&p->data);
+        for (size_t i = 0; r >= 0 && i < p->data.n; i++) {
+                const UserDataEntry *e = &p->data.entries[i];
+                const char *problem;
+
+                if (!user_data_key_is_igmpd(e->key))
+                        continue;
+                for (size_t c = 0; r >= 0 && c < n_lead; c++)
+                        r = table_add_cell(t, first ? lead[c] : "");
+                first = false;
+                problem = key_problem(e);
+                if (r >= 0)
+                        r = table_add_cell(t, e->key + STRLEN(USER_DATA_IGMPD_PREFIX));
+                if (r >= 0 && problem)
+                        r = table_add_cellf(t, "%s (%s)", e->value, problem);
+                else if (r >= 0)
+                        r = table_add_cell(t, e->value);
+        }
+        return r;
+}
+
+static int nm_list(sd_bus *bus)
+{
+        NMProfile *profiles = NULL;
+        size_t n = 0, shown = 0;
+        Table *t = NULL;
+        int r;
+
+        r = nm_profiles_list(bus, &profiles, &n);
+        if (r < 0)
+                return r;
+
+        if (arg_json != JSON_OFF) {
+                JsonWriter w;
+
+                json_start(&w);
+                json_begin_array(&w);
+                for (size_t i = 0; i < n; i++)
+                        if (user_data_count_igmpd(&profiles[i].data) > 0)
+                                json_write_profile(&w, &profiles[i]);
+                json_end_array(&w);
+                r = json_done(&w);
+                goto finish;
+        }
+
+        t = table_new((const char *const[]) { "PROFILE", "UUID", "DEVICE", "KNOB", "VALUE", NULL });
+        if (!t) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        table_set_ellipsize(t, 1, false);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ char *devices = NULL;
+
+                if (user_data_count_igmpd(&profiles[i].data) == 0)
+                        continue;
+                devices = devices_string(profiles[i].devices);
+                r = table_add_keys(t, &profiles[i],
+                                   (const char *const[]) { profiles[i].id, profiles[i].uuid, devices ?: "-" }, 3);
+                shown++;
+        }
+        if (r < 0)
+                goto finish;
+        if (shown == 0) {
+                if (arg_legend)
+                        printf("No NetworkManager profile has igmpd values (%zu profile%s looked at). Set them with "
+                               "igmpctl nm PROFILE --v3-interval 200ms.\n",
+                               n, n == 1 ? "" : "s");
+                goto finish;
+        }
+        r = table_print(t, stdout, arg_legend);
+        if (r >= 0 && arg_legend)
+                printf("\n%zu profile%s listed.\n", shown, shown == 1 ? "" : "s");
+finish:
+        table_free(t);
+        nm_profiles_free(profiles, n);
+        return r;
+}
+
+static void print_field(const char *label, const char *value)
+{
+        output_field(stdout, 13, label, value);
+}
+
+static int nm_show(NMProfile *p, const char *arg)
+{
+        _cleanup_free_ char *devices = NULL, *file = NULL, *perms = NULL;
+        char quoted[512];
+        Table *t;
+        int r;
+
+        if (arg_json != JSON_OFF) {
+                JsonWriter w;
+
+                json_start(&w);
+                json_begin_array(&w);
+                json_write_profile(&w, p);
+                json_end_array(&w);
+                return json_done(&w);
+        }
+
+        devices = devices_string(p->devices);
+        if (p->filename && asprintf(&file, "%s%s", p->filename, p->unsaved ? " (changed in memory, not saved)" : "") < 0)
+                return -ENOMEM;
+        perms = devices_string(p->permissions);
+
+        printf("● %s\n", p->id);
+        print_field("UUID", p->uuid);
+        print_field("Type", strempty(p->type));
+        print_field("Device", devices ?: "- (not active)");
+        print_field("File", file ?: "none (in memory only)");
+        print_field("Permissions", perms ?: "none (a system profile)");
+        print_field("D-Bus path", p->path);
+        putchar('\n');
+
+        if (user_data_count_igmpd(&p->data) == 0) {
+                if (arg_legend)
+                        printf("No igmpd values. Set them with igmpctl nm %s --v3-interval 200ms.\n",
+                               shell_word(arg, quoted, sizeof quoted));
+                return 0;
+        }
+        t = table_new((const char *const[]) { "KNOB", "VALUE", NULL });
+        if (!t)
+                return -ENOMEM;
+        r = table_add_keys(t, p, NULL, 0);
+        if (r >= 0)
+                r = table_print(t, stdout, arg_legend);
+        table_free(t);
+        return r;
+}
+
+static int nm_edit(sd_bus *bus, NMProfile *p, UserData *ret)
+{
+        UserData new = {};
+        int r = -ESTALE;
+
+        for (unsigned i = 0; i < NM_UPDATE_ATTEMPTS && r == -ESTALE; i++) {
+                if (i > 0) {
+                        r = nm_profile_reread(bus, p);
+                        if (r < 0)
+                                return r;
+                }
+                user_data_done(&new);
+                r = user_data_copy(&p->data, &new);
+                if (r >= 0)
+                        r = user_data_edit(&new, arg_clear, arg_knob_set, arg_knob);
+                if (r < 0)
+                        break;
+                r = nm_profile_update(bus, p, &new, arg_runtime);
+        }
+        if (r == -ESTALE)
+                fprintf(stderr, "Failed to update NetworkManager profile '%s': it kept changing meanwhile; try again.\n",
+                        p->id);
+        if (r < 0) {
+                user_data_done(&new);
+                return r;
+        }
+        *ret = new;
+        return 0;
+}
+
+int verb_nm(int argc, char **argv, sd_bus *bus)
+{
+        bool edit = arg_knobs_given() || arg_clear;
+        UserData data = {};
+        NMProfile p = {};
+        char quoted[512];
+        int r;
+
+        if (argc > 2)
+                return usage_error("nm takes at most one PROFILE (got %d); quote a name with spaces: "
+                                   "igmpctl nm 'My profile'.",
+                                   argc - 1);
+        if (argc < 2) {
+                if (edit || arg_reapply || arg_runtime)
+                        return usage_error("Knob options, --clear, --reapply and --runtime need a PROFILE: "
+                                           "igmpctl nm PROFILE --v3-interval 200ms.");
+                return nm_list(bus);
+        }
+        if (arg_runtime && !edit)
+                return usage_error("--runtime goes with knob options or --clear: it keeps that change in "
+                                   "memory only.");
+
+        r = nm_profile_resolve(bus, argv[1], &p);
+        if (r < 0)
+                return r;
+
+        if (!edit && !arg_reapply) {
+                r = nm_show(&p, argv[1]);
+                goto finish;
+        }
+
+        /* Checked before anything is written: a --reapply that cannot happen changes nothing. */
+        if (arg_reapply && !p.devices) {
+                fprintf(stderr,
+                        "NetworkManager profile '%s' is not active on any device, so there is nothing to reapply%s. "
+                        "Its values apply when it is activated (nmcli connection up %s).\n",
+                        p.id, edit ? "; nothing was changed" : "", p.uuid);
+                r = -ENOLINK;
+                goto finish;
+        }
+
+        if (edit)
+                r = nm_edit(bus, &p, &data);
+        else
+                r = user_data_copy(&p.data, &data);
+        if (r < 0)
+                goto finish;
+
+        if (arg_reapply) {
+                for (size_t i = 0; p.devices[i] && p.device_paths[i]; i++) {
+                        r = nm_device_reapply_igmpd(bus, &p, p.device_paths[i], p.devices[i], &data);
+                        if (r < 0)
+                                goto finish;
+                }
+                r = 0;
+        } else if (p.devices)
+                fprintf(stderr,
+                        "Profile '%s' changed. NetworkManager applies it on %s at the next activation, or now "
+                        "with: igmpctl nm %s --reapply\n",
+                        p.id, p.devices[0], shell_word(argv[1], quoted, sizeof quoted));
+finish:
+        user_data_done(&data);
+        nm_profile_done(&p);
+        return r;
+}
