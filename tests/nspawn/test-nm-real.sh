@@ -4,10 +4,13 @@
 # Debian 12 root plus network-manager (build-rootfs-nm.sh), lays an overlay over it, installs
 # igmpd into it with `meson install --destdir`, and boots it with systemd-nspawn in its own
 # network namespace. In there a oneshot unit runs nm-selftest.sh: igmpd.service and
-# NetworkManager.service on the container's system bus, a veth profile whose user data carries
-# igmpd.igmpv3_unsolicited_report_interval=200, activated with nmcli; the knob is checked in
-# /proc/sys, the source in `igmpctl status`, then runtime precedence, a profile update,
-# deactivation and a NetworkManager restart. One PASS/FAIL/SKIP line per check.
+# NetworkManager.service on the container's system bus, a veth profile created over D-Bus with
+# another program's user data, given igmpd.igmpv3_unsolicited_report_interval=200ms by
+# `igmpctl nm`, activated with nmcli; the knob is checked in /proc/sys, the source in `igmpctl
+# status`, then runtime precedence, `igmpctl nm --reapply` (NetworkManager's applied
+# connection), a plain save, --runtime, --clear, a stored secret, unknown and ambiguous names,
+# a refused non-root edit, deactivation, a NetworkManager restart and NetworkManager stopped.
+# One PASS/FAIL/SKIP line per check.
 # Exit 77 (skip) when this machine cannot boot a container or cannot build the root.
 set -euo pipefail
 
