@@ -73,9 +73,12 @@ done
 
 TMP=$(mktemp -d /tmp/igmpd-bench.XXXXXX)
 # igmpd never talks to the host's system bus here: a bus address nothing listens on, unless a
-# section starts its own private bus.
-mkdir -p "$TMP/no-bus"
-NO_BUS="unix:path=$TMP/no-bus/system_bus_socket"
+# section starts its own private bus. While igmpd waits for a bus, sd-bus watches every
+# directory on the way to the socket (as it watches / and /run for /run/dbus/system_bus_socket),
+# so the socket is placed on a quiet path like /run's, not in /tmp, where every file other
+# programs create would wake igmpd during the idle section.
+mkdir -p "/dev/shm/igmpd-bench-$$-nobus"
+NO_BUS="unix:path=/dev/shm/igmpd-bench-$$-nobus/system_bus_socket"
 export DBUS_SYSTEM_BUS_ADDRESS=$NO_BUS
 RES=$TMP/results
 NSP="igb$$"
@@ -94,7 +97,7 @@ cleanup() {
                 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
                 ip netns del "$ns"
         done
-        rm -rf /dev/shm/igmpd-bench-$$ /dev/shm/igmpd-bench-$$-quiet
+        rm -rf /dev/shm/igmpd-bench-$$ /dev/shm/igmpd-bench-$$-quiet /dev/shm/igmpd-bench-$$-nobus
         if [ -n "${BENCH_KEEP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT

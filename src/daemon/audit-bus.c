@@ -31,7 +31,7 @@ int audit_bus_emit_deprecated_sysctl(Manager *m, const AuditBusEvent *e)
         sd_bus_message *s = NULL;
         int r;
 
-        if (!m->bus)
+        if (!bus_is_up(m->bus))
                 return 0;
         r = sd_bus_message_new_signal(m->bus, &s, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "DeprecatedSysctl");
         if (r >= 0)

@@ -37,6 +37,13 @@ typedef struct BusPolkitRegistry {
         size_t n;
 } BusPolkitRegistry;
 
+/* Whether what is sent on bus goes out now: the connection is up, not waiting for the bus
+ * socket to appear (sd_bus_set_watch_bind()) nor being set up. */
+static inline bool bus_is_up(sd_bus *bus)
+{
+        return bus && sd_bus_is_ready(bus) > 0;
+}
+
 /* Returns 1 if the sender of call may perform action now, 0 if a polkit query was started
  * (the handler returns 1 and is called again with the same message when the answer is in),
  * or a negative errno with error set to AccessDenied or LimitsExceeded. */

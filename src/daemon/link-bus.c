@@ -86,7 +86,7 @@ void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before)
         size_t n = 0;
         int r;
 
-        if (!bus)
+        if (!bus_is_up(bus))
                 return;
         link_bus_snapshot(l, &now);
         if (now.name != before->name)
@@ -118,7 +118,7 @@ static void link_bus_emit_object(Link *l, bool added)
         _cleanup_free_ char *path = NULL;
         int r;
 
-        if (!l->manager->bus)
+        if (!bus_is_up(l->manager->bus))
                 return;
         r = link_bus_path(l->ifindex, &path);
         if (r >= 0)

@@ -3,14 +3,19 @@
  * org.igmpd1.Manager and the bus connection's lifecycle.
  *
  * The kernel-facing job never waits for the bus: the connection is made after the first
- * configuration pass. Without a reachable bus the daemon says so once and waits for the bus
- * socket to appear with an inotify watch (bus-watch.c), no timer: idle means idle. A backoff
- * timer runs only while the socket file exists but connecting or taking the name fails (see
- * manager_bus_schedule_retry()). A lost connection is noticed through sd-bus's synthesized
- * org.freedesktop.DBus.Local.Disconnected and handled the same.
+ * configuration pass. The connection waits for the bus socket itself, the way networkd and
+ * resolved do: with sd_bus_set_watch_bind() sd-bus watches the socket's path with inotify while
+ * it is missing or refuses, and connects when it appears; sd_bus_set_connected_signal() says
+ * when it is up. No timer runs meanwhile (idle means idle). A lost connection (sd-bus's
+ * synthesized org.freedesktop.DBus.Local.Disconnected) is replaced by a new waiting one at
+ * once. Only a connection that fails before it is up twice in a row (a bus that accepts and
+ * then drops us) is retried on a timer, 1 s doubling to 30 s, so a broken bus costs no busy
+ * loop. The name is requested with SD_BUS_NAME_QUEUE: while another process owns it, the bus
+ * hands it over when that process lets it go, again without a timer.
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +29,18 @@
 #include "manager-bus.h"
 #include "manager.h"
 
-/* Backoff while the socket exists but connecting fails, or with no socket file to watch. */
+/* Replies to RequestName (D-Bus specification, DBUS_REQUEST_NAME_REPLY_*). */
+#define REQUEST_NAME_PRIMARY_OWNER 1
+#define REQUEST_NAME_IN_QUEUE 2
+#define REQUEST_NAME_ALREADY_OWNER 4
+
+#define BUS_DEFAULT_SYSTEM_ADDRESS "unix:path=/run/dbus/system_bus_socket"
+/* Backoff after connections that fail before they are up, from the second in a row. */
 #define BUS_RETRY_MIN_USEC (1ULL * 1000000ULL)
 #define BUS_RETRY_MAX_USEC (30ULL * 1000000ULL)
 
 static void manager_bus_drop(Manager *m);
-static void manager_bus_schedule_retry(Manager *m);
+static void manager_bus_reconnect(Manager *m);
 
 /* ---- properties ---- */
 
@@ -341,53 +352,81 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
 
 /* ---- connection ---- */
 
+static int on_connected(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        Manager *m = userdata;
+
+        m->bus_up = true;
+        m->bus_failures = 0;
+        log_debug("Connected to the system bus, asking for the name %s.", BUS_NAME);
+        return 0;
+}
+
 static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         Manager *m = userdata;
 
-        log_full(m->bus_down_logged ? LOG_DEBUG : LOG_WARNING,
-                 "Lost the connection to the system bus, applying policy without a D-Bus face; retrying.");
+        if (m->bus_up)
+                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_WARNING,
+                         "Lost the connection to the system bus, applying policy without a D-Bus face; "
+                         "reconnecting when it is back.");
+        else
+                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_WARNING,
+                         "The system bus dropped the connection before it was set up, applying policy "
+                         "without a D-Bus face; trying again.");
         m->bus_down_logged = true;
+        if (!m->bus_up)
+                m->bus_failures++;
         manager_bus_drop(m);
-        m->bus_retry_usec = 0;
-        manager_bus_schedule_retry(m);
+        manager_bus_reconnect(m);
         return 0;
 }
 
-static int on_name_acquired(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+static void log_name_acquired(Manager *m)
+{
+        m->bus_down_logged = false;
+        log_info("Connected to the system bus as %s.", BUS_NAME);
+}
+
+static int on_name_acquired(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        const char *name;
+
+        /* Sent when we get the name: at once, or after we queued for it (on_request_name()). */
+        if (sd_bus_message_read(message, "s", &name) >= 0 && streq(name, BUS_NAME))
+                log_name_acquired(userdata);
+        return 0;
+}
+
+static int on_request_name(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
 {
         Manager *m = userdata;
         const sd_bus_error *e;
         uint32_t ret = 0;
-        int r;
 
-        /* Said once per outage, like "not reachable"; the retries log at debug level. */
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 e = sd_bus_message_get_error(reply);
-                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_ERR,
-                         "Failed to acquire the bus name %s, applying policy without a D-Bus face; "
-                         "retrying: %s",
-                         BUS_NAME, e && e->message ? e->message : "unknown error");
-                goto retry;
+                log_error("Failed to acquire the bus name %s, applying policy without a D-Bus face: %s",
+                          BUS_NAME, e && e->message ? e->message : "unknown error");
+                return 0;
         }
-        r = sd_bus_message_read(reply, "u", &ret);
-        if (r < 0 || (ret != 1 /* primary owner */ && ret != 4 /* already owner */)) {
-                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_ERR,
-                         "Failed to acquire the bus name %s (%s), applying policy without a D-Bus face; "
-                         "retrying.",
-                         BUS_NAME, ret == 3 ? "another process owns it" : "unexpected reply");
-                goto retry;
+        if (sd_bus_message_read(reply, "u", &ret) < 0)
+                ret = 0;
+        switch (ret) {
+        case REQUEST_NAME_PRIMARY_OWNER:
+                break; /* the bus says so with NameAcquired too, which on_name_acquired() logs */
+        case REQUEST_NAME_ALREADY_OWNER:
+                log_name_acquired(m);
+                break;
+        case REQUEST_NAME_IN_QUEUE:
+                /* Said once: the bus tells us (NameAcquired) when the owner lets it go. */
+                log_error("Failed to acquire the bus name %s (another process owns it), applying policy "
+                          "without a D-Bus face; taking it over when that process releases it.", BUS_NAME);
+                break;
+        default:
+                log_error("Failed to acquire the bus name %s (unexpected reply %" PRIu32 "), applying policy "
+                          "without a D-Bus face.", BUS_NAME, ret);
         }
-
-        m->bus_retry_usec = 0;
-        m->bus_down_logged = false;
-        log_info("Connected to the system bus as %s.", BUS_NAME);
-        return 0;
-
-retry:
-        m->bus_down_logged = true;
-        manager_bus_drop(m);
-        manager_bus_schedule_retry(m);
         return 0;
 }
 
@@ -461,125 +500,109 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
 }
 
 
-static int manager_bus_connect(Manager *m)
+/* A new connection to the system bus with igmpd's objects on it. With wait, sd-bus waits for
+ * the socket to appear (or to accept) instead of failing; without, a missing or refusing bus
+ * fails here, so that manager_bus_start() can say once that it is not there. */
+static int manager_bus_open(Manager *m, bool wait)
 {
-        sd_bus *bus = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *address;
         int r;
 
-        r = sd_bus_open_system(&bus);
+        address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_address(bus, isempty(address) ? BUS_DEFAULT_SYSTEM_ADDRESS : address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, true);
+        if (r >= 0)
+                r = sd_bus_negotiate_creds(bus, true, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS);
+        if (r >= 0)
+                r = sd_bus_set_watch_bind(bus, wait);
+        if (r >= 0)
+                r = sd_bus_set_connected_signal(bus, true);
+        if (r >= 0)
+                r = sd_bus_add_filter(bus, NULL, manager_bus_on_incoming, m);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, manager_vtable, m);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, audit_vtable, m);
+        if (r >= 0)
+                r = sd_bus_add_fallback_vtable(bus, NULL, BUS_LINK_PATH_PREFIX, BUS_LINK_INTERFACE, link_vtable,
+                                               bus_link_find, m);
+        if (r >= 0)
+                r = sd_bus_add_node_enumerator(bus, NULL, BUS_LINK_PATH_PREFIX, bus_link_node_enumerator, m);
+        if (r >= 0)
+                r = sd_bus_add_object_manager(bus, NULL, BUS_MANAGER_PATH);
+        /* Local matches: sd-bus synthesizes these two; nothing is sent. */
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Connected", on_connected, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Disconnected", on_disconnected, m);
         if (r < 0)
                 return r;
-        /* The event loop owns the connection from here; manager_bus_drop() unwinds it. */
-        m->bus = bus;
 
-        r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        r = sd_bus_start(bus);
         if (r < 0)
-                goto fail;
-        r = sd_bus_add_filter(bus, NULL, manager_bus_on_incoming, m);
+                return r;
+        /* Queued until the connection is up. */
+        r = sd_bus_match_signal_async(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                      "NameAcquired", on_name_acquired, NULL, m);
+        if (r >= 0)
+                r = sd_bus_request_name_async(bus, NULL, BUS_NAME, SD_BUS_NAME_QUEUE, on_request_name, m);
+        if (r >= 0)
+                r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
-                goto fail;
-        r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, manager_vtable, m);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, audit_vtable, m);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_add_fallback_vtable(bus, NULL, BUS_LINK_PATH_PREFIX, BUS_LINK_INTERFACE, link_vtable,
-                                       bus_link_find, m);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_add_node_enumerator(bus, NULL, BUS_LINK_PATH_PREFIX, bus_link_node_enumerator, m);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_add_object_manager(bus, NULL, BUS_MANAGER_PATH);
-        if (r < 0)
-                goto fail;
-        /* Local match: sd-bus synthesizes it when the connection dies; nothing is sent. */
-        r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                "Disconnected", on_disconnected, m);
-        if (r < 0)
-                goto fail;
-        r = sd_bus_request_name_async(bus, NULL, BUS_NAME, 0, on_name_acquired, m);
-        if (r < 0)
-                goto fail;
-        return 0;
+                return r;
 
-fail:
-        manager_bus_drop(m);
-        return r;
-}
-
-static int on_bus_retry(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        Manager *m = userdata;
-
-        m->bus_retry_source = sd_event_source_unref(m->bus_retry_source);
-        manager_bus_start(m);
+        if (wait)
+                log_debug("Connecting to the system bus at %s, waiting for its socket if needed.",
+                          isempty(address) ? BUS_DEFAULT_SYSTEM_ADDRESS : address);
+        m->bus = TAKE_PTR(bus);
+        m->bus_up = false;
         return 0;
 }
 
-/* The bus socket's name changed in its directory (or the watch failed). */
-static void on_bus_socket_changed(BusWatch *w, void *userdata)
-{
-        Manager *m = userdata;
-
-        if (m->bus)
-                return;
-        if (!bus_watch_socket_exists(w)) {
-                /* Gone, or not there yet: back to waiting without a timer. */
-                manager_bus_schedule_retry(m);
-                return;
-        }
-        /* A new socket, or a change to it: try now, and back off from the start if it fails. */
-        log_debug("%s changed, connecting to the system bus.", bus_watch_path(w));
-        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
-        m->bus_retry_usec = 0;
-        manager_bus_start(m);
-}
-
-/* Decides how the next connection attempt is triggered:
- * - socket file missing: only the inotify watch, no timer (idle means idle);
- * - socket file there but connecting or taking the name failed: the backoff timer, 1 s doubling
- *   to 30 s, with the watch kept so that the socket going away stops the timer and a new one is
- *   tried at once. ECONNREFUSED means nobody listens: dbus-daemon binds before it listens, so an
- *   attempt can come early, but once the backoff is at its maximum the socket is taken as stale
- *   and only its re-creation is waited for;
- * - no socket file to watch (abstract or tcp address) or no inotify: the timer alone. */
-static void manager_bus_schedule_retry(Manager *m)
+static void manager_bus_connect_now(Manager *m)
 {
         int r;
 
-        if (!m->bus_watch) {
-                r = bus_watch_new(m->event, NULL, on_bus_socket_changed, m, &m->bus_watch);
-                if (r < 0)
-                        log_debug_errno(r, "No bus socket file to watch, retrying on a timer: %m");
-        }
-        if (m->bus_watch) {
-                r = bus_watch_arm(m->bus_watch);
-                if (r == 0) {
-                        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
-                        m->bus_retry_usec = 0;
-                        log_debug("Waiting for %s to appear.", bus_watch_path(m->bus_watch));
-                        return;
-                }
-                if (r < 0)
-                        log_debug_errno(r, "Failed to watch %s, retrying on a timer: %m",
-                                        bus_watch_path(m->bus_watch));
-                else if (m->bus_connect_error == -ECONNREFUSED && m->bus_retry_usec >= BUS_RETRY_MAX_USEC &&
-                         !m->bus_retry_source) {
-                        log_debug("Nobody listens on %s, waiting for it to be created anew.",
-                                  bus_watch_path(m->bus_watch));
-                        return;
-                }
-        }
-        if (m->bus_retry_source)
+        r = manager_bus_open(m, true);
+        if (r >= 0)
                 return;
-        m->bus_retry_usec = m->bus_retry_usec == 0 ? BUS_RETRY_MIN_USEC
-                                                   : MIN(m->bus_retry_usec * 2, BUS_RETRY_MAX_USEC);
-        r = sd_event_add_time_relative(m->event, &m->bus_retry_source, CLOCK_MONOTONIC, m->bus_retry_usec,
-                                       100 * 1000 /* accuracy 100 ms */, on_bus_retry, m);
+        log_debug_errno(r, "Failed to set up a connection to the system bus, trying again later: %m");
+        m->bus_failures = MAX(m->bus_failures + 1, 2u);
+        manager_bus_reconnect(m);
+}
+
+static int on_bus_reconnect(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        m->bus_reconnect_source = sd_event_source_disable_unref(m->bus_reconnect_source);
+        manager_bus_connect_now(m);
+        return 0;
+}
+
+/* A new waiting connection: at once, unless connections keep failing before they are up. */
+static void manager_bus_reconnect(Manager *m)
+{
+        uint64_t delay;
+        int r;
+
+        if (m->bus || m->bus_reconnect_source)
+                return;
+        if (m->bus_failures < 2) {
+                manager_bus_connect_now(m);
+                return;
+        }
+        delay = MIN(BUS_RETRY_MIN_USEC << MIN(m->bus_failures - 2, 5u), BUS_RETRY_MAX_USEC);
+        r = sd_event_add_time_relative(m->event, &m->bus_reconnect_source, CLOCK_MONOTONIC, delay,
+                                       100 * 1000 /* accuracy 100 ms */, on_bus_reconnect, m);
         if (r < 0)
-                log_warning_errno(r, "Failed to arm the bus retry timer, giving up on D-Bus: %m");
+                log_warning_errno(r, "Failed to arm the bus reconnect timer, giving up on D-Bus: %m");
 }
 
 void manager_bus_start(Manager *m)
@@ -588,27 +611,20 @@ void manager_bus_start(Manager *m)
 
         if (m->bus)
                 return;
-        r = manager_bus_connect(m);
-        m->bus_connect_error = r < 0 ? r : 0;
-        if (r < 0) {
-                if (!m->bus_down_logged) {
-                        log_warning_errno(r,
-                                          "System bus not reachable, applying policy without a D-Bus face; "
-                                          "connecting when it appears. (%m)");
-                        m->bus_down_logged = true;
-                } else
-                        log_debug_errno(r, "System bus still not reachable: %m");
-                manager_bus_schedule_retry(m);
-                return;
-        }
-        /* Connected; the name is asked for asynchronously (on_name_acquired). */
-        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
-        bus_watch_disarm(m->bus_watch);
+        r = manager_bus_open(m, false);
+        if (r >= 0)
+                return; /* the name is asked for asynchronously (on_request_name) */
+
+        log_warning_errno(r, "System bus not reachable, applying policy without a D-Bus face; "
+                          "connecting when it appears. (%m)");
+        m->bus_down_logged = true;
+        manager_bus_connect_now(m);
 }
 
 static void manager_bus_drop(Manager *m)
 {
         bus_polkit_registry_done(&m->polkit_registry);
+        m->bus_up = false;
         if (!m->bus)
                 return;
         (void) sd_bus_detach_event(m->bus);
@@ -617,8 +633,7 @@ static void manager_bus_drop(Manager *m)
 
 void manager_bus_stop(Manager *m)
 {
-        m->bus_retry_source = sd_event_source_disable_unref(m->bus_retry_source);
-        m->bus_watch = bus_watch_free(m->bus_watch);
+        m->bus_reconnect_source = sd_event_source_disable_unref(m->bus_reconnect_source);
         manager_bus_drop(m);
 }
 
@@ -626,7 +641,7 @@ void manager_bus_emit_config_changed(Manager *m)
 {
         int r;
 
-        if (!m->bus)
+        if (!bus_is_up(m->bus))
                 return;
         r = sd_bus_emit_properties_changed(m->bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
                                            NULL);

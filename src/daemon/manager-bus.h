@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * The D-Bus face of the Manager: connection to the system bus (non-fatal, made again when
- * the bus appears), org.igmpd1.Manager at /org/igmpd1, the ObjectManager, and
+ * The D-Bus face of the Manager: connection to the system bus (non-fatal, made when the bus
+ * appears), org.igmpd1.Manager at /org/igmpd1, the ObjectManager, and
  * the registration of the Link and Audit interfaces.
  */
 
@@ -13,11 +13,10 @@ typedef struct Manager Manager;
 
 extern const sd_bus_vtable manager_vtable[];
 
-/* Connects to the system bus and takes the name org.igmpd1. Never fails: without a bus it logs
- * once and waits for the bus socket to appear (inotify, no timer); while the socket exists but
- * connecting fails it retries on a backoff timer (1 s doubling to 30 s). */
+/* Connects to the system bus and asks for the name org.igmpd1. Never fails: without a bus it
+ * says so once and lets sd-bus wait for the bus socket to appear (inotify, no timer). */
 void manager_bus_start(Manager *m);
-/* Drops the connection and any retry timer (shutdown). */
+/* Drops the connection and any reconnect timer (shutdown). */
 void manager_bus_stop(Manager *m);
 
 /* PropertiesChanged for ConfigFiles (after a reload). No-op while the bus is down. */

@@ -11,7 +11,6 @@
 #include <systemd/sd-event.h>
 
 #include "bus-util.h"
-#include "bus-watch.h"
 #include "daemon-config.h"
 #include "link.h"
 #include "intmap.h"
@@ -56,15 +55,13 @@ typedef struct Manager {
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
 
-        /* D-Bus face (manager-bus.c): NULL while the bus is down. Meanwhile bus_watch (inotify
-         * on the socket's directory) waits for the bus socket to appear; the backoff timer runs
-         * only while the socket exists but connecting fails, or for addresses with no socket
-         * file to watch. */
+        /* D-Bus face (manager-bus.c). bus exists from manager_bus_start() on, also while sd-bus
+         * waits for the bus socket to appear (sd_bus_set_watch_bind()); it is NULL only while
+         * bus_reconnect_source waits after connections that failed before they were up. */
         sd_bus *bus;
-        BusWatch *bus_watch;
-        sd_event_source *bus_retry_source;
-        uint64_t bus_retry_usec;
-        int bus_connect_error; /* of the last connection attempt, 0 if it connected */
+        bool bus_up;            /* the current connection got as far as Hello (Connected) */
+        unsigned bus_failures;  /* connections in a row that failed before they were up */
+        sd_event_source *bus_reconnect_source;
         bool bus_down_logged;
         BusPolkitRegistry polkit_registry;
 

@@ -202,13 +202,15 @@ expect_knob() {
 
 # Starts igmpd inside NS with $T_ROOT as config root; extra args are passed on. All its output
 # goes to $T_LOG (appended across restarts). Waits until the daemon logs that its first
-# configuration pass is done ("Configured N links, ready.").
+# configuration pass is done ("Configured N links, ready."). $IGMPD_WRAP, if set, is a command
+# put before igmpd (inside the namespace; word-split).
 igmpd_start() {
         local ns=$1 before
         shift
         touch "$T_LOG"
         before=$(grep -c 'links, ready' "$T_LOG" || true)
-        ip netns exec "$ns" env SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=${IGMPD_LOG_LEVEL:-debug} \
+        # shellcheck disable=SC2086
+        ip netns exec "$ns" ${IGMPD_WRAP:-} env SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=${IGMPD_LOG_LEVEL:-debug} \
                 "$IGMPD" --config-root "$T_ROOT" "$@" >> "$T_LOG" 2>&1 &
         T_IGMPD_PID=$!
         _T_PIDS+=("$T_IGMPD_PID")
