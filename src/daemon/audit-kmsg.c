@@ -15,7 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <time.h>
+#include <systemd/sd-id128.h>
 #include <unistd.h>
 
 #include "audit-kmsg.h"
@@ -31,6 +31,7 @@
 /* How long the cursor may lag behind while only non-matching records arrive (see kmsg_after_read). */
 #define KMSG_SAVE_DELAY_USEC (5 * 1000000ULL)
 #define KMSG_SAVE_ACCURACY_USEC (1 * 1000000ULL)
+#define KMSG_SEQ_NAME "kmsg-seq"
 
 struct AuditKmsg {
         AuditManager *audit;
@@ -42,8 +43,9 @@ struct AuditKmsg {
 
         KmsgAssembler assembler;
 
+        char *seq_dir;     /* ROOT/run/igmpd, holding KMSG_SEQ_NAME */
         char *seq_path;
-        char boot_id[40];
+        char boot_id[SD_ID128_UUID_STRING_MAX];
         bool have_saved;
         uint64_t saved_seq;   /* records up to this one were handled by an earlier run */
         bool have_last;
@@ -83,31 +85,22 @@ AuditKmsg *audit_kmsg_free(AuditKmsg *k)
         sd_event_source_disable_unref(k->save_timer);
         sd_event_source_disable_unref(k->source);
         safe_close(k->fd);
+        free(k->seq_dir);
         free(k->seq_path);
         free(k);
         return NULL;
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(AuditKmsg *, audit_kmsg_free);
 
-static uint64_t clock_usec(clockid_t c)
+/* The boot id as /proc/sys/kernel/random/boot_id shows it (the cursor file's format); "" if
+ * unknown, which no file matches. */
+static void read_boot_id(char buf[SD_ID128_UUID_STRING_MAX])
 {
-        struct timespec ts;
-
-        clock_gettime(c, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static void read_boot_id(char buf[40])
-{
-        FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+        sd_id128_t id;
 
         buf[0] = '\0';
-        if (!f)
-                return;
-        if (!fgets(buf, 40, f))
-                buf[0] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        fclose(f);
+        if (sd_id128_get_boot(&id) >= 0)
+                sd_id128_to_uuid_string(id, buf);
 }
 
 /* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
@@ -128,20 +121,6 @@ static void kmsg_load_seq(AuditKmsg *k)
                 log_debug("Kernel log records up to %" PRIu64 " were handled before, skipping them.", seq);
         }
         fclose(f);
-}
-
-/* mkdir -p of the directory path is in. */
-static int mkdir_parents(const char *path)
-{
-        const char *slash = strrchr(path, '/');
-        _cleanup_free_ char *dir = NULL;
-
-        if (!slash || slash == path)
-                return 0;
-        dir = strndup(path, (size_t) (slash - path));
-        if (!dir)
-                return -ENOMEM;
-        return mkdir_p(dir, 0755);
 }
 
 /* The newest seq up to which every record has been handled: a message the assembler still holds
@@ -174,42 +153,14 @@ static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
         return true;
 }
 
+/* Written whole, fsynced and renamed over (write_file_atomic()): a reader, or the next start
+ * after a crash, sees the old cursor or the new one. */
 static int kmsg_write_seq(AuditKmsg *k, uint64_t seq)
 {
-        _cleanup_free_ char *tmp = NULL;
         char buf[sizeof(uint64_t) * 3 + 1 + sizeof k->boot_id + 1];
-        _cleanup_close_ int fd = -EBADF;
-        int n;
 
-        if (asprintf(&tmp, "%s.tmp", k->seq_path) < 0)
-                return -ENOMEM;
-        n = snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
-        assert(n > 0 && (size_t) n < sizeof buf);
-
-        /* The directory is made when it is found missing (first write, or someone removed it),
-         * not for every write. */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0 && errno == ENOENT) {
-                int r = mkdir_parents(k->seq_path);
-                if (r < 0)
-                        return r;
-                fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        }
-        if (fd < 0)
-                return -errno;
-        if (write(fd, buf, (size_t) n) != n) {
-                int r = errno > 0 ? -errno : -EIO;
-                (void) unlink(tmp);
-                return r;
-        }
-        fd = safe_close(fd);
-        /* Written whole then renamed over: a reader sees the old cursor or the new one. */
-        if (rename(tmp, k->seq_path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
+        snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
+        return write_file_atomic(k->seq_dir, KMSG_SEQ_NAME, buf);
 }
 
 static void kmsg_save_seq(AuditKmsg *k)
@@ -303,8 +254,8 @@ static void kmsg_handle_message(AuditKmsg *k, const KmsgMessage *msg)
         }
 
         /* The record carries µs since boot on the kernel's local clock; map it to wall-clock time. */
-        now_rt = clock_usec(CLOCK_REALTIME);
-        now_mono = clock_usec(CLOCK_MONOTONIC);
+        (void) sd_event_now(k->audit->event, CLOCK_REALTIME, &now_rt);
+        (void) sd_event_now(k->audit->event, CLOCK_MONOTONIC, &now_mono);
         e.realtime_usec = msg->ts_usec <= now_mono ? now_rt - (now_mono - msg->ts_usec) : now_rt;
 
         r = audit_event_fill(&e, w.comm, w.comm_len, NULL, 0, w.name, w.n_name, audit_manager_resolve_ifindex,
@@ -492,7 +443,8 @@ int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *rea
         }
 
         read_boot_id(k->boot_id);
-        if (asprintf(&k->seq_path, "%s/run/igmpd/kmsg-seq", root) < 0) {
+        if (asprintf(&k->seq_dir, "%s/run/igmpd", root) < 0 ||
+            asprintf(&k->seq_path, "%s/" KMSG_SEQ_NAME, k->seq_dir) < 0) {
                 snprintf(reason, reason_size, "out of memory");
                 return -ENOMEM;
         }

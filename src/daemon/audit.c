@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 
 #include "audit-bpf.h"
 #include "audit-bus.h"
@@ -22,6 +21,7 @@
 #include "audit.h"
 #include "log.h"
 #include "manager.h"
+#include "utf8.h"
 
 static const char *const audit_event_source_table[_AUDIT_EVENT_SOURCE_MAX] = {
         [AUDIT_EVENT_SOURCE_KMSG] = "kmsg",
@@ -47,39 +47,6 @@ void audit_event_done(AuditEvent *e)
         *e = (AuditEvent) {};
 }
 
-/* Length of the valid UTF-8 sequence at s (max bytes available), or 0 if invalid. Rejects
- * overlong forms, surrogates and code points above U+10FFFF. */
-static size_t utf8_sequence_len(const unsigned char *s, size_t max)
-{
-        unsigned c = s[0];
-        size_t n;
-        uint32_t cp;
-
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xc2 && c <= 0xdf) {
-                n = 2;
-                cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-                n = 3;
-                cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-                n = 4;
-                cp = c & 0x07;
-        } else
-                return 0;
-        if (n > max)
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        return n;
-}
-
 char *audit_utf8_sanitize(const char *s, size_t len)
 {
         const unsigned char *u = (const unsigned char *) s;
@@ -91,7 +58,7 @@ char *audit_utf8_sanitize(const char *s, size_t len)
                 return NULL;
         p = out;
         for (size_t i = 0; i < len;) {
-                size_t n = utf8_sequence_len(u + i, len - i);
+                size_t n = utf8_valid_len(s + i, len - i);
 
                 if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\'))) {
                         p += sprintf(p, "\\x%02x", u[i]);
@@ -541,12 +508,13 @@ static void audit_manager_publish(AuditManager *a, AuditEvent *e)
                 a->on_event(stored, a->on_event_userdata);
 }
 
-static uint64_t now_monotonic(void)
+/* The event loop's idea of now (the time of this wake-up): one clock read per iteration. */
+static uint64_t audit_manager_now(AuditManager *a)
 {
-        struct timespec ts;
+        uint64_t now = 0;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+        (void) sd_event_now(a->event, CLOCK_MONOTONIC, &now);
+        return now;
 }
 
 static int audit_manager_on_timer(sd_event_source *s, uint64_t usec, void *userdata);
@@ -577,7 +545,7 @@ static int audit_manager_on_timer(sd_event_source *s, uint64_t usec, void *userd
         AuditManager *a = userdata;
         AuditEvent e;
 
-        while (audit_coalescer_pop_due(&a->coalescer, now_monotonic(), &e) > 0)
+        while (audit_coalescer_pop_due(&a->coalescer, audit_manager_now(a), &e) > 0)
                 audit_manager_publish(a, &e);
         audit_manager_arm_timer(a);
         return 0;
@@ -590,7 +558,7 @@ void audit_manager_submit(AuditManager *a, AuditEvent *e)
         assert(a);
         assert(e);
 
-        r = audit_coalescer_submit(&a->coalescer, e, now_monotonic());
+        r = audit_coalescer_submit(&a->coalescer, e, audit_manager_now(a));
         if (r != 0) /* 1: publish now; -ENOMEM: publish uncoalesced */
                 audit_manager_publish(a, e);
         audit_event_done(e);

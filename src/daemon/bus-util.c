@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bus-util.h"
 #include "log.h"
@@ -35,12 +34,13 @@ struct BusPolkitQuery {
         uint64_t done_usec;
 };
 
-static uint64_t now_usec(void)
+/* The event loop's idea of now, for the connection call came in on. */
+static uint64_t now_usec(sd_bus_message *call)
 {
-        struct timespec ts;
+        uint64_t now = 0;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+        (void) sd_event_now(sd_bus_get_event(sd_bus_message_get_bus(call)), CLOCK_MONOTONIC, &now);
+        return now;
 }
 
 static void polkit_query_free(BusPolkitQuery *q)
@@ -84,9 +84,8 @@ void bus_polkit_forget(BusPolkitRegistry *reg, sd_bus_message *call)
                 polkit_query_free(q);
 }
 
-static void polkit_prune(BusPolkitRegistry *reg)
+static void polkit_prune(BusPolkitRegistry *reg, uint64_t now)
 {
-        uint64_t now = now_usec();
 
         for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
                 next = q->next;
@@ -109,7 +108,7 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 
         q->slot = sd_bus_slot_unref(q->slot);
         q->done = true;
-        q->done_usec = now_usec();
+        q->done_usec = now_usec(q->request);
         q->authorized = false;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
@@ -196,7 +195,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, BusPolkitR
         if (!sender)
                 return deny(error, action);
 
-        polkit_prune(reg);
+        polkit_prune(reg, now_usec(call));
         if (reg->n >= BUS_POLKIT_PENDING_MAX)
                 return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                         "Too many authorization requests pending, try again later.");
@@ -294,6 +293,5 @@ int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_M
 
 int bus_validate_error(sd_bus_error *error, int r, const char *msg)
 {
-        return sd_bus_error_set(error, r == -EOPNOTSUPP ? BUS_ERROR_UNSUPPORTED : BUS_ERROR_INVALID_ARGUMENT,
-                                msg);
+        return sd_bus_error_set(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, msg);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-error.h"
 #include "bus-validate.h"
 
 #define BUS_NAME "org.igmpd1"
@@ -18,10 +19,6 @@
 #define BUS_MANAGER_INTERFACE "org.igmpd1.Manager"
 #define BUS_LINK_INTERFACE "org.igmpd1.Link"
 #define BUS_AUDIT_INTERFACE "org.igmpd1.Audit"
-
-#define BUS_ERROR_NO_SUCH_LINK "org.igmpd1.Error.NoSuchLink"
-#define BUS_ERROR_INVALID_ARGUMENT "org.igmpd1.Error.InvalidArgument"
-#define BUS_ERROR_UNSUPPORTED "org.igmpd1.Error.Unsupported"
 
 #define POLKIT_ACTION_SET_LINK "org.igmpd1.set-link"
 #define POLKIT_ACTION_RELOAD "org.igmpd1.reload"
@@ -62,5 +59,6 @@ void bus_polkit_registry_done(BusPolkitRegistry *reg);
 int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
                                sd_bus_error *error);
 
-/* Maps a bus-validate.h error to the D-Bus error and sets it with msg. Returns r. */
+/* Sets the D-Bus error of a bus-validate.h error r (bus-error.h's name for r, else
+ * InvalidArgument) with msg. Returns r's errno as the error name maps it back. */
 int bus_validate_error(sd_bus_error *error, int r, const char *msg);

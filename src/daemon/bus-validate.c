@@ -54,11 +54,22 @@ const char *bus_sanitize(const char *s, char *buf, size_t size)
         return buf;
 }
 
+/* "a, b, c": every knob of the table. */
+static const char *knob_names(char *buf, size_t size)
+{
+        size_t off = 0;
+
+        buf[0] = '\0';
+        for (Knob k = 0; k < _KNOB_MAX && off < size; k++)
+                off += (size_t) snprintf(buf + off, size - off, "%s%s", k > 0 ? ", " : "", knob_to_string(k));
+        return buf;
+}
+
 int knob_args_check(const KnobArg *args, size_t n, const bool supported[_KNOB_MAX],
                     KnobSetting ret[_KNOB_MAX], char *msg, size_t msg_size)
 {
         KnobSetting set[_KNOB_MAX] = {};
-        char name[SANITIZE_MAX * 4];
+        char name[SANITIZE_MAX * 4], known[256];
 
         if (n == 0)
                 return fail(-EINVAL, msg, msg_size, "knobs: empty, give at least one knob");
@@ -70,12 +81,8 @@ int knob_args_check(const KnobArg *args, size_t n, const bool supported[_KNOB_MA
                 Knob k = knob_from_string(a->name);
 
                 if (k < 0)
-                        return fail(-EINVAL, msg, msg_size,
-                                    "knobs: unknown knob '%s' (known: igmpv2_unsolicited_report_interval, "
-                                    "igmpv3_unsolicited_report_interval, force_igmp_version, "
-                                    "mldv1_unsolicited_report_interval, mldv2_unsolicited_report_interval, "
-                                    "force_mld_version)",
-                                    bus_sanitize(a->name, name, sizeof name));
+                        return fail(-EINVAL, msg, msg_size, "knobs: unknown knob '%s' (known: %s)",
+                                    bus_sanitize(a->name, name, sizeof name), knob_names(known, sizeof known));
                 if (set[k].line > 0)
                         return fail(-ENOTUNIQ, msg, msg_size, "knobs[%s]: given more than once", a->name);
                 if (a->type != 'u' && a->type != 'i')

@@ -15,10 +15,12 @@
 
 #include "bus-util.h"
 #include "conf-files.h"
+#include "fnv.h"
 #include "json-link.h"
 #include "link-bus.h"
 #include "log.h"
 #include "manager.h"
+#include "strv.h"
 
 int link_bus_path(int ifindex, char **ret)
 {
@@ -30,50 +32,31 @@ int link_bus_path(int ifindex, char **ret)
 
 /* ---- change tracking ---- */
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-        const unsigned char *b = p;
-
-        for (size_t i = 0; i < n; i++) {
-                h ^= b[i];
-                h *= UINT64_C(0x100000001b3);
-        }
-        return h;
-}
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-        /* Include the terminator so "ab"+"c" and "a"+"bc" differ; NULL differs from "". */
-        return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\xff", 1);
-}
-
-#define HASH_INIT UINT64_C(0xcbf29ce484222325)
-
 void link_bus_snapshot(const Link *l, LinkBusSnapshot *ret)
 {
         uint64_t h;
 
         *ret = (LinkBusSnapshot) {
-                .name = hash_str(HASH_INIT, l->ifname),
-                .kind = hash_str(HASH_INIT, l->kind),
-                .state = hash_bytes(HASH_INIT, &l->state, sizeof l->state),
-                .last_error = hash_str(HASH_INIT, l->last_error),
+                .name = fnv1a64_str(FNV1A64_INIT, l->ifname),
+                .kind = fnv1a64_str(FNV1A64_INIT, l->kind),
+                .state = fnv1a64(FNV1A64_INIT, &l->state, sizeof l->state),
+                .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
         };
 
-        h = HASH_INIT;
+        h = FNV1A64_INIT;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
                 int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
 
-                h = hash_bytes(h, &kernel, sizeof kernel);
-                h = hash_bytes(h, &policy, sizeof policy);
-                h = hash_str(h, l->effective[k].set ? l->effective[k].source : "");
+                h = fnv1a64(h, &kernel, sizeof kernel);
+                h = fnv1a64(h, &policy, sizeof policy);
+                h = fnv1a64_str(h, l->effective[k].set ? l->effective[k].source : "");
         }
         ret->knobs = h;
 
-        h = HASH_INIT;
+        h = FNV1A64_INIT;
         for (size_t i = 0; i < l->n_matched; i++)
-                h = hash_str(h, l->matched[i]->path);
+                h = fnv1a64_str(h, l->matched[i]->path);
         ret->matched_files = h;
 }
 

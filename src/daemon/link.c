@@ -18,6 +18,7 @@
 #include "link.h"
 #include "log.h"
 #include "manager.h"
+#include "strv.h"
 #include "sysctl-util.h"
 
 #define LINK_MATCHED_MAX 64 /* files remembered per link for display; matching itself is unbounded */
@@ -38,38 +39,6 @@ const char *link_state_to_string(LinkState s)
         if (s < 0 || s >= _LINK_STATE_MAX)
                 return NULL;
         return link_state_table[s];
-}
-
-static char **strv_copy(char *const *l)
-{
-        size_t n = 0;
-        char **c;
-
-        if (!l)
-                return NULL;
-        while (l[n])
-                n++;
-        c = calloc(n + 1, sizeof *c);
-        if (!c)
-                return NULL;
-        for (size_t i = 0; i < n; i++) {
-                c[i] = strdup(l[i]);
-                if (!c[i]) {
-                        strv_freep(&c);
-                        return NULL;
-                }
-        }
-        return c;
-}
-
-static bool strv_equal(char *const *a, char *const *b)
-{
-        size_t i = 0;
-
-        for (; a && b && a[i] && b[i]; i++)
-                if (!streq(a[i], b[i]))
-                        return false;
-        return (!a || !a[i]) && (!b || !b[i]);
 }
 
 Link *link_free(Link *l)

@@ -611,6 +611,9 @@ void manager_bus_start(Manager *m)
 
         if (m->bus)
                 return;
+        r = sd_bus_error_add_map(bus_igmpd_errors);
+        if (r < 0)
+                log_debug_errno(r, "Failed to register igmpd's D-Bus error names, ignoring: %m");
         r = manager_bus_open(m, false);
         if (r >= 0)
                 return; /* the name is asked for asynchronously (on_request_name) */

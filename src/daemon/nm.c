@@ -23,11 +23,13 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "fnv.h"
 #include "link.h"
 #include "log.h"
 #include "manager.h"
 #include "nm-parse.h"
 #include "nm.h"
+#include "strv.h"
 
 #define NM_BUS_NAME "org.freedesktop.NetworkManager"
 #define NM_PATH "/org/freedesktop/NetworkManager"
@@ -111,21 +113,6 @@ static void *nm_mfree(void *p)
 {
         free(p);
         return NULL;
-}
-
-static void nm_strv_free(char **l)
-{
-        strv_freep(&l);
-}
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-        for (; s && *s; s++) {
-                h ^= (unsigned char) *s;
-                h *= UINT64_C(0x100000001b3);
-        }
-        h ^= 0xff;
-        return h * UINT64_C(0x100000001b3);
 }
 
 static bool nm_reported_before(NMState *nm, uint64_t h)
@@ -471,7 +458,7 @@ static int nm_parse_user_data(NMSync *s, NMSyncActive *a, sd_bus_message *m)
         typedef struct { const char *key, *value; } Pair;
         Pair pairs[256];
         size_t n = 0;
-        uint64_t h = fnv1a(UINT64_C(0xcbf29ce484222325), a->id);
+        uint64_t h = fnv1a64_str(FNV1A64_INIT, a->id);
         const char *k, *v;
         int r;
 
@@ -488,7 +475,7 @@ static int nm_parse_user_data(NMSync *s, NMSyncActive *a, sd_bus_message *m)
                         continue; /* NetworkManager itself allows at most 256 keys */
                 pairs[n++] = (Pair) { k, v };
                 /* Order-independent: NetworkManager may send the dictionary in any order. */
-                h ^= fnv1a(fnv1a(UINT64_C(0x84222325cbf29ce4), k), v);
+                h ^= fnv1a64_str(fnv1a64_str(FNV1A64_INIT, k), v);
         }
         if (r < 0)
                 return r;
@@ -594,8 +581,7 @@ static int nm_active_property(sd_bus_message *m, const char *key, void *ud)
                 return p->a->connection ? 1 : -ENOMEM;
         }
         if (streq(key, "Devices")) {
-                nm_strv_free(p->devices);
-                p->devices = NULL;
+                p->devices = strv_free(p->devices);
                 return nm_read_variant_strv(m, "ao", &p->devices);
         }
         if (streq(key, "State"))
@@ -655,7 +641,7 @@ static int nm_on_active(sd_bus_message *reply, void *userdata, sd_bus_error *err
         }
 
 done:
-        nm_strv_free(p.devices);
+        strv_free(p.devices);
         nm_sync_done_one(s);
         return 0;
 }

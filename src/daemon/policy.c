@@ -5,12 +5,12 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf-files.h"
 #include "policy.h"
+#include "strv.h"
 
 const char *const policy_dirs[] = {
         "/etc/igmpd/conf.d",
@@ -77,56 +77,6 @@ PolicyFile *policy_file_free(PolicyFile *f)
         free(f->name);
         free(f);
         return NULL;
-}
-
-/* Appends the whitespace-separated words of value to *l (left NULL for a blank value). */
-static int strv_extend_words(char ***l, const char *value)
-{
-        size_t n = 0;
-
-        if (*l)
-                while ((*l)[n])
-                        n++;
-
-        for (const char *p = value; *p;) {
-                while (isspace((unsigned char) *p))
-                        p++;
-                if (!*p)
-                        break;
-                const char *e = p;
-                while (*e && !isspace((unsigned char) *e))
-                        e++;
-                char **nl = realloc(*l, (n + 2) * sizeof(char *));
-                if (!nl)
-                        return -ENOMEM;
-                *l = nl;
-                nl[n] = strndup(p, (size_t) (e - p));
-                if (!nl[n])
-                        return -ENOMEM;
-                nl[++n] = NULL;
-                p = e;
-        }
-        return 0;
-}
-
-/* Moves the strings of *from (freed, set to NULL) to the end of *l. */
-static int strv_move_all(char ***l, char ***from)
-{
-        size_t n = 0, k = 0;
-
-        if (*l)
-                while ((*l)[n])
-                        n++;
-        while ((*from)[k])
-                k++;
-        char **nl = reallocarray(*l, n + k + 1, sizeof(char *));
-        if (!nl)
-                return -ENOMEM;
-        memcpy(nl + n, *from, (k + 1) * sizeof(char *));
-        *l = nl;
-        free(*from);
-        *from = NULL;
-        return 0;
 }
 
 typedef struct ParseState {
@@ -324,26 +274,6 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
         if (ret_n_errors)
                 *ret_n_errors = (unsigned) r;
         return 0;
-}
-
-static bool strv_fnmatch(char *const *patterns, const char *s)
-{
-        if (!s)
-                return false;
-        for (char *const *p = patterns; p && *p; p++)
-                if (fnmatch(*p, s, 0) == 0)
-                        return true;
-        return false;
-}
-
-static bool strv_contains(char *const *l, const char *s)
-{
-        if (!s)
-                return false;
-        for (char *const *p = l; p && *p; p++)
-                if (streq(*p, s))
-                        return true;
-        return false;
 }
 
 bool policy_match(const PolicyMatch *m, const LinkInfo *link)

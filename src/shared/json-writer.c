@@ -8,6 +8,7 @@
 
 #include "json-writer.h"
 #include "macro.h"
+#include "utf8.h"
 
 void json_writer_init(JsonWriter *w, FILE *f, bool pretty)
 {
@@ -110,37 +111,6 @@ void json_end_array(JsonWriter *w)
         json_end(w, false);
 }
 
-/* Length of the valid UTF-8 sequence at s (1…4), or 0 if it is not one. Rejects overlong
- * forms, surrogates and code points past U+10FFFF. */
-static size_t utf8_valid_len(const unsigned char *s)
-{
-        uint32_t cp;
-        size_t n;
-
-        if (s[0] < 0x80)
-                return 1;
-        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-                n = 2;
-                cp = s[0] & 0x1f;
-        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-                n = 3;
-                cp = s[0] & 0x0f;
-        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-                n = 4;
-                cp = s[0] & 0x07;
-        } else
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        return n;
-}
-
 void json_write_escaped(FILE *f, const char *s)
 {
         fputc('"', f);
@@ -185,7 +155,7 @@ void json_write_escaped(FILE *f, const char *s)
                                 fprintf(f, "\\u%04x", *p);
                                 break;
                         }
-                        n = utf8_valid_len(p);
+                        n = utf8_valid_len((const char *) p, SIZE_MAX);
                         if (n == 0) {
                                 fputs("\\ufffd", f);
                                 break;

@@ -78,13 +78,10 @@ static inline void fclosep(FILE **f)
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
+char **strv_free(char **l); /* strv.h */
 static inline void strv_freep(char ***l)
 {
-        if (!*l)
-                return;
-        for (char **i = *l; *i; i++)
-                free(*i);
-        free(*l);
+        *l = strv_free(*l);
 }
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
 

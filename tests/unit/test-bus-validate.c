@@ -205,3 +205,18 @@ Test(bus_validate, sanitize)
         cr_expect_str_eq(bus_sanitize("abcdef", buf, 4), "abc");
         cr_expect_str_eq(bus_sanitize("abcdef", buf, 1), "");
 }
+
+/* An unknown name is answered with the list of every knob, in table order, from the table. */
+Test(bus_validate, unknown_knob_lists_the_table)
+{
+        KnobArg a = { .name = "nope", .type = 'u', .value = 1 };
+        KnobSetting set[_KNOB_MAX];
+        char msg[512], want[512] = "(known: ";
+
+        cr_assert_eq(knob_args_check(&a, 1, NULL, set, msg, sizeof msg), -EINVAL);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                strcat(want, knob_to_string(k));
+                strcat(want, k + 1 < _KNOB_MAX ? ", " : ")");
+        }
+        cr_assert(strstr(msg, want), "message '%s' lacks '%s'", msg, want);
+}
