@@ -9,7 +9,6 @@
 #include "check.h"
 #include "link.h"
 #include "log.h"
-#include "netlink.h"
 
 static int link_cmp(const void *a, const void *b)
 {
@@ -29,9 +28,9 @@ int check_run(Manager *m)
         if (r < 0)
                 return r;
 
-        r = netlink_new(m, m->config.netlink_rcvbuf, &m->netlink);
+        r = manager_open_netlink(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to open the netlink socket: %m");
+                return r;
         r = manager_enumerate(m);
         if (r < 0)
                 return r;

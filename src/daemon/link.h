@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "knob.h"
+#include "netlink.h"
 #include "policy.h"
 
 typedef struct Manager Manager;
@@ -24,24 +25,6 @@ typedef enum LinkState {
         _LINK_STATE_MAX,
         _LINK_STATE_INVALID = -22,
 } LinkState;
-
-/* What netlink says about a link (borrowed strings; link_update() copies what it keeps). */
-typedef struct LinkMessage {
-        int ifindex;
-        const char *ifname;
-        char **altnames; /* NULL-terminated or NULL */
-        const char *kind;
-        const char *type;
-        const struct ether_addr *mac;
-        unsigned flags;
-        uint32_t mtu;
-        /* Current knob values as carried by the message itself (IFLA_AF_SPEC devconf arrays):
-         * they spare a read of /proc/sys per knob. */
-        int32_t devconf[_KNOB_MAX];
-        bool devconf_known[_KNOB_MAX];
-        bool has_ipv6_conf; /* the message carried IPv6 devconf: the link has an IPv6 device */
-        bool full;          /* a complete RTM_NEWLINK (not rebuilt from our own state) */
-} LinkMessage;
 
 typedef struct Link {
         Manager *manager;

@@ -325,8 +325,9 @@ int manager_ifindex_to_name(Manager *m, int ifindex, char ret[IF_NAMESIZE])
         return 0;
 }
 
-void manager_on_link_message(Manager *m, const LinkMessage *msg)
+static void manager_on_link_message(const LinkMessage *msg, void *userdata)
 {
+        Manager *m = userdata;
         LinkBusSnapshot before = {};
         Link *l;
         bool reconfigure = true, is_new = false;
@@ -369,8 +370,9 @@ void manager_on_link_message(Manager *m, const LinkMessage *msg)
                 link_bus_emit_changes(l, &before);
 }
 
-void manager_on_link_removed(Manager *m, int ifindex)
+static void manager_on_link_removed(int ifindex, void *userdata)
 {
+        Manager *m = userdata;
         Link *l = manager_get_link(m, ifindex);
 
         if (!l)
@@ -381,8 +383,9 @@ void manager_on_link_removed(Manager *m, int ifindex)
         link_free(l);
 }
 
-void manager_on_ipv6_hint(Manager *m, int ifindex)
+static void manager_on_ipv6_changed(int ifindex, void *userdata)
 {
+        Manager *m = userdata;
         Link *l = manager_get_link(m, ifindex);
         bool reconfigure = false;
 
@@ -433,8 +436,37 @@ int manager_enumerate(Manager *m)
                 if (l->seen)
                         continue;
                 if (manager_ifindex_to_name(m, l->ifindex, name) == -ENODEV)
-                        manager_on_link_removed(m, l->ifindex);
+                        manager_on_link_removed(l->ifindex, m);
         }
+        return 0;
+}
+
+/* ENOBUFS: the kernel dropped link events. Nothing tells which, so take a fresh full picture
+ * and reconcile every link against it. */
+static void manager_on_netlink_overrun(void *userdata)
+{
+        Manager *m = userdata;
+
+        m->n_resyncs++;
+        log_warning("Netlink receive buffer overrun (ENOBUFS), link events were lost; "
+                    "re-enumerating all links (resync #%u).", m->n_resyncs);
+        (void) manager_enumerate(m);
+}
+
+static const NetlinkHandlers manager_netlink_handlers = {
+        .link = manager_on_link_message,
+        .link_removed = manager_on_link_removed,
+        .ipv6_changed = manager_on_ipv6_changed,
+        .overrun = manager_on_netlink_overrun,
+};
+
+int manager_open_netlink(Manager *m)
+{
+        int r;
+
+        r = netlink_new(m->event, m->config.netlink_rcvbuf, &manager_netlink_handlers, m, &m->netlink);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the netlink socket: %m");
         return 0;
 }
 
@@ -485,9 +517,9 @@ int manager_start(Manager *m)
 {
         int r;
 
-        r = netlink_new(m, m->config.netlink_rcvbuf, &m->netlink);
+        r = manager_open_netlink(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to open the netlink socket: %m");
+                return r;
 
         if (!m->check_only) {
                 r = originals_load(m, &m->saved_originals);

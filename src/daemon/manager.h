@@ -84,10 +84,8 @@ void manager_probe_kernel(Manager *m);
 int manager_start(Manager *m);
 int manager_run(Manager *m);
 
-/* Called by netlink.c. */
-void manager_on_link_message(Manager *m, const LinkMessage *msg);
-void manager_on_link_removed(Manager *m, int ifindex);
-void manager_on_ipv6_hint(Manager *m, int ifindex);
+/* Opens the netlink sockets, which feed the link table from then on. */
+int manager_open_netlink(Manager *m);
 int manager_enumerate(Manager *m); /* full dump + mark/sweep */
 
 Link *manager_get_link(Manager *m, int ifindex);

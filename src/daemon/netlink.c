@@ -15,9 +15,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-event.h>
 
-#include "link.h"
 #include "log.h"
-#include "manager.h"
 #include "netlink.h"
 
 /* Messages handled per wake-up before yielding to other event sources (signals, the bus). */
@@ -25,7 +23,8 @@
 #define ALTNAMES_MAX 32
 
 struct Netlink {
-        Manager *manager;
+        const NetlinkHandlers *handlers;
+        void *userdata;
         struct nl_sock *events;
         struct nl_sock *dump;
         sd_event_source *io;
@@ -104,7 +103,7 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
         uint32_t mtu = 0;
 
         if (nlh->nlmsg_type == RTM_DELLINK) {
-                manager_on_link_removed(n->manager, ifi->ifi_index);
+                n->handlers->link_removed(ifi->ifi_index, n->userdata);
                 return;
         }
         if (nlmsg_parse(nlh, sizeof *ifi, tb, IFLA_MAX, NULL) < 0 || !tb[IFLA_IFNAME] ||
@@ -139,7 +138,7 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
                 .full = true,
         };
         parse_devconf(tb[IFLA_AF_SPEC], &msg);
-        manager_on_link_message(n->manager, &msg);
+        n->handlers->link(&msg, n->userdata);
         altnames_free(altnames);
 }
 
@@ -159,7 +158,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
          * AF_INET6 ones IPv6 state; only AF_UNSPEC messages describe the link itself. */
         if (ifi->ifi_family == AF_INET6) {
                 if (nlh->nlmsg_type == RTM_NEWLINK)
-                        manager_on_ipv6_hint(n->manager, ifi->ifi_index);
+                        n->handlers->ipv6_changed(ifi->ifi_index, n->userdata);
                 return NL_OK;
         }
         if (ifi->ifi_family != AF_UNSPEC)
@@ -178,12 +177,8 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                 if (r == -NLE_AGAIN)
                         return 0;
                 if (r == -NLE_NOMEM) {
-                        /* ENOBUFS: the kernel dropped events. Nothing tells us which, so take
-                         * a fresh full picture and reconcile every link against it. */
-                        n->manager->n_resyncs++;
-                        log_warning("Netlink receive buffer overrun (ENOBUFS), link events were lost; "
-                                    "re-enumerating all links (resync #%u).", n->manager->n_resyncs);
-                        (void) manager_enumerate(n->manager);
+                        /* ENOBUFS: the kernel dropped events. */
+                        n->handlers->overrun(n->userdata);
                         continue;
                 }
                 if (r < 0) {
@@ -227,7 +222,7 @@ static int socket_open(Netlink *n, struct nl_sock **ret)
         return 0;
 }
 
-int netlink_new(Manager *m, size_t rcvbuf, Netlink **ret)
+int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret)
 {
         Netlink *n;
         int r;
@@ -235,7 +230,8 @@ int netlink_new(Manager *m, size_t rcvbuf, Netlink **ret)
         n = calloc(1, sizeof *n);
         if (!n)
                 return -ENOMEM;
-        n->manager = m;
+        n->handlers = handlers;
+        n->userdata = userdata;
 
         r = socket_open(n, &n->events);
         if (r < 0)
@@ -263,7 +259,7 @@ int netlink_new(Manager *m, size_t rcvbuf, Netlink **ret)
         /* Dumps are answered on this socket only; give it room for a big batch too. */
         (void) set_rcvbuf(n->dump, 4 * 1024 * 1024, &(size_t) { 0 });
 
-        r = sd_event_add_io(m->event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
+        r = sd_event_add_io(event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
         if (r < 0)
                 goto fail;
 

@@ -3,18 +3,55 @@
 
 /*
  * libnl glue: one socket subscribed to link events, driven by sd-event; a second, synchronous
- * one for full dumps (start-up and resynchronisation after ENOBUFS).
+ * one for full dumps (start-up and resynchronisation after ENOBUFS). It parses link messages
+ * and hands them to its owner's handlers; it knows nothing of what becomes of them.
  */
 
+#include <net/ethernet.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
 
-typedef struct Manager Manager;
+#include "knob.h"
+
 typedef struct Netlink Netlink;
 
-int netlink_new(Manager *m, size_t rcvbuf, Netlink **ret);
+/* What netlink says about a link (borrowed strings; valid during the handler call). */
+typedef struct LinkMessage {
+        int ifindex;
+        const char *ifname;
+        char **altnames; /* NULL-terminated or NULL */
+        const char *kind;
+        const char *type;
+        const struct ether_addr *mac;
+        unsigned flags;
+        uint32_t mtu;
+        /* Current knob values as carried by the message itself (IFLA_AF_SPEC devconf arrays):
+         * they spare a read of /proc/sys per knob. */
+        int32_t devconf[_KNOB_MAX];
+        bool devconf_known[_KNOB_MAX];
+        bool has_ipv6_conf; /* the message carried IPv6 devconf: the link has an IPv6 device */
+        bool full;          /* a complete RTM_NEWLINK (not rebuilt from our own state) */
+} LinkMessage;
+
+typedef struct NetlinkHandlers {
+        /* An AF_UNSPEC RTM_NEWLINK, from the event socket or a dump. */
+        void (*link)(const LinkMessage *msg, void *userdata);
+        /* An RTM_DELLINK. */
+        void (*link_removed)(int ifindex, void *userdata);
+        /* An AF_INET6 RTM_NEWLINK: the link's IPv6 state changed, its conf directory may have
+         * appeared. */
+        void (*ipv6_changed)(int ifindex, void *userdata);
+        /* The kernel dropped events (ENOBUFS): nothing tells which, only a new dump does. */
+        void (*overrun)(void *userdata);
+} NetlinkHandlers;
+
+/* handlers (static storage) and userdata are used for every message from then on. */
+int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret);
 Netlink *netlink_free(Netlink *n);
 
-/* Dumps all links, feeding each to the manager. 0, -EAGAIN if the kernel flagged the dump as
+/* Dumps all links, each through handlers->link. 0, -EAGAIN if the kernel flagged the dump as
  * interrupted by concurrent changes (what was received is still valid), or -errno. */
 int netlink_enumerate(Netlink *n);
 
