@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "audit-bpf.h"
 #include "log.h"
@@ -21,25 +20,25 @@
 /* Lost records are logged at most this often. */
 #define AUDIT_BPF_LOST_LOG_USEC (10ULL * 1000000ULL)
 
-static AuditBpf **audit_bpf_slot(AuditManager *a, AuditEventSource s)
+/* The event loop's idea of now (the time of this wake-up). */
+static uint64_t now_usec(const AuditBpf *b, clockid_t clock)
 {
-        return s == AUDIT_EVENT_SOURCE_LIBC ? &a->libc : &a->syscall;
+        uint64_t now = 0;
+
+        (void) sd_event_now(b->ctx->event, clock, &now);
+        return now;
 }
 
-static uint64_t now_usec(clockid_t clock)
+bool audit_bpf_is_starting(const AuditBpf *b)
 {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+        return b && b->call;
 }
 
 AuditBpf *audit_bpf_free(AuditBpf *b)
 {
         if (!b)
                 return NULL;
-        if (b->audit)
-                bpf_helper_call_cancel(b->audit->bpf_helper, b->call);
+        bpf_helper_call_cancel(b->helper, b->call);
         if (b->active && b->counters)
                 log_debug("Audit source %s stops: %" PRIu64 " calls seen, %" PRIu64 " records lost.",
                           audit_event_source_to_string(b->source), (uint64_t) b->counters->calls,
@@ -93,7 +92,7 @@ static void audit_bpf_check_lost(AuditBpf *b)
 
         if (lost == b->lost_reported)
                 return;
-        now = now_usec(CLOCK_MONOTONIC);
+        now = now_usec(b, CLOCK_MONOTONIC);
         if (b->lost_logged_usec != 0 && now < b->lost_logged_usec + AUDIT_BPF_LOST_LOG_USEC)
                 return;
         log_warning("Audit source %s lost %" PRIu64 " deprecated sysctl(2) call record%s: its ring buffer was full "
@@ -107,20 +106,20 @@ static void audit_bpf_check_lost(AuditBpf *b)
 static void audit_bpf_on_call(AuditBpf *b, const AuditBpfCall *c)
 {
         AuditEvent e = {
-                .realtime_usec = now_usec(CLOCK_REALTIME),
+                .realtime_usec = now_usec(b, CLOCK_REALTIME),
                 .source = b->source,
                 .pid = c->pid,
         };
         int r;
 
-        r = audit_event_fill(&e, c->comm, c->comm_len, c->exe, c->exe_len, c->name, c->n_name,
-                             audit_manager_resolve_ifindex, b->audit);
+        r = audit_event_fill(&e, c->comm, c->comm_len, c->exe, c->exe_len, c->name, c->n_name, b->ctx->resolve,
+                             b->ctx->resolve_userdata);
         if (r < 0) {
                 log_warning_errno(r, "Failed to record a deprecated sysctl(2) call of pid %" PRIu32 ", ignoring: %m",
                                   c->pid);
                 return;
         }
-        audit_manager_submit(b->audit, &e);
+        b->ctx->submit(&e, b->ctx->userdata);
 }
 
 static void audit_bpf_on_record(const void *data, size_t size, void *userdata)
@@ -149,14 +148,20 @@ static void audit_bpf_on_records(const void *data, size_t size, void *userdata)
         audit_bpf_check_lost(b);
 }
 
+/* Attaching failed: the source keeps nothing but its reason until its owner frees it. */
 static void audit_bpf_fail(AuditBpf *b, const char *reason)
 {
-        AuditManager *a = b->audit;
-        AuditEventSource s = b->source;
-
-        snprintf(a->reason[s], sizeof a->reason[s], "%s", reason);
-        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(s), reason);
-        *audit_bpf_slot(a, s) = audit_bpf_free(b);
+        snprintf(b->reason, b->reason_size, "%s", reason);
+        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(b->source), reason);
+        b->ring = bpf_ringbuf_free(b->ring);
+        if (b->counters)
+                munmap((void *) b->counters, b->counters_mapped);
+        b->counters = NULL;
+        for (size_t i = 0; i < b->n_fds; i++)
+                safe_close(b->fds[i]);
+        b->n_fds = 0;
+        b->program_fd = safe_close(b->program_fd);
+        b->ctx->state_changed(b->ctx->userdata);
 }
 
 static void audit_bpf_on_attached(int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds,
@@ -217,23 +222,24 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                 audit_bpf_fail(b, what);
                 return;
         }
-        r = bpf_ringbuf_new(b->audit->event, ring_fd, ring_size, AUDIT_EVENT_PRIORITY, AUDIT_BPF_BATCH,
+        r = bpf_ringbuf_new(b->ctx->event, ring_fd, ring_size, AUDIT_EVENT_PRIORITY, AUDIT_BPF_BATCH,
                             audit_bpf_on_records, b, &b->ring);
         if (r < 0) {
                 snprintf(what, sizeof what, "cannot map the BPF ring buffer: %s", strerror(-r));
                 audit_bpf_fail(b, what);
                 return;
         }
-        b->audit->reason[b->source][0] = '\0';
+        b->reason[0] = '\0';
         b->active = true;
         b->lost_reported = b->counters->lost;
         audit_bpf_describe(b, what, sizeof what);
         log_info("Audit source %s is active: %s (BPF helper: %s).", audit_event_source_to_string(b->source), what,
-                 bpf_helper_describe(b->audit->bpf_helper));
-        audit_manager_sources_changed(b->audit);
+                 bpf_helper_describe(b->helper));
+        b->ctx->state_changed(b->ctx->userdata);
 }
 
-static int audit_bpf_new(AuditManager *a, AuditEventSource source, AuditBpf **ret)
+int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource source, char *reason,
+                  size_t reason_size, AuditBpf **ret)
 {
         _cleanup_free_ AuditBpf *b = NULL;
         BpfRequest req = {
@@ -242,62 +248,21 @@ static int audit_bpf_new(AuditManager *a, AuditEventSource source, AuditBpf **re
         };
         int r;
 
+        assert(ctx);
+        assert(helper);
+
         b = calloc(1, sizeof *b);
         if (!b)
                 return -ENOMEM;
-        b->audit = a;
+        b->ctx = ctx;
+        b->helper = helper;
+        b->reason = reason;
+        b->reason_size = reason_size;
         b->source = source;
         b->program_fd = -EBADF;
-        r = bpf_helper_call(a->bpf_helper, &req, NULL, 0, audit_bpf_on_attached, b, &b->call);
+        r = bpf_helper_call(helper, &req, NULL, 0, audit_bpf_on_attached, b, &b->call);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(b);
         return 0;
-}
-
-void audit_bpf_start(AuditManager *a, unsigned mask)
-{
-        static const struct {
-                AuditEventSource source;
-                unsigned flag;
-        } sources[] = {
-                { AUDIT_EVENT_SOURCE_LIBC, AUDIT_SOURCE_LIBC },
-                { AUDIT_EVENT_SOURCE_SYSCALL, AUDIT_SOURCE_SYSCALL },
-        };
-        char helper_reason[sizeof a->reason[0]] = "";
-        int r;
-
-        assert(a);
-
-        for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
-                AuditEventSource s = sources[i].source;
-                AuditBpf **slot = audit_bpf_slot(a, s);
-                char reason[sizeof a->reason[0]] = "";
-
-                if (!(mask & sources[i].flag) || *slot)
-                        continue;
-                if (!HAVE_BPF)
-                        snprintf(reason, sizeof reason, "igmpd was built without BPF support "
-                                 "(meson -Dbpf=disabled, or clang, bpftool or libbpf was missing)");
-                else if (!a->bpf_helper) {
-                        /* Tried once per start: the reason holds for every BPF source. */
-                        if (!helper_reason[0]) {
-                                r = bpf_helper_new(a->event, getenv("IGMPD_BPF_SOCKET"), NULL, &a->bpf_helper,
-                                                   helper_reason, sizeof helper_reason);
-                                if (r < 0 && !helper_reason[0])
-                                        snprintf(helper_reason, sizeof helper_reason,
-                                                 "cannot set up the BPF helper: %s", strerror(-r));
-                        }
-                        snprintf(reason, sizeof reason, "%s", helper_reason);
-                }
-                if (!reason[0]) {
-                        r = audit_bpf_new(a, s, slot);
-                        if (r < 0)
-                                snprintf(reason, sizeof reason, "cannot ask the BPF helper: %s", strerror(-r));
-                }
-                if (reason[0]) {
-                        snprintf(a->reason[s], sizeof a->reason[s], "%s", reason);
-                        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(s), reason);
-                }
-        }
 }

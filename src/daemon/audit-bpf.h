@@ -6,7 +6,8 @@
  * "syscall" (sys_enter for system call 156/149). Each asks the BPF helper to attach its programs
  * (bpf-helper-client.h), keeps the links it gets back (closing them detaches everything, as
  * does igmpd's exit, however it dies), reads the ring buffer and hands each call to the audit
- * pipeline as an AuditEvent. The libc source's rescans for new libc copies live in audit-libc.c.
+ * pipeline as an AuditEvent, through the AuditSourceContext it is given (audit-event.h). The
+ * libc source's rescans for new libc copies live in audit-libc.c.
  */
 
 #include <stdbool.h>
@@ -14,14 +15,17 @@
 #include <stdint.h>
 
 #include "audit-bpf-record.h"
-#include "audit.h"
+#include "audit-event.h"
 #include "bpf-helper-client.h"
 #include "bpf-ringbuf.h"
 
 typedef struct AuditLibc AuditLibc;
 
 typedef struct AuditBpf {
-        AuditManager *audit;
+        const AuditSourceContext *ctx;
+        BpfHelper *helper;         /* borrowed from the owner, who keeps it longer */
+        char *reason;              /* why the source is not active (the owner's buffer) */
+        size_t reason_size;
         AuditEventSource source;   /* LIBC or SYSCALL */
         BpfHelperCall *call;       /* the attach request, while it runs */
         bool active;
@@ -39,10 +43,14 @@ typedef struct AuditBpf {
         AuditLibc *libc;           /* libc only: libc copies probed, rescans */
 } AuditBpf;
 
-/* Starts the sources in mask (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL) that are not running. Each
- * one that cannot run gets its reason and one log line; nothing here fails the daemon. */
-void audit_bpf_start(AuditManager *a, unsigned mask);
+/* Asks helper to attach the programs of source (LIBC or SYSCALL). 0, or -errno (nothing made).
+ * If attaching fails later, the source says why in reason, stays inactive until freed, and tells
+ * ctx->state_changed(), as it does when it becomes active. */
+int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource source, char *reason,
+                  size_t reason_size, AuditBpf **ret);
 AuditBpf *audit_bpf_free(AuditBpf *b);
+/* The attach request is still running. */
+bool audit_bpf_is_starting(const AuditBpf *b);
 
 /* Takes over fd into the kept set. 0 or -ENOMEM (fd closed). */
 int audit_bpf_keep_fd(AuditBpf *b, int fd);

@@ -1,23 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * org.igmpd1.Audit: the deprecated sysctl(2) audit's D-Bus face: the signal (sent by manager.c
- * for each event audit.c publishes), ListEvents() from audit.c's history, Sources from the
- * sources active now, SourceStates from every source's state and reason.
+ * org.igmpd1.Audit: the deprecated sysctl(2) audit's D-Bus face (see audit-bus.h).
  */
 
 #include <stdio.h>
 
 #include "audit-bus.h"
-#include "audit.h"
 #include "bus-util.h"
+#include "log.h"
 #include "manager.h"
 
-static int append_event(sd_bus_message *m, const AuditBusEvent *e)
+/* DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats) */
+static int append_event(sd_bus_message *m, const AuditEvent *e)
 {
         int r;
 
-        r = sd_bus_message_append(m, "tsuss", e->realtime_usec, strempty(e->source), e->pid, strempty(e->comm),
-                                  strempty(e->exe));
+        r = sd_bus_message_append(m, "tsuss", e->realtime_usec, strempty(audit_event_source_to_string(e->source)),
+                                  e->pid, strempty(e->comm), strempty(e->exe));
         if (r < 0)
                 return r;
         r = sd_bus_message_append_array(m, 'i', e->name, e->n_name * sizeof(int32_t));
@@ -26,51 +25,53 @@ static int append_event(sd_bus_message *m, const AuditBusEvent *e)
         return sd_bus_message_append(m, "su", strempty(e->path), e->repeats);
 }
 
-int audit_bus_emit_deprecated_sysctl(Manager *m, const AuditBusEvent *e)
+void audit_bus_on_event(const AuditEvent *e, void *userdata)
 {
+        BusContext *c = userdata;
         sd_bus_message *s = NULL;
         int r;
 
-        if (!bus_is_up(m->bus))
-                return 0;
-        r = sd_bus_message_new_signal(m->bus, &s, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "DeprecatedSysctl");
+        if (!bus_is_up(c->bus))
+                return;
+        if (!e) {
+                r = sd_bus_emit_properties_changed(c->bus, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "Sources",
+                                                   "SourceStates", NULL);
+                if (r < 0)
+                        log_debug_errno(r, "Failed to send PropertiesChanged for Sources, ignoring: %m");
+                return;
+        }
+        r = sd_bus_message_new_signal(c->bus, &s, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "DeprecatedSysctl");
         if (r >= 0)
                 r = append_event(s, e);
         if (r >= 0)
-                r = sd_bus_send(m->bus, s, NULL);
+                r = sd_bus_send(c->bus, s, NULL);
         sd_bus_message_unref(s);
-        return r;
+        if (r < 0)
+                log_warning_errno(r, "Failed to send the DeprecatedSysctl signal, ignoring: %m");
 }
 
-void audit_bus_describe_sources(Manager *m, JsonWriter *w)
+void audit_bus_describe_sources(const AuditManager *a, JsonWriter *w)
 {
         json_begin_array(w);
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
-                if (audit_manager_source_active(m->audit, s))
+                if (audit_manager_source_active(a, s))
                         json_string(w, audit_event_source_to_string(s));
         json_end_array(w);
 }
 
 static int bus_audit_method_list_events(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        const AuditManager *a = ((BusContext *) userdata)->manager->audit;
         sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_message_new_method_return(message, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(tsussaisu)");
-        for (size_t i = 0; r >= 0 && m->audit && i < m->audit->history.n; i++) {
-                const AuditEvent *e = audit_history_get(&m->audit->history, i);
-                AuditBusEvent b = {
-                        .realtime_usec = e->realtime_usec, .source = audit_event_source_to_string(e->source),
-                        .pid = e->pid, .comm = e->comm, .exe = e->exe, .name = e->name, .n_name = e->n_name,
-                        .path = e->path, .repeats = e->repeats,
-                };
-
+        for (size_t i = 0; r >= 0 && a && i < a->history.n; i++) {
                 r = sd_bus_message_open_container(reply, 'r', "tsussaisu");
                 if (r >= 0)
-                        r = append_event(reply, &b);
+                        r = append_event(reply, audit_history_get(&a->history, i));
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
         }
@@ -85,14 +86,14 @@ static int bus_audit_method_list_events(sd_bus_message *message, void *userdata,
 static int property_get_sources(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        const AuditManager *a = ((BusContext *) userdata)->manager->audit;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "s");
         if (r < 0)
                 return r;
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
-                if (audit_manager_source_active(m->audit, s)) {
+                if (audit_manager_source_active(a, s)) {
                         r = sd_bus_message_append(reply, "s", audit_event_source_to_string(s));
                         if (r < 0)
                                 return r;
@@ -103,7 +104,7 @@ static int property_get_sources(sd_bus *bus, const char *path, const char *inter
 static int property_get_source_states(sd_bus *bus, const char *path, const char *interface, const char *property,
                                       sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        const AuditManager *a = ((BusContext *) userdata)->manager->audit;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sss)");
@@ -111,10 +112,10 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
                 return r;
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 char note[256];
-                AuditSourceState st = m->audit ? audit_manager_source_state(m->audit, s, note, sizeof note)
-                                               : AUDIT_SOURCE_STATE_INACTIVE;
+                AuditSourceState st = a ? audit_manager_source_state(a, s, note, sizeof note)
+                                        : AUDIT_SOURCE_STATE_INACTIVE;
 
-                if (!m->audit)
+                if (!a)
                         snprintf(note, sizeof note, "the audit could not be set up");
                 r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
                                           audit_source_state_to_string(st), note);
@@ -122,13 +123,6 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
                         return r;
         }
         return sd_bus_message_close_container(reply);
-}
-
-void audit_bus_emit_sources_changed(Manager *m)
-{
-        if (m && m->bus)
-                (void) sd_bus_emit_properties_changed(m->bus, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "Sources",
-                                                      "SourceStates", NULL);
 }
 
 const sd_bus_vtable audit_vtable[] = {

@@ -22,7 +22,6 @@
 #include "fs-util.h"
 #include "kmsg-record.h"
 #include "log.h"
-#include "manager.h"
 
 /* One /dev/kmsg record: message up to ~1 KiB, plus dictionary lines. */
 #define KMSG_READ_SIZE 8192
@@ -34,7 +33,9 @@
 #define KMSG_SEQ_NAME "kmsg-seq"
 
 struct AuditKmsg {
-        AuditManager *audit;
+        const AuditSourceContext *ctx;
+        char *reason;      /* why the source is not active (its owner's buffer) */
+        size_t reason_size;
         int fd;
         sd_event_source *source;
         bool stream;       /* --kmsg-path: one record per line */
@@ -225,7 +226,7 @@ static void kmsg_after_read(AuditKmsg *k)
                 if (r >= 0)
                         r = sd_event_source_set_enabled(k->save_timer, SD_EVENT_ONESHOT);
         } else {
-                r = sd_event_add_time_relative(k->audit->event, &k->save_timer, CLOCK_MONOTONIC,
+                r = sd_event_add_time_relative(k->ctx->event, &k->save_timer, CLOCK_MONOTONIC,
                                                KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
                                                kmsg_on_save_timer, k);
                 if (r >= 0)
@@ -254,17 +255,17 @@ static void kmsg_handle_message(AuditKmsg *k, const KmsgMessage *msg)
         }
 
         /* The record carries µs since boot on the kernel's local clock; map it to wall-clock time. */
-        (void) sd_event_now(k->audit->event, CLOCK_REALTIME, &now_rt);
-        (void) sd_event_now(k->audit->event, CLOCK_MONOTONIC, &now_mono);
+        (void) sd_event_now(k->ctx->event, CLOCK_REALTIME, &now_rt);
+        (void) sd_event_now(k->ctx->event, CLOCK_MONOTONIC, &now_mono);
         e.realtime_usec = msg->ts_usec <= now_mono ? now_rt - (now_mono - msg->ts_usec) : now_rt;
 
-        r = audit_event_fill(&e, w.comm, w.comm_len, NULL, 0, w.name, w.n_name, audit_manager_resolve_ifindex,
-                             k->audit);
+        r = audit_event_fill(&e, w.comm, w.comm_len, NULL, 0, w.name, w.n_name, k->ctx->resolve,
+                             k->ctx->resolve_userdata);
         if (r < 0) {
                 log_warning_errno(r, "Failed to record a deprecated sysctl(2) call, ignoring: %m");
                 return;
         }
-        audit_manager_submit(k->audit, &e);
+        k->ctx->submit(&e, k->ctx->userdata);
         k->event_unsaved = true;
 }
 
@@ -308,10 +309,8 @@ static void kmsg_drained(AuditKmsg *k)
 
 static void kmsg_stop(AuditKmsg *k, int error, const char *what)
 {
-        AuditManager *a = k->audit;
-
         log_error_errno(error, "Failed to read %s, the kmsg audit source stops: %m", what);
-        snprintf(a->reason[AUDIT_EVENT_SOURCE_KMSG], sizeof a->reason[0], "reading failed: %s", strerror(error));
+        snprintf(k->reason, k->reason_size, "reading failed: %s", strerror(error));
         k->active = false;
         k->source = sd_event_source_disable_unref(k->source);
         k->fd = safe_close(k->fd);
@@ -401,16 +400,17 @@ static int kmsg_on_defer(sd_event_source *s, void *userdata)
         return 0;
 }
 
-int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *reason, size_t reason_size)
+int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **ret, char *reason,
+                   size_t reason_size)
 {
         _cleanup_(audit_kmsg_freep) AuditKmsg *k = NULL;
-        const char *root = a->manager ? a->manager->root : "";
+        const char *root = ctx->root;
         struct utsname u;
         KmsgContStyle style;
         struct stat st;
         int r;
 
-        assert(a);
+        assert(ctx);
         assert(ret);
 
         k = calloc(1, sizeof *k);
@@ -418,7 +418,9 @@ int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *rea
                 snprintf(reason, reason_size, "out of memory");
                 return -ENOMEM;
         }
-        k->audit = a;
+        k->ctx = ctx;
+        k->reason = reason;
+        k->reason_size = reason_size;
         k->fd = -EBADF;
         k->stream = path != NULL;
 
@@ -451,9 +453,9 @@ int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *rea
         kmsg_load_seq(k);
 
         if (k->regular)
-                r = sd_event_add_defer(a->event, &k->source, kmsg_on_defer, k);
+                r = sd_event_add_defer(ctx->event, &k->source, kmsg_on_defer, k);
         else
-                r = sd_event_add_io(a->event, &k->source, k->fd, EPOLLIN, kmsg_on_io, k);
+                r = sd_event_add_io(ctx->event, &k->source, k->fd, EPOLLIN, kmsg_on_io, k);
         if (r < 0) {
                 snprintf(reason, reason_size, "cannot watch %s: %s", path ?: "/dev/kmsg", strerror(-r));
                 return r;

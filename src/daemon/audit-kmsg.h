@@ -23,12 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "audit.h"
+#include "audit-event.h"
 
 typedef struct AuditKmsg AuditKmsg;
 
-/* 0, or -errno with reason (a phrase, no final dot) filled in; the source is then not created. */
-int audit_kmsg_new(AuditManager *a, const char *path, AuditKmsg **ret, char *reason, size_t reason_size);
+/* 0, or -errno with reason (a phrase, no final dot) filled in; the source is then not created.
+ * reason stays the source's: it says there why the source stopped, should it stop later. */
+int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **ret, char *reason,
+                   size_t reason_size);
 AuditKmsg *audit_kmsg_free(AuditKmsg *k);
 bool audit_kmsg_is_active(const AuditKmsg *k);
 

@@ -22,7 +22,6 @@
 #include "audit-netlink.h"
 #include "audit-record.h"
 #include "log.h"
-#include "manager.h"
 
 /* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
 #define AUDIT_READ_SIZE 16384
@@ -44,7 +43,7 @@ static const AuditRuleSpec rule_specs[AUDIT_RULES_MAX] = {
 };
 
 struct AuditNetlink {
-        AuditManager *audit;
+        const AuditSourceContext *ctx;
         int fd;                   /* multicast listener */
         sd_event_source *source;
         bool active;
@@ -300,7 +299,7 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
                 log_warning_errno(r, "Failed to record a deprecated sysctl(2) call, ignoring: %m");
                 return;
         }
-        audit_manager_submit(n->audit, &e);
+        n->ctx->submit(&e, n->ctx->userdata);
 }
 
 /* The kernel dropped records because our receive buffer was full: a program calling sysctl(2)
@@ -311,7 +310,7 @@ static void audit_netlink_overrun(AuditNetlink *n)
 {
         uint64_t now = 0;
 
-        (void) sd_event_now(n->audit->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_now(n->ctx->event, CLOCK_MONOTONIC, &now);
         n->n_overruns++;
         if (n->overrun_logged_usec != 0 && now - n->overrun_logged_usec < AUDIT_OVERRUN_LOG_USEC)
                 return;
@@ -393,13 +392,14 @@ static int in_initial_netns(void)
         return -EUNATCH;
 }
 
-int audit_netlink_new(AuditManager *a, bool add_rule, AuditNetlink **ret, char *reason, size_t reason_size)
+int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink **ret, char *reason,
+                      size_t reason_size)
 {
         _cleanup_(audit_netlink_freep) AuditNetlink *n = NULL;
         struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1) };
         int r;
 
-        assert(a);
+        assert(ctx);
         assert(ret);
 
         r = in_initial_netns();
@@ -414,7 +414,7 @@ int audit_netlink_new(AuditManager *a, bool add_rule, AuditNetlink **ret, char *
                 snprintf(reason, reason_size, "out of memory");
                 return -ENOMEM;
         }
-        n->audit = a;
+        n->ctx = ctx;
         n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
         if (n->fd < 0) {
                 r = -errno;
@@ -438,7 +438,7 @@ int audit_netlink_new(AuditManager *a, bool add_rule, AuditNetlink **ret, char *
         if (setsockopt(n->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int) { AUDIT_RCVBUF }, sizeof(int)) < 0 &&
             setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &(int) { AUDIT_RCVBUF }, sizeof(int)) < 0)
                 log_debug_errno(errno, "Failed to enlarge the audit socket's receive buffer, ignoring: %m");
-        r = sd_event_add_io(a->event, &n->source, n->fd, EPOLLIN, audit_netlink_on_io, n);
+        r = sd_event_add_io(ctx->event, &n->source, n->fd, EPOLLIN, audit_netlink_on_io, n);
         if (r < 0) {
                 snprintf(reason, reason_size, "cannot watch the audit socket: %s", strerror(-r));
                 return r;

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "audit.h"
+#include "audit-event.h"
 
 #define AUDIT_NETLINK_RULE_KEY "igmpd-sysctl"
 
@@ -26,7 +26,8 @@ typedef struct AuditNetlink AuditNetlink;
 
 /* 0, or -errno with reason (a phrase, no final dot) filled in; the source is then not created.
  * A failure to add the rule only logs: the source still listens. */
-int audit_netlink_new(AuditManager *a, bool add_rule, AuditNetlink **ret, char *reason, size_t reason_size);
+int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink **ret, char *reason,
+                      size_t reason_size);
 /* Removes the rules it added, restores the enabled flag. */
 AuditNetlink *audit_netlink_free(AuditNetlink *n);
 bool audit_netlink_is_active(const AuditNetlink *n);

@@ -28,11 +28,22 @@
 #define BUS_POLKIT_PENDING_MAX 64
 
 typedef struct BusPolkitQuery BusPolkitQuery;
+typedef struct Manager Manager;
 
 typedef struct BusPolkitRegistry {
         BusPolkitQuery *queries; /* doubly linked */
         size_t n;
 } BusPolkitRegistry;
+
+/* What the D-Bus faces share, owned by manager-bus.c and handed to every vtable, filter and
+ * hook of the faces as userdata: the core, the connection to the system bus (NULL while there
+ * is none; it may be waiting for the bus, see bus_is_up()), and the polkit queries pending on
+ * it. */
+typedef struct BusContext {
+        Manager *manager;
+        sd_bus *bus;
+        BusPolkitRegistry polkit_registry;
+} BusContext;
 
 /* Whether what is sent on bus goes out now: the connection is up, not waiting for the bus
  * socket to appear (sd_bus_set_watch_bind()) nor being set up. */

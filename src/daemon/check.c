@@ -10,15 +10,9 @@
 #include "link.h"
 #include "log.h"
 
-static int link_cmp(const void *a, const void *b)
-{
-        const Link *x = *(Link *const *) a, *y = *(Link *const *) b;
-        return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
-}
-
 int check_run(Manager *m)
 {
-        _cleanup_free_ void **links = NULL;
+        _cleanup_free_ Link **links = NULL;
         size_t n = 0;
         int r;
 
@@ -35,10 +29,9 @@ int check_run(Manager *m)
         if (r < 0)
                 return r;
 
-        r = intmap_values(&m->links, &links, &n);
+        r = manager_sorted_links(m, &links, &n);
         if (r < 0)
                 return log_oom();
-        qsort(links, n, sizeof *links, link_cmp);
 
         for (size_t i = 0; i < n; i++) {
                 Link *l = links[i];

@@ -15,7 +15,6 @@
 
 #include "bus-util.h"
 #include "conf-files.h"
-#include "fnv.h"
 #include "json-link.h"
 #include "link-bus.h"
 #include "log.h"
@@ -30,60 +29,36 @@ int link_bus_path(int ifindex, char **ret)
         return sd_bus_path_encode(BUS_LINK_PATH_PREFIX, buf, ret);
 }
 
-/* ---- change tracking ---- */
+/* ---- change announcements ---- */
 
-void link_bus_snapshot(const Link *l, LinkBusSnapshot *ret)
+/* The face of the link's BusContext: the links' observer userdata (manager-bus.c plugs it in). */
+static BusContext *link_bus_context(const Link *l)
 {
-        uint64_t h;
-
-        *ret = (LinkBusSnapshot) {
-                .name = fnv1a64_str(FNV1A64_INIT, l->ifname),
-                .kind = fnv1a64_str(FNV1A64_INIT, l->kind),
-                .state = fnv1a64(FNV1A64_INIT, &l->state, sizeof l->state),
-                .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
-        };
-
-        h = FNV1A64_INIT;
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
-                int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
-
-                h = fnv1a64(h, &kernel, sizeof kernel);
-                h = fnv1a64(h, &policy, sizeof policy);
-                h = fnv1a64_str(h, l->effective[k].set ? l->effective[k].source : "");
-        }
-        ret->knobs = h;
-
-        h = FNV1A64_INIT;
-        for (size_t i = 0; i < l->n_matched; i++)
-                h = fnv1a64_str(h, l->matched[i]->path);
-        ret->matched_files = h;
+        return l->ctx->observer_userdata;
 }
 
-void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before)
+static void link_bus_emit_changes(sd_bus *bus, Link *l, const LinkSnapshot *before)
 {
-        sd_bus *bus = l->manager->bus;
+        static const struct {
+                LinkChange change;
+                const char *property;
+        } properties[] = {
+                { LINK_CHANGE_NAME, "Name" },
+                { LINK_CHANGE_KIND, "Kind" },
+                { LINK_CHANGE_STATE, "State" },
+                { LINK_CHANGE_KNOBS, "Knobs" },
+                { LINK_CHANGE_MATCHED_FILES, "MatchedFiles" },
+                { LINK_CHANGE_LAST_ERROR, "LastError" },
+        };
         _cleanup_free_ char *path = NULL;
-        LinkBusSnapshot now;
-        char *names[7];
+        char *names[ELEMENTSOF(properties) + 1];
+        unsigned changes = link_snapshot_diff(l, before);
         size_t n = 0;
         int r;
 
-        if (!bus_is_up(bus))
-                return;
-        link_bus_snapshot(l, &now);
-        if (now.name != before->name)
-                names[n++] = (char *) "Name";
-        if (now.kind != before->kind)
-                names[n++] = (char *) "Kind";
-        if (now.state != before->state)
-                names[n++] = (char *) "State";
-        if (now.knobs != before->knobs)
-                names[n++] = (char *) "Knobs";
-        if (now.matched_files != before->matched_files)
-                names[n++] = (char *) "MatchedFiles";
-        if (now.last_error != before->last_error)
-                names[n++] = (char *) "LastError";
+        for (size_t i = 0; i < ELEMENTSOF(properties); i++)
+                if (changes & properties[i].change)
+                        names[n++] = (char *) properties[i].property;
         names[n] = NULL;
         if (n == 0)
                 return;
@@ -96,29 +71,35 @@ void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before)
 }
 
 /* InterfacesAdded or InterfacesRemoved for the link's object. */
-static void link_bus_emit_object(Link *l, bool added)
+static void link_bus_emit_object(sd_bus *bus, Link *l, bool added)
 {
         _cleanup_free_ char *path = NULL;
         int r;
 
-        if (!bus_is_up(l->manager->bus))
-                return;
         r = link_bus_path(l->ifindex, &path);
         if (r >= 0)
-                r = added ? sd_bus_emit_object_added(l->manager->bus, path)
-                          : sd_bus_emit_object_removed(l->manager->bus, path);
+                r = added ? sd_bus_emit_object_added(bus, path) : sd_bus_emit_object_removed(bus, path);
         if (r < 0)
                 log_link_debug_errno(l, r, "Failed to send Interfaces%s, ignoring: %m", added ? "Added" : "Removed");
 }
 
-void link_bus_emit_added(Link *l)
+void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata)
 {
-        link_bus_emit_object(l, true);
-}
+        BusContext *c = userdata;
 
-void link_bus_emit_removed(Link *l)
-{
-        link_bus_emit_object(l, false);
+        if (!bus_is_up(c->bus))
+                return;
+        switch (event) {
+        case LINK_EVENT_ADDED:
+                link_bus_emit_object(c->bus, l, true);
+                break;
+        case LINK_EVENT_CHANGED:
+                link_bus_emit_changes(c->bus, l, before);
+                break;
+        case LINK_EVENT_REMOVED:
+                link_bus_emit_object(c->bus, l, false);
+                break;
+        }
 }
 
 void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
@@ -335,9 +316,9 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
 
 /* ---- methods ---- */
 
-static int link_runtime_path(Link *l, RuntimeScope scope, char **ret)
+static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret)
 {
-        _cleanup_free_ char *dir = path_join_root(l->manager->root, runtime_dirs[scope]);
+        _cleanup_free_ char *dir = path_join_root(m->root, runtime_dirs[scope]);
 
         if (!dir || asprintf(ret, "%s/%s.conf", dir, l->ifname) < 0)
                 return -ENOMEM;
@@ -347,7 +328,8 @@ static int link_runtime_path(Link *l, RuntimeScope scope, char **ret)
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         Link *l = userdata;
-        Manager *m = l->manager;
+        BusContext *c = link_bus_context(l);
+        Manager *m = c->manager;
         _cleanup_free_ char *path = NULL;
         KnobArg args[KNOB_ARGS_MAX];
         KnobSetting set[_KNOB_MAX];
@@ -366,18 +348,18 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
 
         r = bus_flags_check("flags", flags, BUS_KNOBS_FLAGS_ALL, msg, sizeof msg);
         if (r >= 0)
-                r = knob_args_check(args, n, m->knob_supported, set, msg, sizeof msg);
+                r = knob_args_check(args, n, m->link_ctx.knob_supported, set, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &m->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)
                 return 1; /* polkit will tell; the call comes back */
 
         scope = (flags & BUS_KNOBS_FLAG_PERSISTENT) ? RUNTIME_SCOPE_PERSIST : RUNTIME_SCOPE_RUN;
-        r = link_runtime_path(l, scope, &path);
+        r = link_runtime_path(m, l, scope, &path);
         if (r < 0)
                 return r;
 
@@ -391,7 +373,7 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         log_link_info(l, "Runtime change from %s stored in %s.", strna(sd_bus_message_get_sender(message)),
                       path);
 
-        r = manager_link_configure(m, l);
+        r = link_reconfigure(l);
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
                                          "Stored in %s, but applying it failed: %s", path,
@@ -403,7 +385,8 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         Link *l = userdata;
-        Manager *m = l->manager;
+        BusContext *c = link_bus_context(l);
+        Manager *m = c->manager;
         uint32_t flags;
         char msg[256];
         int r;
@@ -415,7 +398,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         if (r < 0)
                 return bus_validate_error(error, r, msg);
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &m->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -429,7 +412,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         }
         log_link_info(l, "Runtime changes reverted by %s.", strna(sd_bus_message_get_sender(message)));
 
-        r = manager_link_configure(m, l);
+        r = link_reconfigure(l);
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
                                          "Reverted, but applying policy failed: %s",
@@ -440,17 +423,17 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         Link *l = userdata;
-        Manager *m = l->manager;
+        BusContext *c = link_bus_context(l);
         int r;
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &m->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)
                 return 1;
 
         log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
-        r = manager_link_configure(m, l);
+        r = link_reconfigure(l);
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "Reconfiguring %s failed: %s",
                                          l->ifname, l->last_error ?: strerror(-r));
@@ -463,7 +446,7 @@ int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *us
                   sd_bus_error *error)
 {
         _cleanup_free_ char *e = NULL;
-        Manager *m = userdata;
+        Manager *m = ((BusContext *) userdata)->manager;
         char *end;
         long idx;
         Link *l;
@@ -485,7 +468,7 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
                              sd_bus_error *error)
 {
         _cleanup_free_ void **links = NULL;
-        Manager *m = userdata;
+        Manager *m = ((BusContext *) userdata)->manager;
         char **l;
         size_t n = 0;
         int r;

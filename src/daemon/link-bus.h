@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-util.h"
 #include "link.h"
 
 extern const sd_bus_vtable link_vtable[];
@@ -16,6 +17,7 @@ extern const sd_bus_vtable link_vtable[];
 /* Object path of a link. 0 or -ENOMEM. */
 int link_bus_path(int ifindex, char **ret);
 
+/* Object finder and node enumerator of the link objects (userdata: the BusContext). */
 int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                   sd_bus_error *error);
 int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
@@ -32,18 +34,9 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error);
 
-/* What PropertiesChanged compares: hashes of each announced property's value. Plain data, so
- * core code can take a snapshot without touching the bus. */
-typedef struct LinkBusSnapshot {
-        uint64_t name, kind, state, knobs, matched_files, last_error;
-} LinkBusSnapshot;
-
-void link_bus_snapshot(const Link *l, LinkBusSnapshot *ret);
-
-/* Announce (no-ops while the bus is down). */
-void link_bus_emit_changes(Link *l, const LinkBusSnapshot *before);
-void link_bus_emit_added(Link *l);
-void link_bus_emit_removed(Link *l);
+/* The links' observer (LinkContext.observer, userdata: the BusContext): InterfacesAdded,
+ * PropertiesChanged for what changed, InterfacesRemoved; nothing while the bus is not up. */
+void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata);
 
 /* Fills a JSON view of l (strings borrowed from l; matched needs n_matched + 1 slots). */
 struct LinkStatus;

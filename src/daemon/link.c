@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Link lifecycle and the write path: effective values → /proc/sys, keyed by ifindex, safe
- * against renames.
+ * against renames. Everything from above comes through the LinkContext (link.h).
  */
 
 #include <assert.h>
@@ -12,12 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "ifname.h"
 #include "link.h"
 #include "log.h"
-#include "manager.h"
 #include "strv.h"
 #include "sysctl-util.h"
 
@@ -90,18 +91,18 @@ static int link_set_info(Link *l, const LinkMessage *msg)
         return 0;
 }
 
-int link_new(Manager *m, const LinkMessage *msg, Link **ret)
+int link_new(LinkContext *ctx, const LinkMessage *msg, Link **ret)
 {
         _cleanup_(link_freep) Link *l = NULL;
         int r;
 
-        assert(m);
+        assert(ctx);
         assert(msg);
 
         l = calloc(1, sizeof *l);
         if (!l)
                 return -ENOMEM;
-        l->manager = m;
+        l->ctx = ctx;
         l->ifindex = msg->ifindex;
         l->state = LINK_STATE_PENDING;
         r = link_set_info(l, msg);
@@ -114,7 +115,7 @@ int link_new(Manager *m, const LinkMessage *msg, Link **ret)
 
 static bool ipv6_dir_exists(Link *l)
 {
-        int fd = l->manager->conf_fd[KNOB_FAMILY_IPV6];
+        int fd = l->ctx->conf_fd[KNOB_FAMILY_IPV6];
 
         if (fd < 0 || !ifname_valid(l->ifname))
                 return false;
@@ -175,6 +176,7 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
 void link_to_info(const Link *l, LinkInfo *ret)
 {
         *ret = (LinkInfo) {
+                .ifindex = l->ifindex,
                 .name = l->ifname,
                 .altnames = l->altnames,
                 .kind = l->kind,
@@ -207,7 +209,7 @@ static void link_set_error(Link *l, const char *fmt, ...)
  * of knobs that failed, or -ENOENT if the directory vanished under us (renamed). */
 static int link_apply_family(Link *l, KnobFamily family, int dfd)
 {
-        Manager *m = l->manager;
+        LinkContext *ctx = l->ctx;
         unsigned failed = 0;
 
         for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -226,12 +228,12 @@ static int link_apply_family(Link *l, KnobFamily family, int dfd)
                 else
                         continue;
 
-                if (!m->knob_supported[k]) {
-                        if (l->effective[k].set && !m->knob_missing_warned[k]) {
+                if (!ctx->knob_supported[k]) {
+                        if (l->effective[k].set && !ctx->knob_missing_warned[k]) {
                                 log_warning("Policy sets %s (from %s), but this kernel does not have it "
                                             "(added by %s); ignoring it on all links.",
                                             i->name, l->effective[k].source, i->patch);
-                                m->knob_missing_warned[k] = true;
+                                ctx->knob_missing_warned[k] = true;
                         }
                         continue;
                 }
@@ -280,17 +282,17 @@ static bool link_wants_family(Link *l, KnobFamily family)
 
 static void link_check_mld_all(Link *l)
 {
-        Manager *m = l->manager;
+        LinkContext *ctx = l->ctx;
         int32_t all;
 
-        if (m->mld_all_warned || !l->effective[KNOB_MLD_VERSION].set || m->conf_fd[KNOB_FAMILY_IPV6] < 0)
+        if (ctx->mld_all_warned || !l->effective[KNOB_MLD_VERSION].set || ctx->conf_fd[KNOB_FAMILY_IPV6] < 0)
                 return;
-        if (sysctl_read_int_at(m->conf_fd[KNOB_FAMILY_IPV6], "all/force_mld_version", &all) < 0 || all == 0)
+        if (sysctl_read_int_at(ctx->conf_fd[KNOB_FAMILY_IPV6], "all/force_mld_version", &all) < 0 || all == 0)
                 return;
         log_link_warning(l, "net.ipv6.conf.all.force_mld_version=%d overrides the per-link MLD version "
                          "%d set by %s.", all, l->effective[KNOB_MLD_VERSION].value,
                          l->effective[KNOB_MLD_VERSION].source);
-        m->mld_all_warned = true;
+        ctx->mld_all_warned = true;
 }
 
 static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -300,7 +302,7 @@ static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
         l->retry_source = sd_event_source_disable_unref(l->retry_source);
         memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
         log_link_debug(l, "Retrying configuration (attempt %u).", l->n_retries);
-        (void) manager_link_configure(l->manager, l); /* announces the changes on the bus too */
+        (void) link_reconfigure(l);
         return 0;
 }
 
@@ -313,13 +315,28 @@ static bool link_schedule_retry(Link *l)
                 return true;
         if (l->n_retries >= LINK_RETRY_MAX)
                 return false;
-        if (sd_event_now(l->manager->event, CLOCK_MONOTONIC, &now_usec) < 0)
+        if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now_usec) < 0)
                 return false;
-        if (sd_event_add_time(l->manager->event, &l->retry_source, CLOCK_MONOTONIC,
+        if (sd_event_add_time(l->ctx->event, &l->retry_source, CLOCK_MONOTONIC,
                               now_usec + (LINK_RETRY_FIRST_USEC << l->n_retries), 1000, link_on_retry, l) < 0)
                 return false;
         l->n_retries++;
         return true;
+}
+
+/* The name the kernel gives our ifindex now. SIOCGIFNAME on a socket the context keeps, rather
+ * than if_indextoname(), which opens and closes a socket for every call: this runs once per
+ * configuration pass, and the socket would cost 13 µs of the 17 µs (+50 ms for 4000 links at
+ * start, measured). 0, -ENODEV if the link is gone, or -errno. */
+static int link_current_name(Link *l, char ret[IF_NAMESIZE])
+{
+        struct ifreq ifr = { .ifr_ifindex = l->ifindex };
+
+        if (ioctl(l->ctx->ioctl_fd, SIOCGIFNAME, &ifr) < 0)
+                return negative_errno();
+        memcpy(ret, ifr.ifr_name, IF_NAMESIZE);
+        ret[IF_NAMESIZE - 1] = '\0';
+        return 0;
 }
 
 /* Recomputes the effective values and remembers exactly which files matched. */
@@ -330,7 +347,7 @@ static int link_update_effective(Link *l)
         LinkInfo info;
 
         link_to_info(l, &info);
-        manager_effective(l->manager, &info, l->effective, matched, LINK_MATCHED_MAX, &n_matched);
+        l->ctx->effective(&info, l->effective, matched, LINK_MATCHED_MAX, &n_matched, l->ctx->effective_userdata);
         n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
 
         /* Keep exactly what matched: a few pointers per link, not the worst case. */
@@ -357,7 +374,7 @@ static int link_update_effective(Link *l)
  * -EAGAIN (the kernel has not re-created the directory after a rename yet) or -errno. */
 static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
 {
-        Manager *m = l->manager;
+        LinkContext *ctx = l->ctx;
         char now[IF_NAMESIZE];
         bool any = false, opened = false;
         int r;
@@ -369,9 +386,9 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
                         continue;
                 }
                 any = true;
-                if (m->conf_fd[f] < 0)
+                if (ctx->conf_fd[f] < 0)
                         continue; /* whole family absent from this kernel */
-                dfd[f] = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
+                dfd[f] = sysctl_open_link_dir(ctx->conf_fd[f], l->ifname);
                 opened = true;
                 if (f == KNOB_FAMILY_IPV6)
                         l->ipv6_available = dfd[f] >= 0;
@@ -380,7 +397,7 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
         if (!opened)
                 return 0;
 
-        r = manager_ifindex_to_name(m, l->ifindex, now);
+        r = link_current_name(l, now);
         if (r == -ENODEV || r == -ENXIO)
                 return -ENODEV; /* RTM_DELLINK follows */
         if (r >= 0 && !streq(now, l->ifname)) {
@@ -435,7 +452,7 @@ int link_configure(Link *l)
                                         /* The directory went away under us: renamed meanwhile. */
                                         char now[IF_NAMESIZE];
                                         renamed = true;
-                                        if (manager_ifindex_to_name(l->manager, l->ifindex, now) >= 0)
+                                        if (link_current_name(l, now) >= 0)
                                                 (void) free_and_strdup(&l->ifname, now);
                                 } else
                                         failed += (unsigned) k;
@@ -492,18 +509,90 @@ int link_configure(Link *l)
 
 void link_read_kernel(Link *l)
 {
-        Manager *m = l->manager;
+        LinkContext *ctx = l->ctx;
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
                 _cleanup_close_ int dfd = -EBADF;
 
-                if (m->conf_fd[f] < 0)
+                if (ctx->conf_fd[f] < 0)
                         continue;
-                dfd = sysctl_open_link_dir(m->conf_fd[f], l->ifname);
+                dfd = sysctl_open_link_dir(ctx->conf_fd[f], l->ifname);
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
                         if (knob_info(k)->family != f)
                                 continue;
                         l->kernel_known[k] = dfd >= 0 && sysctl_read_int_at(dfd, knob_info(k)->name, &l->kernel[k]) >= 0;
                 }
         }
+}
+
+int link_reconfigure(Link *l)
+{
+        LinkSnapshot before;
+        int r;
+
+        link_begin_change(l, &before);
+        r = link_configure(l);
+        link_end_change(l, &before);
+        return r;
+}
+
+/* ---- what observers see ---- */
+
+void link_snapshot(const Link *l, LinkSnapshot *ret)
+{
+        uint64_t h;
+
+        *ret = (LinkSnapshot) {
+                .name = fnv1a64_str(FNV1A64_INIT, l->ifname),
+                .kind = fnv1a64_str(FNV1A64_INIT, l->kind),
+                .state = fnv1a64(FNV1A64_INIT, &l->state, sizeof l->state),
+                .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
+        };
+
+        h = FNV1A64_INIT;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
+                int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
+
+                h = fnv1a64(h, &kernel, sizeof kernel);
+                h = fnv1a64(h, &policy, sizeof policy);
+                h = fnv1a64_str(h, l->effective[k].set ? l->effective[k].source : "");
+        }
+        ret->knobs = h;
+
+        h = FNV1A64_INIT;
+        for (size_t i = 0; i < l->n_matched; i++)
+                h = fnv1a64_str(h, l->matched[i]->path);
+        ret->matched_files = h;
+}
+
+unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before)
+{
+        LinkSnapshot now;
+
+        link_snapshot(l, &now);
+        return (now.name != before->name ? LINK_CHANGE_NAME : 0) |
+               (now.kind != before->kind ? LINK_CHANGE_KIND : 0) |
+               (now.state != before->state ? LINK_CHANGE_STATE : 0) |
+               (now.knobs != before->knobs ? LINK_CHANGE_KNOBS : 0) |
+               (now.matched_files != before->matched_files ? LINK_CHANGE_MATCHED_FILES : 0) |
+               (now.last_error != before->last_error ? LINK_CHANGE_LAST_ERROR : 0);
+}
+
+void link_begin_change(const Link *l, LinkSnapshot *ret)
+{
+        if (l->ctx->observer)
+                link_snapshot(l, ret);
+}
+
+void link_end_change(Link *l, const LinkSnapshot *before)
+{
+        if (l->ctx->observer)
+                l->ctx->observer(l, LINK_EVENT_CHANGED, before, l->ctx->observer_userdata);
+}
+
+void link_notify(Link *l, LinkEvent event)
+{
+        if (l->ctx->observer)
+                l->ctx->observer(l, event, NULL, l->ctx->observer_userdata);
 }

@@ -15,7 +15,7 @@
 #include "netlink.h"
 #include "policy.h"
 
-typedef struct Manager Manager;
+typedef struct Link Link;
 
 typedef enum LinkState {
         LINK_STATE_PENDING,    /* seen, not configured yet */
@@ -26,8 +26,58 @@ typedef enum LinkState {
         _LINK_STATE_INVALID = -22,
 } LinkState;
 
-typedef struct Link {
-        Manager *manager;
+/* What an observer (the D-Bus face) hears about a link. */
+typedef enum LinkEvent {
+        LINK_EVENT_ADDED,   /* new in the table (after its first configuration pass) */
+        LINK_EVENT_CHANGED, /* something it shows may have changed since before */
+        LINK_EVENT_REMOVED, /* about to be freed (it can still be looked up) */
+} LinkEvent;
+
+/* What a link shows, as hashes, to tell what changed (link_snapshot_diff()). Plain data. */
+typedef struct LinkSnapshot {
+        uint64_t name, kind, state, knobs, matched_files, last_error;
+} LinkSnapshot;
+
+typedef enum LinkChange {
+        LINK_CHANGE_NAME = 1 << 0,
+        LINK_CHANGE_KIND = 1 << 1,
+        LINK_CHANGE_STATE = 1 << 2,
+        LINK_CHANGE_KNOBS = 1 << 3,
+        LINK_CHANGE_MATCHED_FILES = 1 << 4,
+        LINK_CHANGE_LAST_ERROR = 1 << 5,
+} LinkChange;
+
+/* before is NULL for LINK_EVENT_ADDED and LINK_EVENT_REMOVED. */
+typedef void (*LinkObserver)(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata);
+
+/* The effective value of every knob for a link, from all sources, weakest first; the policy
+ * files that matched go to matched (up to max_matched; matched may be NULL). */
+typedef void (*LinkEffectiveFn)(const LinkInfo *info, KnobValue out[_KNOB_MAX], const PolicyFile **matched,
+                                size_t max_matched, size_t *ret_n_matched, void *userdata);
+
+/*
+ * Everything a link needs from its owner, shared by all links: the interface link.c owns. The
+ * owner (the manager) fills it in, keeps it alive longer than its links, and plugs in the
+ * source of effective values; an observer may plug in to hear about changes. Links never call
+ * anything else above them.
+ */
+typedef struct LinkContext {
+        sd_event *event;
+        int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
+        int ioctl_fd;                  /* for SIOCGIFNAME (see link_open_dirs()) */
+        bool knob_supported[_KNOB_MAX];
+        bool knob_missing_warned[_KNOB_MAX];
+        bool mld_all_warned;
+
+        LinkEffectiveFn effective;
+        void *effective_userdata;
+
+        LinkObserver observer; /* NULL: nobody listens, and no snapshots are taken */
+        void *observer_userdata;
+} LinkContext;
+
+struct Link {
+        LinkContext *ctx;
         int ifindex;
         char *ifname;
         char **altnames;
@@ -58,9 +108,9 @@ typedef struct Link {
          * covers that window; it is armed only then (idle means idle). */
         sd_event_source *retry_source;
         unsigned n_retries;
-} Link;
+};
 
-int link_new(Manager *m, const LinkMessage *msg, Link **ret);
+int link_new(LinkContext *ctx, const LinkMessage *msg, Link **ret);
 Link *link_free(Link *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Link *, link_free);
 
@@ -71,6 +121,17 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure);
 /* Recomputes the effective values and writes what differs. 0 or -errno (also kept in
  * last_error and state). Never half-applies silently: each knob is reported. */
 int link_configure(Link *l);
+/* link_configure(), then tells the observer what changed. */
+int link_reconfigure(Link *l);
+
+/* The observer's view of changes: link_begin_change() before touching the link,
+ * link_end_change() after (both no-ops without an observer); link_notify() for the rest. */
+void link_begin_change(const Link *l, LinkSnapshot *ret);
+void link_end_change(Link *l, const LinkSnapshot *before);
+void link_notify(Link *l, LinkEvent event);
+void link_snapshot(const Link *l, LinkSnapshot *ret);
+/* LinkChange bits of what differs between before and now. */
+unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before);
 
 /* Fills info for policy matching. */
 void link_to_info(const Link *l, LinkInfo *ret);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * igmpd: reads argv, builds the manager, loads config, enumerates links, sends READY=1, runs.
+ * igmpd: reads argv, builds the manager, loads config, enumerates links, sends READY=1, brings
+ * up the D-Bus face, runs.
  */
 
 #include <getopt.h>
@@ -9,6 +10,7 @@
 
 #include "check.h"
 #include "log.h"
+#include "manager-bus.h"
 #include "manager.h"
 
 static const char *arg_config_root = "";
@@ -84,6 +86,7 @@ static int parse_argv(int argc, char *argv[])
 static int run(int argc, char *argv[])
 {
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(manager_bus_freep) ManagerBus *bus = NULL; /* declared after m: freed before it */
         int r;
 
         log_setup();
@@ -112,6 +115,11 @@ static int run(int argc, char *argv[])
         r = manager_start(m);
         if (r < 0)
                 return r;
+
+        /* The D-Bus face comes after the kernel-facing job, and never stops it. */
+        r = manager_bus_new(m, &bus);
+        if (r < 0)
+                log_error_errno(r, "Failed to set up the D-Bus face, continuing without: %m");
 
         r = manager_run(m);
         if (r < 0)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "audit-bus.h"
+#include "audit.h"
 #include "bus-util.h"
 #include "json-link.h"
 #include "json-writer.h"
@@ -28,6 +29,7 @@
 #include "log.h"
 #include "manager-bus.h"
 #include "manager.h"
+#include "nm.h"
 
 /* Replies to RequestName (D-Bus specification, DBUS_REQUEST_NAME_REPLY_*). */
 #define REQUEST_NAME_PRIMARY_OWNER 1
@@ -39,8 +41,8 @@
 #define BUS_RETRY_MIN_USEC (1ULL * 1000000ULL)
 #define BUS_RETRY_MAX_USEC (30ULL * 1000000ULL)
 
-static void manager_bus_drop(Manager *m);
-static void manager_bus_reconnect(Manager *m);
+static void manager_bus_drop(ManagerBus *b);
+static void manager_bus_reconnect(ManagerBus *b);
 
 /* ---- properties ---- */
 
@@ -54,14 +56,14 @@ static int property_get_kernel_features(sd_bus *bus, const char *path, const cha
                                         const char *property, sd_bus_message *reply, void *userdata,
                                         sd_bus_error *error)
 {
-        Manager *m = userdata;
+        const bool *supported = ((BusContext *) userdata)->manager->link_ctx.knob_supported;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{sb}");
         if (r < 0)
                 return r;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
-                r = sd_bus_message_append(reply, "{sb}", knob_to_string(k), (int) m->knob_supported[k]);
+                r = sd_bus_message_append(reply, "{sb}", knob_to_string(k), (int) supported[k]);
                 if (r < 0)
                         return r;
         }
@@ -72,7 +74,7 @@ static int property_get_config_files(sd_bus *bus, const char *path, const char *
                                      const char *property, sd_bus_message *reply, void *userdata,
                                      sd_bus_error *error)
 {
-        Manager *m = userdata;
+        Manager *m = ((BusContext *) userdata)->manager;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "s");
@@ -88,35 +90,11 @@ static int property_get_config_files(sd_bus *bus, const char *path, const char *
 
 /* ---- methods ---- */
 
-static int compare_links(const void *a, const void *b)
-{
-        const Link *x = *(const Link *const *) a, *y = *(const Link *const *) b;
-
-        return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
-}
-
-/* All links ordered by ifindex; caller frees the array. */
-static int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
-{
-        void **links = NULL;
-        size_t n = 0;
-        int r;
-
-        r = intmap_values(&m->links, &links, &n);
-        if (r < 0)
-                return r;
-        if (n > 1)
-                qsort(links, n, sizeof *links, compare_links);
-        *ret = (Link **) links;
-        *ret_n = n;
-        return 0;
-}
-
 static int bus_manager_method_list_links(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         sd_bus_message *reply = NULL;
         _cleanup_free_ Link **links = NULL;
-        Manager *m = userdata;
+        Manager *m = ((BusContext *) userdata)->manager;
         size_t n = 0;
         int r;
 
@@ -142,27 +120,10 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
         return r;
 }
 
-static Link *manager_find_link_by_name(Manager *m, const char *name)
-{
-        size_t i = 0;
-        void *v;
-
-        while (intmap_iterate(&m->links, &i, &v)) {
-                Link *l = v;
-
-                if (streq_ptr(l->ifname, name))
-                        return l;
-                for (char **a = l->altnames; a && *a; a++)
-                        if (streq(*a, name))
-                                return l;
-        }
-        return NULL;
-}
-
 static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_free_ char *path = NULL;
-        Manager *m = userdata;
+        Manager *m = ((BusContext *) userdata)->manager;
         const char *name;
         char msg[512];
         Link *l;
@@ -175,7 +136,7 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
         if (r < 0)
                 return bus_validate_error(error, r, msg);
 
-        l = manager_find_link_by_name(m, name);
+        l = manager_get_link_by_name(m, name);
         if (!l)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
         r = link_bus_path(l->ifindex, &path);
@@ -185,7 +146,7 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
 }
 
 /* Reads the ifindex argument and finds the link, or sets NoSuchLink/InvalidArgument. */
-static int bus_message_read_link(Manager *m, sd_bus_message *message, Link **ret, sd_bus_error *error)
+static int bus_message_read_link(BusContext *c, sd_bus_message *message, Link **ret, sd_bus_error *error)
 {
         int32_t ifindex;
         char msg[256];
@@ -198,10 +159,10 @@ static int bus_message_read_link(Manager *m, sd_bus_message *message, Link **ret
         r = bus_ifindex_check("ifindex", ifindex, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
-        l = manager_get_link(m, ifindex);
+        l = manager_get_link(c->manager, ifindex);
         if (!l) {
                 /* The link may have gone while polkit was asked: drop that answer. */
-                bus_polkit_forget(&m->polkit_registry, message);
+                bus_polkit_forget(&c->polkit_registry, message);
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link with index %d.", ifindex);
         }
         *ret = l;
@@ -224,13 +185,13 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
 }
 
 /* Manager methods that take an ifindex hand off to the link's own handler. */
-static int call_link_method(Manager *m, sd_bus_message *message, sd_bus_message_handler_t handler,
+static int call_link_method(BusContext *c, sd_bus_message *message, sd_bus_message_handler_t handler,
                             sd_bus_error *error)
 {
         Link *l;
         int r;
 
-        r = bus_message_read_link(m, message, &l, error);
+        r = bus_message_read_link(c, message, &l, error);
         if (r < 0)
                 return r;
         return handler(message, l, error);
@@ -253,10 +214,11 @@ static int bus_manager_method_reconfigure_link(sd_bus_message *message, void *us
 
 static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        BusContext *c = userdata;
+        Manager *m = c->manager;
         int r;
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, &m->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -301,7 +263,7 @@ static int manager_describe(Manager *m, char **ret)
         json_begin_object(&w);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 json_key(&w, knob_to_string(k));
-                json_bool(&w, m->knob_supported[k]);
+                json_bool(&w, m->link_ctx.knob_supported[k]);
         }
         json_end_object(&w);
         json_key(&w, "config_files");
@@ -310,7 +272,7 @@ static int manager_describe(Manager *m, char **ret)
                 json_string(&w, m->policy->files[i]->path);
         json_end_array(&w);
         json_key(&w, "audit_sources");
-        audit_bus_describe_sources(m, &w);
+        audit_bus_describe_sources(m->audit, &w);
         json_key(&w, "links");
         json_begin_array(&w);
         for (size_t i = 0; i < n; i++) {
@@ -344,7 +306,7 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
         _cleanup_free_ char *json = NULL;
         int r;
 
-        r = manager_describe(userdata, &json);
+        r = manager_describe(((BusContext *) userdata)->manager, &json);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "s", json);
@@ -354,37 +316,37 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
 
 static int on_connected(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        ManagerBus *b = userdata;
 
-        m->bus_up = true;
-        m->bus_failures = 0;
+        b->up = true;
+        b->failures = 0;
         log_debug("Connected to the system bus, asking for the name %s.", BUS_NAME);
         return 0;
 }
 
 static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        ManagerBus *b = userdata;
 
-        if (m->bus_up)
-                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_WARNING,
+        if (b->up)
+                log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING,
                          "Lost the connection to the system bus, applying policy without a D-Bus face; "
                          "reconnecting when it is back.");
         else
-                log_full(m->bus_down_logged ? LOG_DEBUG : LOG_WARNING,
+                log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING,
                          "The system bus dropped the connection before it was set up, applying policy "
                          "without a D-Bus face; trying again.");
-        m->bus_down_logged = true;
-        if (!m->bus_up)
-                m->bus_failures++;
-        manager_bus_drop(m);
-        manager_bus_reconnect(m);
+        b->down_logged = true;
+        if (!b->up)
+                b->failures++;
+        manager_bus_drop(b);
+        manager_bus_reconnect(b);
         return 0;
 }
 
-static void log_name_acquired(Manager *m)
+static void log_name_acquired(ManagerBus *b)
 {
-        m->bus_down_logged = false;
+        b->down_logged = false;
         log_info("Connected to the system bus as %s.", BUS_NAME);
 }
 
@@ -400,7 +362,6 @@ static int on_name_acquired(sd_bus_message *message, void *userdata, sd_bus_erro
 
 static int on_request_name(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
 {
-        Manager *m = userdata;
         const sd_bus_error *e;
         uint32_t ret = 0;
 
@@ -416,7 +377,7 @@ static int on_request_name(sd_bus_message *reply, void *userdata, sd_bus_error *
         case REQUEST_NAME_PRIMARY_OWNER:
                 break; /* the bus says so with NameAcquired too, which on_name_acquired() logs */
         case REQUEST_NAME_ALREADY_OWNER:
-                log_name_acquired(m);
+                log_name_acquired(userdata);
                 break;
         case REQUEST_NAME_IN_QUEUE:
                 /* Said once: the bus tells us (NameAcquired) when the owner lets it go. */
@@ -473,7 +434,8 @@ static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message
  * a drifted value is corrected on the way, as for any link message). */
 static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Manager *m = userdata;
+        BusContext *c = userdata;
+        Manager *m = c->manager;
         const char *path = sd_bus_message_get_path(message);
         uint8_t type;
 
@@ -493,17 +455,16 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
             sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
                 void *found = NULL;
 
-                if (bus_link_find(sd_bus_message_get_bus(message), path, NULL, m, &found, NULL) > 0)
+                if (bus_link_find(sd_bus_message_get_bus(message), path, NULL, c, &found, NULL) > 0)
                         link_read_kernel(found);
         }
         return 0;
 }
 
-
 /* A new connection to the system bus with igmpd's objects on it. With wait, sd-bus waits for
  * the socket to appear (or to accept) instead of failing; without, a missing or refusing bus
- * fails here, so that manager_bus_start() can say once that it is not there. */
-static int manager_bus_open(Manager *m, bool wait)
+ * fails here, so that manager_bus_new() can say once that it is not there. */
+static int manager_bus_open(ManagerBus *b, bool wait)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *address;
@@ -516,31 +477,33 @@ static int manager_bus_open(Manager *m, bool wait)
         if (r >= 0)
                 r = sd_bus_set_bus_client(bus, true);
         if (r >= 0)
-                r = sd_bus_negotiate_creds(bus, true, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS);
+                r = sd_bus_negotiate_creds(bus, true,
+                                           SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID | SD_BUS_CREDS_EFFECTIVE_CAPS);
         if (r >= 0)
                 r = sd_bus_set_watch_bind(bus, wait);
         if (r >= 0)
                 r = sd_bus_set_connected_signal(bus, true);
         if (r >= 0)
-                r = sd_bus_add_filter(bus, NULL, manager_bus_on_incoming, m);
+                r = sd_bus_add_filter(bus, NULL, manager_bus_on_incoming, &b->ctx);
         if (r >= 0)
-                r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, manager_vtable, m);
+                r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, manager_vtable,
+                                             &b->ctx);
         if (r >= 0)
-                r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, audit_vtable, m);
+                r = sd_bus_add_object_vtable(bus, NULL, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, audit_vtable, &b->ctx);
         if (r >= 0)
                 r = sd_bus_add_fallback_vtable(bus, NULL, BUS_LINK_PATH_PREFIX, BUS_LINK_INTERFACE, link_vtable,
-                                               bus_link_find, m);
+                                               bus_link_find, &b->ctx);
         if (r >= 0)
-                r = sd_bus_add_node_enumerator(bus, NULL, BUS_LINK_PATH_PREFIX, bus_link_node_enumerator, m);
+                r = sd_bus_add_node_enumerator(bus, NULL, BUS_LINK_PATH_PREFIX, bus_link_node_enumerator, &b->ctx);
         if (r >= 0)
                 r = sd_bus_add_object_manager(bus, NULL, BUS_MANAGER_PATH);
         /* Local matches: sd-bus synthesizes these two; nothing is sent. */
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                        "Connected", on_connected, m);
+                                        "Connected", on_connected, b);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                        "Disconnected", on_disconnected, m);
+                                        "Disconnected", on_disconnected, b);
         if (r < 0)
                 return r;
 
@@ -548,108 +511,146 @@ static int manager_bus_open(Manager *m, bool wait)
         if (r < 0)
                 return r;
         /* Queued until the connection is up. */
-        r = sd_bus_match_signal_async(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                      "NameAcquired", on_name_acquired, NULL, m);
+        r = sd_bus_match_signal_async(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                      "org.freedesktop.DBus", "NameAcquired", on_name_acquired, NULL, b);
         if (r >= 0)
-                r = sd_bus_request_name_async(bus, NULL, BUS_NAME, SD_BUS_NAME_QUEUE, on_request_name, m);
+                r = sd_bus_request_name_async(bus, NULL, BUS_NAME, SD_BUS_NAME_QUEUE, on_request_name, b);
         if (r >= 0)
-                r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+                r = sd_bus_attach_event(bus, b->ctx.manager->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return r;
 
         if (wait)
                 log_debug("Connecting to the system bus at %s, waiting for its socket if needed.",
                           isempty(address) ? BUS_DEFAULT_SYSTEM_ADDRESS : address);
-        m->bus = TAKE_PTR(bus);
-        m->bus_up = false;
+        b->ctx.bus = TAKE_PTR(bus);
+        b->up = false;
+        /* The NetworkManager follower uses this connection too (its calls wait in it until it
+         * is up). */
+        nm_set_bus(b->ctx.manager->nm, b->ctx.bus);
         return 0;
 }
 
-static void manager_bus_connect_now(Manager *m)
+static void manager_bus_connect_now(ManagerBus *b)
 {
         int r;
 
-        r = manager_bus_open(m, true);
+        r = manager_bus_open(b, true);
         if (r >= 0)
                 return;
         log_debug_errno(r, "Failed to set up a connection to the system bus, trying again later: %m");
-        m->bus_failures = MAX(m->bus_failures + 1, 2u);
-        manager_bus_reconnect(m);
+        b->failures = MAX(b->failures + 1, 2u);
+        manager_bus_reconnect(b);
 }
 
 static int on_bus_reconnect(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        Manager *m = userdata;
+        ManagerBus *b = userdata;
 
-        m->bus_reconnect_source = sd_event_source_disable_unref(m->bus_reconnect_source);
-        manager_bus_connect_now(m);
+        b->reconnect_source = sd_event_source_disable_unref(b->reconnect_source);
+        manager_bus_connect_now(b);
         return 0;
 }
 
 /* A new waiting connection: at once, unless connections keep failing before they are up. */
-static void manager_bus_reconnect(Manager *m)
+static void manager_bus_reconnect(ManagerBus *b)
 {
         uint64_t delay;
         int r;
 
-        if (m->bus || m->bus_reconnect_source)
+        if (b->ctx.bus || b->reconnect_source)
                 return;
-        if (m->bus_failures < 2) {
-                manager_bus_connect_now(m);
+        if (b->failures < 2) {
+                manager_bus_connect_now(b);
                 return;
         }
-        delay = MIN(BUS_RETRY_MIN_USEC << MIN(m->bus_failures - 2, 5u), BUS_RETRY_MAX_USEC);
-        r = sd_event_add_time_relative(m->event, &m->bus_reconnect_source, CLOCK_MONOTONIC, delay,
-                                       100 * 1000 /* accuracy 100 ms */, on_bus_reconnect, m);
+        delay = MIN(BUS_RETRY_MIN_USEC << MIN(b->failures - 2, 5u), BUS_RETRY_MAX_USEC);
+        r = sd_event_add_time_relative(b->ctx.manager->event, &b->reconnect_source, CLOCK_MONOTONIC, delay,
+                                       100 * 1000 /* accuracy 100 ms */, on_bus_reconnect, b);
         if (r < 0)
                 log_warning_errno(r, "Failed to arm the bus reconnect timer, giving up on D-Bus: %m");
 }
 
-void manager_bus_start(Manager *m)
+static void manager_bus_drop(ManagerBus *b)
 {
+        bus_polkit_registry_done(&b->ctx.polkit_registry);
+        b->up = false;
+        if (!b->ctx.bus)
+                return;
+        nm_set_bus(b->ctx.manager->nm, NULL);
+        (void) sd_bus_detach_event(b->ctx.bus);
+        b->ctx.bus = sd_bus_flush_close_unref(b->ctx.bus);
+}
+
+/* ---- the core's hooks ---- */
+
+/* After a reload: ConfigFiles changed, and the NetworkManager follower may be new (or gone). */
+static void manager_bus_on_reloaded(Manager *m, void *userdata)
+{
+        ManagerBus *b = userdata;
         int r;
 
-        if (m->bus)
+        nm_set_bus(m->nm, b->ctx.bus);
+        if (!bus_is_up(b->ctx.bus))
                 return;
-        r = sd_bus_error_add_map(bus_igmpd_errors);
-        if (r < 0)
-                log_debug_errno(r, "Failed to register igmpd's D-Bus error names, ignoring: %m");
-        r = manager_bus_open(m, false);
-        if (r >= 0)
-                return; /* the name is asked for asynchronously (on_request_name) */
-
-        log_warning_errno(r, "System bus not reachable, applying policy without a D-Bus face; "
-                          "connecting when it appears. (%m)");
-        m->bus_down_logged = true;
-        manager_bus_connect_now(m);
-}
-
-static void manager_bus_drop(Manager *m)
-{
-        bus_polkit_registry_done(&m->polkit_registry);
-        m->bus_up = false;
-        if (!m->bus)
-                return;
-        (void) sd_bus_detach_event(m->bus);
-        m->bus = sd_bus_flush_close_unref(m->bus);
-}
-
-void manager_bus_stop(Manager *m)
-{
-        m->bus_reconnect_source = sd_event_source_disable_unref(m->bus_reconnect_source);
-        manager_bus_drop(m);
-}
-
-void manager_bus_emit_config_changed(Manager *m)
-{
-        int r;
-
-        if (!bus_is_up(m->bus))
-                return;
-        r = sd_bus_emit_properties_changed(m->bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
+        r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
                                            NULL);
         if (r < 0)
                 log_debug_errno(r, "Failed to send PropertiesChanged for ConfigFiles, ignoring: %m");
+}
+
+int manager_bus_new(Manager *m, ManagerBus **ret)
+{
+        ManagerBus *b;
+        int r;
+
+        b = calloc(1, sizeof *b);
+        if (!b)
+                return -ENOMEM;
+        b->ctx.manager = m;
+        m->link_ctx.observer = link_bus_on_link;
+        m->link_ctx.observer_userdata = &b->ctx;
+        m->reloaded = manager_bus_on_reloaded;
+        m->reloaded_userdata = b;
+        if (m->audit) {
+                m->audit->observer = audit_bus_on_event;
+                m->audit->observer_userdata = &b->ctx;
+        }
+
+        r = sd_bus_error_add_map(bus_igmpd_errors);
+        if (r < 0)
+                log_debug_errno(r, "Failed to register igmpd's D-Bus error names, ignoring: %m");
+        r = manager_bus_open(b, false);
+        if (r < 0) {
+                log_warning_errno(r, "System bus not reachable, applying policy without a D-Bus face; "
+                                  "connecting when it appears. (%m)");
+                b->down_logged = true;
+                manager_bus_connect_now(b);
+        }
+        /* Otherwise the name is asked for asynchronously (on_request_name). */
+        *ret = b;
+        return 0;
+}
+
+ManagerBus *manager_bus_free(ManagerBus *b)
+{
+        Manager *m;
+
+        if (!b)
+                return NULL;
+        m = b->ctx.manager;
+        m->link_ctx.observer = NULL;
+        m->link_ctx.observer_userdata = NULL;
+        m->reloaded = NULL;
+        m->reloaded_userdata = NULL;
+        if (m->audit && m->audit->observer_userdata == &b->ctx) {
+                m->audit->observer = NULL;
+                m->audit->observer_userdata = NULL;
+        }
+        b->reconnect_source = sd_event_source_disable_unref(b->reconnect_source);
+        manager_bus_drop(b);
+        free(b);
+        return NULL;
 }
 
 const sd_bus_vtable manager_vtable[] = {

@@ -1,31 +1,34 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Manager: event loop, configuration sets, the link table, and the glue between netlink
- * events and link configuration.
+ * events and link configuration. See manager.h for the layering.
  */
 
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "audit-bus.h"
 #include "audit.h"
-#include "link-bus.h"
+#include "conf-files.h"
+#include "ifname.h"
 #include "link.h"
 #include "log.h"
-#include "manager-bus.h"
 #include "manager.h"
 #include "netlink.h"
 #include "nm.h"
 #include "sysctl-util.h"
+
+#define ORIGINALS_DIR "/run/igmpd"
 
 void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message)
 {
@@ -52,6 +55,12 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+static void manager_link_effective(const LinkInfo *info, KnobValue out[_KNOB_MAX], const PolicyFile **matched,
+                                   size_t max_matched, size_t *ret_n_matched, void *userdata)
+{
+        manager_effective(userdata, info, out, matched, max_matched, ret_n_matched);
+}
+
 int manager_new(const char *root, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -62,8 +71,10 @@ int manager_new(const char *root, Manager **ret)
         if (!m)
                 return -ENOMEM;
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                m->conf_fd[f] = -EBADF;
-        m->ioctl_fd = -EBADF;
+                m->link_ctx.conf_fd[f] = -EBADF;
+        m->link_ctx.ioctl_fd = -EBADF;
+        m->link_ctx.effective = manager_link_effective;
+        m->link_ctx.effective_userdata = m;
         daemon_config_defaults(&m->config);
 
         m->root = strdup(root ?: "");
@@ -74,6 +85,7 @@ int manager_new(const char *root, Manager **ret)
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        m->link_ctx.event = m->event;
         /* Under systemd with WatchdogSec=, the loop itself sends WATCHDOG=1: a hung loop is
          * restarted. Without $WATCHDOG_USEC this adds no timer, so idle stays idle. */
         r = sd_event_set_watchdog(m->event, true);
@@ -97,16 +109,73 @@ int manager_new(const char *root, Manager **ret)
                 return r;
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                m->conf_fd[f] = sysctl_open_conf_dir(m->proc_root, knob_family_dir(f));
-        if (m->conf_fd[KNOB_FAMILY_IPV4] < 0)
-                return m->conf_fd[KNOB_FAMILY_IPV4];
+                m->link_ctx.conf_fd[f] = sysctl_open_conf_dir(m->proc_root, knob_family_dir(f));
+        if (m->link_ctx.conf_fd[KNOB_FAMILY_IPV4] < 0)
+                return m->link_ctx.conf_fd[KNOB_FAMILY_IPV4];
 
-        m->ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (m->ioctl_fd < 0)
+        m->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
 
         *ret = TAKE_PTR(m);
         return 0;
+}
+
+/* "DEV:INO" of the network namespace igmpd runs in, or "" if unknown. */
+static void manager_netns_id(Manager *m, char buf[ORIGINALS_NETNS_MAX])
+{
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+
+        buf[0] = '\0';
+        if (asprintf(&path, "%s/self/ns/net", m->proc_root) < 0 || stat(path, &st) < 0)
+                return;
+        snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
+                 (unsigned long long) st.st_ino);
+}
+
+/* After a completed first pass, what igmpd changed can be undone by the next start: the
+ * original of every knob igmpd changed, with the value it wrote, one entry per link. */
+static int manager_save_originals(Manager *m)
+{
+        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+        _cleanup_free_ OriginalEntry *entries = NULL;
+        char netns[ORIGINALS_NETNS_MAX];
+        size_t n = 0, n_knobs = 0, i = 0;
+        void *v;
+        int r;
+
+        if (!dir)
+                return -ENOMEM;
+        manager_netns_id(m, netns);
+        if (isempty(netns))
+                return -EOPNOTSUPP;
+        entries = calloc(MAX(intmap_size(&m->links), (size_t) 1), sizeof *entries);
+        if (!entries)
+                return -ENOMEM;
+        while (intmap_iterate(&m->links, &i, &v)) {
+                const Link *l = v;
+                OriginalEntry *e = &entries[n];
+
+                if (!ifname_valid(l->ifname) || strlen(l->ifname) >= sizeof e->ifname)
+                        continue;
+                *e = (OriginalEntry) { .ifindex = l->ifindex };
+                strcpy(e->ifname, l->ifname);
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        if (!l->changed[k] || !l->kernel_known[k])
+                                continue;
+                        e->set[k] = true;
+                        e->original[k] = l->original[k];
+                        e->written[k] = l->kernel[k];
+                        n_knobs++;
+                }
+                if (n_knobs > 0 && memchr(e->set, true, sizeof e->set))
+                        n++;
+        }
+        r = originals_save(dir, netns, entries, n);
+        if (r > 0)
+                log_debug("Saved %zu original knob value(s) to %s/" ORIGINALS_NAME ".", n_knobs, dir);
+        return r;
 }
 
 Manager *manager_free(Manager *m)
@@ -117,15 +186,13 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
 
-        /* After a completed first pass, what igmpd changed can be undone by the next start. */
         if (m->ready && !m->check_only) {
-                int r = originals_save(m);
+                int r = manager_save_originals(m);
                 if (r < 0)
                         log_warning_errno(r, "Failed to save the knob values found before igmpd changed them; "
                                           "a policy removed while igmpd is stopped will not be undone: %m");
         }
         originals_done(&m->saved_originals);
-        manager_bus_stop(m);
         m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
         netlink_free(m->netlink);
         if (intmap_values(&m->links, &links, &n) >= 0) {
@@ -145,8 +212,8 @@ Manager *manager_free(Manager *m)
         sd_event_unref(m->event);
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                safe_close(m->conf_fd[f]);
-        safe_close(m->ioctl_fd);
+                safe_close(m->link_ctx.conf_fd[f]);
+        safe_close(m->link_ctx.ioctl_fd);
         free(m->root);
         free(m->proc_root);
         free(m);
@@ -155,21 +222,22 @@ Manager *manager_free(Manager *m)
 
 void manager_probe_kernel(Manager *m)
 {
+        LinkContext *ctx = &m->link_ctx;
         char line[512];
         size_t off = 0;
 
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 const KnobInfo *i = knob_info(k);
-                int fd = m->conf_fd[i->family];
+                int fd = ctx->conf_fd[i->family];
                 char path[96];
 
                 snprintf(path, sizeof path, "default/%s", i->name);
-                m->knob_supported[k] = fd >= 0 && faccessat(fd, path, F_OK, 0) == 0;
+                ctx->knob_supported[k] = fd >= 0 && faccessat(fd, path, F_OK, 0) == 0;
                 off += (size_t) snprintf(line + off, sizeof line - off, "%s%s %s", k > 0 ? ", " : "", i->name,
-                                         m->knob_supported[k] ? "yes" : "no");
+                                         ctx->knob_supported[k] ? "yes" : "no");
         }
         log_info("Kernel knobs: %s%s.", line,
-                 m->conf_fd[KNOB_FAMILY_IPV6] < 0 ? " (no IPv6 in this kernel or namespace)" : "");
+                 ctx->conf_fd[KNOB_FAMILY_IPV6] < 0 ? " (no IPv6 in this kernel or namespace)" : "");
 }
 
 typedef struct ConfigSet {
@@ -232,19 +300,29 @@ int manager_load_config(Manager *m)
         return 0;
 }
 
-/* Reconfigures every link after a reload. before[] holds the links' bus snapshots, taken while
- * the previous policy (which links borrow file paths from) was still alive; NULL skips the
- * PropertiesChanged announcements (out of memory). */
-static void manager_configure_all(Manager *m, void **links, size_t n, const LinkBusSnapshot *before)
+/* Reconfigures every link after a reload. before[] holds the links' snapshots, taken while the
+ * previous policy (which links borrow file paths from) was still alive; NULL when nobody
+ * observes the links (or out of memory): no change is announced then. */
+static void manager_configure_all(Manager *m, void **links, size_t n, const LinkSnapshot *before)
 {
         for (size_t i = 0; i < n; i++) {
                 (void) link_configure(links[i]);
                 if (before)
-                        link_bus_emit_changes(links[i], &before[i]);
+                        link_end_change(links[i], &before[i]);
         }
 }
 
-/* [Daemon] NetworkManager=: follow NetworkManager's profiles or not (at start and on reload). */
+/* NetworkManager's values for a link changed: configure that link again. */
+static void manager_on_nm_changed(int ifindex, void *userdata)
+{
+        Link *l = manager_get_link(userdata, ifindex);
+
+        if (l)
+                (void) link_reconfigure(l);
+}
+
+/* [Daemon] NetworkManager=: follow NetworkManager's profiles or not (at start and on reload).
+ * The follower gets its bus from the D-Bus face (nm_set_bus()), told by the reloaded hook. */
 static void manager_follow_network_manager(Manager *m)
 {
         int r;
@@ -255,7 +333,7 @@ static void manager_follow_network_manager(Manager *m)
         }
         if (m->nm)
                 return;
-        r = nm_new(m, &m->nm);
+        r = nm_new(manager_on_nm_changed, manager_config_diag, m, &m->nm);
         if (r < 0)
                 log_warning_errno(r, "Failed to set up following NetworkManager, ignoring: %m");
 }
@@ -263,7 +341,7 @@ static void manager_follow_network_manager(Manager *m)
 int manager_reload(Manager *m)
 {
         _cleanup_free_ void **links = NULL;
-        _cleanup_free_ LinkBusSnapshot *before = NULL;
+        _cleanup_free_ LinkSnapshot *before = NULL;
         size_t n = 0;
         int r;
 
@@ -273,9 +351,10 @@ int manager_reload(Manager *m)
                 (void) sd_notify(false, "READY=1");
                 return log_oom(); /* the previous configuration stays in force */
         }
-        before = calloc(MAX(n, (size_t) 1), sizeof *before);
+        if (m->link_ctx.observer)
+                before = calloc(MAX(n, (size_t) 1), sizeof *before);
         for (size_t i = 0; before && i < n; i++)
-                link_bus_snapshot(links[i], &before[i]);
+                link_begin_change(links[i], &before[i]);
 
         r = manager_load_config(m);
         if (r >= 0) {
@@ -283,7 +362,8 @@ int manager_reload(Manager *m)
                 if (m->audit)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
                 manager_configure_all(m, links, n, before);
-                manager_bus_emit_config_changed(m);
+                if (m->reloaded)
+                        m->reloaded(m, m->reloaded_userdata);
         }
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
@@ -294,7 +374,7 @@ void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
 {
         policy_merge(m->policy, info, out, matched, max_matched, ret_n_matched);
-        nm_merge(m->nm, info->name, out);
+        nm_merge(m->nm, info->ifindex, out);
         runtime_config_merge(m->runtime, info->name, out);
 }
 
@@ -303,32 +383,50 @@ Link *manager_get_link(Manager *m, int ifindex)
         return intmap_get(&m->links, ifindex);
 }
 
-int manager_link_configure(Manager *m, Link *l)
+Link *manager_get_link_by_name(Manager *m, const char *name)
 {
-        LinkBusSnapshot before;
-        int r;
+        size_t i = 0;
+        void *v;
 
-        link_bus_snapshot(l, &before);
-        r = link_configure(l);
-        link_bus_emit_changes(l, &before);
-        return r;
+        while (intmap_iterate(&m->links, &i, &v)) {
+                Link *l = v;
+
+                if (streq_ptr(l->ifname, name))
+                        return l;
+                for (char **a = l->altnames; a && *a; a++)
+                        if (streq(*a, name))
+                                return l;
+        }
+        return NULL;
 }
 
-int manager_ifindex_to_name(Manager *m, int ifindex, char ret[IF_NAMESIZE])
+static int compare_links(const void *a, const void *b)
 {
-        struct ifreq ifr = { .ifr_ifindex = ifindex };
+        const Link *x = *(const Link *const *) a, *y = *(const Link *const *) b;
 
-        if (ioctl(m->ioctl_fd, SIOCGIFNAME, &ifr) < 0)
-                return negative_errno();
-        memcpy(ret, ifr.ifr_name, IF_NAMESIZE);
-        ret[IF_NAMESIZE - 1] = '\0';
+        return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
+{
+        void **links = NULL;
+        size_t n = 0;
+        int r;
+
+        r = intmap_values(&m->links, &links, &n);
+        if (r < 0)
+                return r;
+        if (n > 1)
+                qsort(links, n, sizeof *links, compare_links);
+        *ret = (Link **) links;
+        *ret_n = n;
         return 0;
 }
 
 static void manager_on_link_message(const LinkMessage *msg, void *userdata)
 {
         Manager *m = userdata;
-        LinkBusSnapshot before = {};
+        LinkSnapshot before = {};
         Link *l;
         bool reconfigure = true, is_new = false;
         int r;
@@ -338,7 +436,9 @@ static void manager_on_link_message(const LinkMessage *msg, void *userdata)
 
         l = manager_get_link(m, msg->ifindex);
         if (!l) {
-                r = link_new(m, msg, &l);
+                const OriginalEntry *saved;
+
+                r = link_new(&m->link_ctx, msg, &l);
                 if (r < 0) {
                         log_oom();
                         return;
@@ -351,9 +451,11 @@ static void manager_on_link_message(const LinkMessage *msg, void *userdata)
                 }
                 log_link_debug(l, "New link %d.", l->ifindex);
                 is_new = true;
-                originals_apply(&m->saved_originals, l, msg->devconf, msg->devconf_known);
+                saved = originals_find(&m->saved_originals, l->ifindex, l->ifname);
+                if (saved)
+                        originals_take(saved, msg->devconf, msg->devconf_known, l->original, l->changed);
         } else {
-                link_bus_snapshot(l, &before);
+                link_begin_change(l, &before);
                 r = link_update(l, msg, &reconfigure);
                 if (r < 0) {
                         log_oom();
@@ -365,9 +467,9 @@ static void manager_on_link_message(const LinkMessage *msg, void *userdata)
         if (reconfigure && !m->check_only)
                 (void) link_configure(l);
         if (is_new)
-                link_bus_emit_added(l);
+                link_notify(l, LINK_EVENT_ADDED);
         else
-                link_bus_emit_changes(l, &before);
+                link_end_change(l, &before);
 }
 
 static void manager_on_link_removed(int ifindex, void *userdata)
@@ -377,7 +479,7 @@ static void manager_on_link_removed(int ifindex, void *userdata)
 
         if (!l)
                 return;
-        link_bus_emit_removed(l); /* while the object can still be found */
+        link_notify(l, LINK_EVENT_REMOVED); /* while the link can still be found */
         intmap_remove(&m->links, ifindex);
         log_link_debug(l, "Link %d removed.", ifindex);
         link_free(l);
@@ -395,11 +497,11 @@ static void manager_on_ipv6_changed(int ifindex, void *userdata)
                 .ifindex = l->ifindex, .ifname = l->ifname, .altnames = l->altnames, .kind = l->kind,
                 .type = l->type, .mac = l->has_mac ? &l->mac : NULL, .flags = l->flags, .mtu = l->mtu,
         };
-        LinkBusSnapshot before;
-        link_bus_snapshot(l, &before);
+        LinkSnapshot before;
+        link_begin_change(l, &before);
         if (link_update(l, &same, &reconfigure) >= 0 && reconfigure)
                 (void) link_configure(l);
-        link_bus_emit_changes(l, &before);
+        link_end_change(l, &before);
 }
 
 #define ENUMERATE_ATTEMPTS 3
@@ -428,14 +530,15 @@ int manager_enumerate(Manager *m)
                 return log_error_errno(r, "Failed to enumerate links: %m");
 
         /* Links missing from the dump vanished while we were not listening — or an interrupted
-         * dump skipped them. Ask the kernel about each before forgetting it. */
+         * dump skipped them. Ask the kernel about each before forgetting it (glibc says ENXIO
+         * for an ifindex it does not have). */
         for (size_t i = 0; i < n; i++) {
                 Link *l = links[i];
                 char name[IF_NAMESIZE];
 
                 if (l->seen)
                         continue;
-                if (manager_ifindex_to_name(m, l->ifindex, name) == -ENODEV)
+                if (!if_indextoname((unsigned) l->ifindex, name) && (errno == ENXIO || errno == ENODEV))
                         manager_on_link_removed(l->ifindex, m);
         }
         return 0;
@@ -476,26 +579,17 @@ void manager_notify_status(Manager *m)
                           m->policy ? m->policy->n_files : 0);
 }
 
-/* Each published deprecated-sysctl event becomes the DeprecatedSysctl signal. */
-static void manager_on_audit_event(const AuditEvent *e, void *userdata)
+/* The audit's ifindex resolver: the name the kernel gives the ifindex now. */
+static int manager_resolve_ifindex(int ifindex, char *buf, size_t len, void *userdata)
 {
-        Manager *m = userdata;
-        AuditBusEvent b = {
-                .realtime_usec = e->realtime_usec,
-                .source = audit_event_source_to_string(e->source),
-                .pid = e->pid,
-                .comm = e->comm,
-                .exe = e->exe,
-                .name = e->name,
-                .n_name = e->n_name,
-                .path = e->path,
-                .repeats = e->repeats,
-        };
-        int r;
+        char name[IF_NAMESIZE];
 
-        r = audit_bus_emit_deprecated_sysctl(m, &b);
-        if (r < 0)
-                log_warning_errno(r, "Failed to send the DeprecatedSysctl signal, ignoring: %m");
+        if (ifindex <= 0 || !if_indextoname((unsigned) ifindex, name))
+                return -ENODEV;
+        if (strlen(name) >= len)
+                return -ENOBUFS;
+        strcpy(buf, name);
+        return 0;
 }
 
 /* The deprecated sysctl(2) audit: optional, never stops the daemon. */
@@ -503,14 +597,25 @@ static void manager_start_audit(Manager *m)
 {
         int r;
 
-        r = audit_manager_new(m, m->config.audit_history, &m->audit);
+        r = audit_manager_new(m->event, m->root, m->config.audit_history, manager_resolve_ifindex, m, &m->audit);
         if (r < 0) {
                 log_warning_errno(r, "Failed to set up the deprecated sysctl(2) audit, continuing without: %m");
                 return;
         }
-        m->audit->on_event = manager_on_audit_event;
-        m->audit->on_event_userdata = m;
         audit_manager_start(m->audit, &m->config, m->kmsg_path);
+}
+
+/* Reads (and removes) what the last clean stop saved, for the links of the first pass. */
+static void manager_load_originals(Manager *m)
+{
+        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+        char netns[ORIGINALS_NETNS_MAX];
+        int r;
+
+        manager_netns_id(m, netns);
+        r = dir ? originals_load(dir, netns, &m->saved_originals) : -ENOMEM;
+        if (r < 0)
+                log_warning_errno(r, "Failed to read the knob values saved at the last stop, ignoring: %m");
 }
 
 int manager_start(Manager *m)
@@ -521,11 +626,8 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
 
-        if (!m->check_only) {
-                r = originals_load(m, &m->saved_originals);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to read the knob values saved at the last stop, ignoring: %m");
-        }
+        if (!m->check_only)
+                manager_load_originals(m);
         r = manager_enumerate(m);
         originals_done(&m->saved_originals); /* they belong to the links present now */
         if (r < 0)
@@ -544,8 +646,7 @@ int manager_start(Manager *m)
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
 
-        /* The D-Bus face comes after the kernel-facing job, and never stops it. */
-        manager_bus_start(m);
+        /* The D-Bus face comes next (main.c), after the kernel-facing job, and never stops it. */
         manager_follow_network_manager(m);
         return 0;
 }

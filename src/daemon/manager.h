@@ -2,19 +2,40 @@
 #pragma once
 
 /*
- * The Manager owns the event loop, the netlink sockets, the configuration and the links.
+ * The Manager owns the event loop, the configuration, the netlink sockets and the links.
+ *
+ * Layering: each layer calls only the layers below it; what goes up goes through a hook the
+ * lower layer owns (a function pointer plus userdata, set by whoever sits above).
+ *
+ *   main.c, check.c       build the Manager, then (main.c) its D-Bus face, and run the loop
+ *   *-bus.c               the D-Bus faces: manager-bus.c owns the connection (ManagerBus) and
+ *                         plugs into the hooks below; link-bus.c and audit-bus.c serve their
+ *                         objects. Faces may call into the core; the core never names them.
+ *   manager.c             the link table (by ifindex), configuration sets and reload; routes
+ *                         netlink events to links, and supplies each link's effective values
+ *                         (policy < NetworkManager < runtime). Hook: reloaded.
+ *   link.c                one Link: state, the write path to /proc/sys. Knows only its
+ *                         LinkContext (link.h): conf dirs, kernel knobs, the effective-value
+ *                         source, and the observer hook (added / changed / removed).
+ *   nm.c                  NetworkManager profiles, looked up by ifindex; hook: changed(ifindex).
+ *   audit*.c              deprecated sysctl(2) events; given an ifindex resolver; hook: on_event.
+ *   netlink.c             parses link messages, hands them to NetlinkHandlers.
+ *   policy.c, runtime-config.c, daemon-config.c, originals.c, bus-validate.c, nm-parse.c
+ *                         pure parsers and tables over plain data.
+ *   src/shared/           helpers that know nothing of the daemon and never log.
+ *
+ * tests/check-include-graph.py keeps it so: no include circle in src/daemon except a *-bus.c
+ * face with the object it serves.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "bus-util.h"
 #include "daemon-config.h"
-#include "link.h"
 #include "intmap.h"
 #include "knob.h"
+#include "link.h"
 #include "originals.h"
 #include "policy.h"
 #include "runtime-config.h"
@@ -22,26 +43,29 @@
 typedef struct Netlink Netlink;
 typedef struct AuditManager AuditManager;
 typedef struct NMState NMState;
+typedef struct Manager Manager;
 
-typedef struct Manager {
+typedef void (*ManagerReloadedFn)(Manager *m, void *userdata);
+
+struct Manager {
         sd_event *event;
         char *root;       /* config root ("" = /) */
         char *proc_root;  /* normally "/proc" */
         bool check_only;      /* --check: enumerate and report, never write */
         unsigned n_config_errors; /* problems found by the last load */
 
-        int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
-        int ioctl_fd;                  /* for SIOCGIFNAME */
-        bool knob_supported[_KNOB_MAX];
-        bool knob_missing_warned[_KNOB_MAX];
-        bool mld_all_warned;
+        /* What every link is given: conf dirs, kernel knobs, manager_effective(), observer. */
+        LinkContext link_ctx;
 
         DaemonConfig config;
         Policy *policy;
         RuntimeConfig *runtime;
+        /* NetworkManager profiles (nm.c): NULL with [Daemon] NetworkManager=no. */
+        NMState *nm;
 
         IntMap links; /* ifindex → Link* */
         Netlink *netlink;
+        unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
 
         /* Deprecated sysctl(2) audit (audit.c); NULL if it could not be set up. */
         AuditManager *audit;
@@ -49,25 +73,14 @@ typedef struct Manager {
 
         /* Originals saved at the last clean stop (originals.c), applied during the first pass. */
         Originals saved_originals;
-
-        unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
         bool ready;
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
 
-        /* D-Bus face (manager-bus.c). bus exists from manager_bus_start() on, also while sd-bus
-         * waits for the bus socket to appear (sd_bus_set_watch_bind()); it is NULL only while
-         * bus_reconnect_source waits after connections that failed before they were up. */
-        sd_bus *bus;
-        bool bus_up;            /* the current connection got as far as Hello (Connected) */
-        unsigned bus_failures;  /* connections in a row that failed before they were up */
-        sd_event_source *bus_reconnect_source;
-        bool bus_down_logged;
-        BusPolkitRegistry polkit_registry;
-
-        /* NetworkManager profiles (nm.c): NULL with [Daemon] NetworkManager=no. */
-        NMState *nm;
-} Manager;
+        /* Observer of the manager itself (the D-Bus face): told after every reload. */
+        ManagerReloadedFn reloaded;
+        void *reloaded_userdata;
+};
 
 int manager_new(const char *root, Manager **ret);
 Manager *manager_free(Manager *m);
@@ -89,12 +102,10 @@ int manager_open_netlink(Manager *m);
 int manager_enumerate(Manager *m); /* full dump + mark/sweep */
 
 Link *manager_get_link(Manager *m, int ifindex);
-
-/* link_configure() and PropertiesChanged for whatever it changed. */
-int manager_link_configure(Manager *m, Link *l);
-
-/* Name currently carried by ifindex, via SIOCGIFNAME. 0 or -errno (-ENODEV if gone). */
-int manager_ifindex_to_name(Manager *m, int ifindex, char ret[16]);
+/* The live link carrying name as its name or an alternative name, or NULL. */
+Link *manager_get_link_by_name(Manager *m, const char *name);
+/* All links ordered by ifindex; the caller frees the array. 0 or -ENOMEM. */
+int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n);
 
 /* Diagnostic sink for config problems: logs "FILE:LINE: message". */
 void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message);

@@ -15,6 +15,7 @@
  * connection drops, the table is kept until the bus is back and NetworkManager is read again.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -24,9 +25,7 @@
 #include <systemd/sd-event.h>
 
 #include "fnv.h"
-#include "link.h"
 #include "log.h"
-#include "manager.h"
 #include "nm-parse.h"
 #include "nm.h"
 #include "strv.h"
@@ -87,11 +86,13 @@ struct NMSync {
 };
 
 struct NMState {
-        Manager *manager;
-        sd_bus *bus; /* borrowed reference to m->bus while attached */
+        NMChangedFn changed;   /* a device's values changed: its link needs configuring */
+        ConfigDiagFn diag;     /* problems in a profile */
+        void *userdata;
+
+        sd_bus *bus; /* a reference to the bus given by nm_set_bus() while attached */
         sd_bus_slot *match_owner, *match_props, *match_device, *match_active, *match_updated;
         sd_bus_slot *owner_call;
-        sd_event_source *post_source;
         char *owner; /* unique name of NetworkManager, NULL while absent */
 
         NMEntry *entries;
@@ -131,10 +132,10 @@ static void nm_entries_free(NMEntry *e, size_t n)
         free(e);
 }
 
-static const NMEntry *nm_find(const NMEntry *e, size_t n, const char *ifname)
+static const NMEntry *nm_find(const NMEntry *e, size_t n, int ifindex)
 {
         for (size_t i = 0; i < n; i++)
-                if (streq(e[i].ifname, ifname))
+                if (e[i].ifindex == ifindex)
                         return &e[i];
         return NULL;
 }
@@ -154,17 +155,6 @@ static bool nm_entry_equal(const NMEntry *a, const NMEntry *b)
         return true;
 }
 
-static Link *nm_link_by_name(NMState *nm, const char *ifname)
-{
-        size_t i = 0;
-        void *v;
-
-        while (intmap_iterate(&nm->manager->links, &i, &v))
-                if (streq(((Link *) v)->ifname, ifname))
-                        return v;
-        return NULL;
-}
-
 static unsigned nm_count_knobs(const KnobSetting knobs[_KNOB_MAX])
 {
         unsigned n = 0;
@@ -174,8 +164,9 @@ static unsigned nm_count_knobs(const KnobSetting knobs[_KNOB_MAX])
         return n;
 }
 
-/* Swaps in a new table and reconfigures every link whose values changed. The old table stays
- * alive until then: links point at its source strings until they are reconfigured. */
+/* Swaps in a new table and tells the owner about every ifindex whose values changed. The old
+ * table stays alive until then: links point at its source strings until they are configured
+ * again. */
 static void nm_table_replace(NMState *nm, NMEntry *entries, size_t n)
 {
         NMEntry *old = nm->entries;
@@ -189,9 +180,8 @@ static void nm_table_replace(NMState *nm, NMEntry *entries, size_t n)
                 size_t len = pass == 0 ? n_old : n;
 
                 for (size_t i = 0; i < len; i++) {
-                        const NMEntry *was = nm_find(old, n_old, list[i].ifname);
-                        const NMEntry *now = nm_find(entries, n, list[i].ifname);
-                        Link *l;
+                        const NMEntry *was = nm_find(old, n_old, list[i].ifindex);
+                        const NMEntry *now = nm_find(entries, n, list[i].ifindex);
 
                         if (pass == 1 && was)
                                 continue; /* handled in the first pass */
@@ -215,9 +205,7 @@ static void nm_table_replace(NMState *nm, NMEntry *entries, size_t n)
                                 log_info("%s: no NetworkManager profile values any more, falling back.",
                                          was->ifname);
 
-                        l = nm_link_by_name(nm, list[i].ifname);
-                        if (l)
-                                (void) manager_link_configure(nm->manager, l);
+                        nm->changed(list[i].ifindex, nm->userdata);
                 }
         }
         nm_entries_free(old, n_old);
@@ -311,7 +299,10 @@ static void nm_sync_finish(NMSync *s)
                 for (size_t j = 0; j < a->n_devices; j++) {
                         NMSyncDevice *d = &a->devices[j];
 
-                        if (!d->ifname || strlen(d->ifname) >= IF_NAMESIZE || nm_find(entries, n, d->ifname))
+                        /* Keyed by ifindex: a device NetworkManager has no kernel link for (0)
+                                 * has nothing to configure. */
+                        if (!d->ifname || strlen(d->ifname) >= IF_NAMESIZE || d->ifindex <= 0 ||
+                            nm_find(entries, n, d->ifindex))
                                 continue;
                         if (n >= NM_ENTRIES_MAX) {
                                 if (!nm->overflow_logged)
@@ -414,7 +405,6 @@ static int nm_device_property(sd_bus_message *m, const char *key, void *ud)
 {
         NMSyncDevice *d = ud;
         const char *s;
-        uint32_t u;
         int r;
 
         if (streq(key, "Interface")) {
@@ -424,13 +414,6 @@ static int nm_device_property(sd_bus_message *m, const char *key, void *ud)
                 free(d->ifname);
                 d->ifname = strdup(s);
                 return d->ifname ? 1 : -ENOMEM;
-        }
-        if (streq(key, "Ifindex")) {
-                r = sd_bus_message_read(m, "v", "u", &u);
-                if (r < 0)
-                        return r;
-                d->ifindex = (int) u;
-                return 1;
         }
         return 0;
 }
@@ -448,6 +431,9 @@ static int nm_on_device(sd_bus_message *reply, void *userdata, sd_bus_error *err
                         log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
                         d->ifname = nm_mfree(d->ifname);
                 }
+                /* NetworkManager's devices carry no ifindex: the link of that name in igmpd's
+                 * namespace, which is NetworkManager's. */
+                d->ifindex = d->ifname ? (int) if_nametoindex(d->ifname) : 0;
         }
         nm_sync_done_one(s);
         return 0;
@@ -484,7 +470,7 @@ static int nm_parse_user_data(NMSync *s, NMSyncActive *a, sd_bus_message *m)
         bool report = n > 0 && !nm_reported_before(s->nm, h);
         for (size_t i = 0; i < n; i++)
                 (void) nm_user_data_apply(a->id, pairs[i].key, pairs[i].value, a->knobs,
-                                          report ? manager_config_diag : NULL, s->nm->manager);
+                                          report ? s->nm->diag : NULL, s->nm->userdata);
 
         r = sd_bus_message_exit_container(m);
         if (r < 0)
@@ -823,7 +809,7 @@ static int nm_on_change_signal(sd_bus_message *m, void *userdata, sd_bus_error *
         return 0;
 }
 
-/* ---- attaching to the manager's bus ---- */
+/* ---- attaching to the bus ---- */
 
 static void nm_detach(NMState *nm)
 {
@@ -882,14 +868,9 @@ static int nm_attach(NMState *nm, sd_bus *bus)
         return 0;
 }
 
-void nm_bus_changed(NMState *nm)
+void nm_set_bus(NMState *nm, sd_bus *bus)
 {
-        sd_bus *bus;
-
-        if (!nm)
-                return;
-        bus = nm->manager->bus;
-        if (bus == nm->bus)
+        if (!nm || bus == nm->bus)
                 return;
         if (nm->bus)
                 nm_detach(nm);
@@ -897,31 +878,21 @@ void nm_bus_changed(NMState *nm)
                 (void) nm_attach(nm, bus);
 }
 
-static int nm_on_post(sd_event_source *s, void *userdata)
-{
-        nm_bus_changed(userdata);
-        return 0;
-}
-
 /* ---- public ---- */
 
-int nm_new(Manager *m, NMState **ret)
+int nm_new(NMChangedFn changed, ConfigDiagFn diag, void *userdata, NMState **ret)
 {
-        _cleanup_(nm_freep) NMState *nm = NULL;
-        int r;
+        NMState *nm;
+
+        assert(changed);
 
         nm = calloc(1, sizeof *nm);
         if (!nm)
                 return -ENOMEM;
-        nm->manager = m;
-
-        /* A post source runs only after another event was dispatched: no wake-ups of its own. */
-        r = sd_event_add_post(m->event, &nm->post_source, nm_on_post, nm);
-        if (r < 0)
-                return r;
-
-        nm_bus_changed(nm);
-        *ret = TAKE_PTR(nm);
+        nm->changed = changed;
+        nm->diag = diag;
+        nm->userdata = userdata;
+        *ret = nm;
         return 0;
 }
 
@@ -930,19 +901,18 @@ NMState *nm_free(NMState *nm)
         if (!nm)
                 return NULL;
         nm_detach(nm);
-        sd_event_source_disable_unref(nm->post_source);
         nm_entries_free(nm->entries, nm->n_entries);
         free(nm);
         return NULL;
 }
 
-void nm_merge(const NMState *nm, const char *ifname, KnobValue out[_KNOB_MAX])
+void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX])
 {
         const NMEntry *e;
 
-        if (!nm || !ifname)
+        if (!nm || ifindex <= 0)
                 return;
-        e = nm_find(nm->entries, nm->n_entries, ifname);
+        e = nm_find(nm->entries, nm->n_entries, ifindex);
         if (e)
                 nm_knobs_overlay(e->knobs, e->source, out);
 }

@@ -3,17 +3,18 @@
 
 /*
  * The NetworkManager layer: follows org.freedesktop.NetworkManager on the system bus and keeps,
- * per interface name, the knob values found in the user data ("user.data", keys
+ * per device (by ifindex), the knob values found in the user data ("user.data", keys
  * "igmpd.<knob>") of the profile active on that device. Sits between policy files and runtime
  * changes in manager_effective(). Asynchronous throughout: it never blocks the event loop, and
  * NetworkManager being absent, restarting or appearing later only changes which values apply.
  */
 
 #include <stddef.h>
+#include <systemd/sd-bus.h>
 
+#include "conf-parser.h"
 #include "policy.h"
 
-typedef struct Manager Manager;
 typedef struct NMState NMState;
 
 /* At most this many devices carry NetworkManager values at once; more are ignored (logged). */
@@ -21,21 +22,26 @@ typedef struct NMState NMState;
 /* At most this many active connections are looked at per resynchronisation. */
 #define NM_ACTIVE_MAX 1024
 
-/* Creates the follower. It uses m->bus whenever the manager has a bus connection: it attaches
- * when one appears and detaches when it goes (see nm_bus_changed()). 0 or -ENOMEM. */
-int nm_new(Manager *m, NMState **ret);
+/* The values for the link with this ifindex changed (appeared, changed or went away): it needs
+ * configuring again. */
+typedef void (*NMChangedFn)(int ifindex, void *userdata);
+
+/* Creates the follower, not attached to any bus yet. changed is called for every ifindex whose
+ * values change; diag gets the problems found in profiles (once per profile content). 0 or
+ * -ENOMEM. */
+int nm_new(NMChangedFn changed, ConfigDiagFn diag, void *userdata, NMState **ret);
 NMState *nm_free(NMState *nm);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NMState *, nm_free);
 
-/* Re-checks m->bus and (re)attaches or detaches. Also called automatically after every event
- * dispatch, so no change to the bus code is needed. */
-void nm_bus_changed(NMState *nm);
+/* The bus connection to follow NetworkManager on, or NULL when there is none; the D-Bus face
+ * calls it whenever its connection changes. Calls made on a connection that is not up yet wait
+ * in it. A NULL nm is a no-op. */
+void nm_set_bus(NMState *nm, sd_bus *bus);
 
-/* Overlays the values of the NetworkManager profile active on ifname, with source
- * "NetworkManager:<profile id>". No-op for nm == NULL or an unknown ifname. The source string
- * stays valid until the next change of that link's NetworkManager values, which reconfigures
- * the link. */
-void nm_merge(const NMState *nm, const char *ifname, KnobValue out[_KNOB_MAX]);
+/* Overlays the values of the NetworkManager profile active on the device with this ifindex,
+ * with source "NetworkManager:<profile id>". No-op for nm == NULL or an unknown ifindex. The
+ * source string stays valid until changed() is called for that ifindex. */
+void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX]);
 
 /* Number of devices carrying NetworkManager values now (for status and tests). */
 size_t nm_n_entries(const NMState *nm);

@@ -8,34 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
-#include "conf-files.h"
 #include "fs-util.h"
 #include "ifname.h"
-#include "intmap.h"
-#include "link.h"
 #include "log.h"
-#include "manager.h"
 #include "originals.h"
 #include "parse-util.h"
 
-#define ORIGINALS_DIR "/run/igmpd"
-#define ORIGINALS_NAME "originals"
 #define ORIGINALS_HEADER "igmpd-originals 2"
 #define ORIGINALS_MAX 65536 /* links */
-
-/* "DEV:INO" of the network namespace igmpd runs in, or "" if unknown. */
-static void netns_id(Manager *m, char buf[64])
-{
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-
-        buf[0] = '\0';
-        if (asprintf(&path, "%s/self/ns/net", m->proc_root) < 0 || stat(path, &st) < 0)
-                return;
-        snprintf(buf, 64, "%llu:%llu", (unsigned long long) st.st_dev, (unsigned long long) st.st_ino);
-}
 
 /* The next blank-separated field of *p, NUL-terminated in place; NULL at the end. */
 static char *next_field(char **p)
@@ -108,17 +90,17 @@ static int entry_compare(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
-int originals_load(Manager *m, Originals *ret)
+int originals_load(const char *dir, const char *netns, Originals *ret)
 {
-        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR), *path = NULL, *line = NULL;
-        char id[64], header[128];
+        _cleanup_free_ char *path = NULL, *line = NULL;
+        char header[128];
         size_t size = 0, allocated = 0;
         unsigned lineno = 1;
         Originals o = {};
         FILE *f;
 
         *ret = (Originals) {};
-        if (!dir || asprintf(&path, "%s/" ORIGINALS_NAME, dir) < 0)
+        if (asprintf(&path, "%s/" ORIGINALS_NAME, dir) < 0)
                 return -ENOMEM;
         f = fopen(path, "re");
         if (!f)
@@ -127,9 +109,8 @@ int originals_load(Manager *m, Originals *ret)
         if (unlink(path) < 0)
                 log_debug_errno(errno, "Failed to remove %s, ignoring: %m", path);
 
-        netns_id(m, id);
-        snprintf(header, sizeof header, ORIGINALS_HEADER " %s\n", id);
-        if (isempty(id) || getline(&line, &size, f) < 0 || !streq(line, header)) {
+        snprintf(header, sizeof header, ORIGINALS_HEADER " %s\n", netns);
+        if (isempty(netns) || getline(&line, &size, f) < 0 || !streq(line, header)) {
                 log_debug("%s is from another network namespace or version, ignoring it.", path);
                 fclose(f);
                 return 0;
@@ -158,64 +139,44 @@ int originals_load(Manager *m, Originals *ret)
                 o.entries[o.n++] = e;
         }
         fclose(f);
-        /* By ifindex, for originals_apply()'s binary search: one lookup per link at start. */
+        /* By ifindex, for originals_find()'s binary search: one lookup per link at start. */
         if (o.n > 1)
                 qsort(o.entries, o.n, sizeof *o.entries, entry_compare);
         log_debug("Read the original knob values of %zu link(s) saved at the last stop.", o.n);
         *ret = o;
-        return 0;
+        return 1;
 }
 
-int originals_save(Manager *m)
+int originals_save(const char *dir, const char *netns, const OriginalEntry *entries, size_t n)
 {
-        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR), *buf = NULL;
-        size_t size = 0, n = 0, i = 0;
-        char id[64];
-        void *v;
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
         FILE *f;
         int r;
 
-        if (!dir)
-                return -ENOMEM;
-        netns_id(m, id);
-        if (isempty(id))
-                return -EOPNOTSUPP;
+        if (n == 0)
+                return 0;
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        fprintf(f, ORIGINALS_HEADER " %s\n", id);
-        while (intmap_iterate(&m->links, &i, &v)) {
-                Link *l = v;
-                bool any = false;
+        fprintf(f, ORIGINALS_HEADER " %s\n", netns);
+        for (size_t i = 0; i < n; i++) {
+                const OriginalEntry *e = &entries[i];
 
-                if (!ifname_valid(l->ifname))
-                        continue;
-                for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        if (!l->changed[k] || !l->kernel_known[k])
-                                continue;
-                        if (!any)
-                                fprintf(f, "%d %s", l->ifindex, l->ifname);
-                        fprintf(f, " %s=%" PRIi32 "/%" PRIi32, knob_to_string(k), l->original[k], l->kernel[k]);
-                        any = true;
-                        n++;
-                }
-                if (any)
-                        fputc('\n', f);
+                fprintf(f, "%d %s", e->ifindex, e->ifname);
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (e->set[k])
+                                fprintf(f, " %s=%" PRIi32 "/%" PRIi32, knob_to_string(k), e->original[k],
+                                        e->written[k]);
+                fputc('\n', f);
         }
-        if (fclose(f) != 0) {
-                free(TAKE_PTR(buf));
+        if (fclose(f) != 0)
                 return -ENOMEM;
-        }
-        if (n == 0)
-                return 0; /* nothing to undo later; load() has removed any older file */
         r = write_file_atomic(dir, ORIGINALS_NAME, buf);
-        if (r >= 0)
-                log_debug("Saved %zu original knob value(s) to %s/" ORIGINALS_NAME ".", n, dir);
-        return r;
+        return r < 0 ? r : 1;
 }
 
-void originals_apply(const Originals *o, Link *l, const int32_t devconf[_KNOB_MAX],
-                     const bool devconf_known[_KNOB_MAX])
+const OriginalEntry *originals_find(const Originals *o, int ifindex, const char *ifname)
 {
         size_t lo = 0, hi = o ? o->n : 0;
 
@@ -223,30 +184,34 @@ void originals_apply(const Originals *o, Link *l, const int32_t devconf[_KNOB_MA
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
 
-                if (o->entries[mid].ifindex < l->ifindex)
+                if (o->entries[mid].ifindex < ifindex)
                         lo = mid + 1;
                 else
                         hi = mid;
         }
-        for (size_t i = lo; o && i < o->n && o->entries[i].ifindex == l->ifindex; i++) {
-                const OriginalEntry *e = &o->entries[i];
+        for (size_t i = lo; o && i < o->n && o->entries[i].ifindex == ifindex; i++)
+                if (streq(o->entries[i].ifname, ifname))
+                        return &o->entries[i];
+        return NULL;
+}
 
-                if (!streq(e->ifname, l->ifname))
+void originals_take(const OriginalEntry *e, const int32_t devconf[_KNOB_MAX], const bool devconf_known[_KNOB_MAX],
+                    int32_t original[_KNOB_MAX], bool changed[_KNOB_MAX])
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                if (!e->set[k] || changed[k] || !devconf_known[k])
                         continue;
-                for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        if (!e->set[k] || l->changed[k] || !devconf_known[k])
-                                continue;
-                        /* Only igmpd's own change is undone: if the knob no longer holds what
-                         * igmpd wrote, someone else set it while igmpd was stopped. */
-                        if (!knob_value_matches(k, e->written[k], devconf[k])) {
-                                log_link_debug(l, "%s changed while igmpd was stopped (%d, igmpd had set %d); "
-                                               "leaving it to whoever changed it.", knob_to_string(k), devconf[k],
-                                               e->written[k]);
-                                continue;
-                        }
-                        l->original[k] = e->original[k];
-                        l->changed[k] = true;
+                /* Only igmpd's own change is undone: if the knob no longer holds what igmpd
+                 * wrote, someone else set it while igmpd was stopped. */
+                if (!knob_value_matches(k, e->written[k], devconf[k])) {
+                        log_internal(LOG_DEBUG, 0, e->ifname, e->ifindex, NULL,
+                                     "%s changed while igmpd was stopped (%d, igmpd had set %d); "
+                                     "leaving it to whoever changed it.", knob_to_string(k), devconf[k],
+                                     e->written[k]);
+                        continue;
                 }
+                original[k] = e->original[k];
+                changed[k] = true;
         }
 }
 

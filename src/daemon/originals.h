@@ -25,8 +25,8 @@
 #include "knob.h"
 #include "macro.h"
 
-typedef struct Link Link;
-typedef struct Manager Manager;
+#define ORIGINALS_NAME "originals"
+#define ORIGINALS_NETNS_MAX 64 /* the namespace id, "DEV:INO" */
 
 typedef struct OriginalEntry {
         int ifindex;
@@ -37,21 +37,27 @@ typedef struct OriginalEntry {
 } OriginalEntry;
 
 typedef struct Originals {
-        OriginalEntry *entries;
+        OriginalEntry *entries; /* ordered by ifindex */
         size_t n;
 } Originals;
 
 /* One "IFINDEX IFNAME KNOB=ORIGINAL/WRITTEN …" line (no newline). 0 or -EINVAL. Pure. */
 int originals_parse_line(const char *line, OriginalEntry *ret);
 
-/* Reads and removes the file; entries of another namespace or a bad header are dropped,
- * bad lines skipped (logged at debug level). A missing file is no entries. */
-int originals_load(Manager *m, Originals *ret);
-/* Writes the file for every link knob igmpd changed (atomically: temp file, rename). */
-int originals_save(Manager *m);
+/* Reads and removes DIR/originals. 1 with *ret filled; 0 with none if there is no file, or it
+ * belongs to another network namespace (netns, "" if unknown) or version; -errno. Bad lines
+ * are skipped (logged at debug level). */
+int originals_load(const char *dir, const char *netns, Originals *ret);
+/* Writes entries[0…n) to DIR/originals atomically (temp file, fsync, rename). 1 if written, 0
+ * if n is 0 (nothing to undo later: originals_load() removed any older file), -errno. */
+int originals_save(const char *dir, const char *netns, const OriginalEntry *entries, size_t n);
 
-/* For a link seen for the first time at start: takes back the originals that belong to it,
- * given the current kernel values it came with (devconf, known[] false where not carried). */
-void originals_apply(const Originals *o, Link *l, const int32_t devconf[_KNOB_MAX],
-                     const bool devconf_known[_KNOB_MAX]);
+/* The entry saved for this ifindex and name, or NULL. */
+const OriginalEntry *originals_find(const Originals *o, int ifindex, const char *ifname);
+/* For a link seen for the first time at start: takes back into original[] and changed[] the
+ * saved originals whose knob still holds what igmpd wrote, given the current kernel values
+ * (devconf, known[] false where not carried). A knob someone else changed meanwhile is left
+ * alone. */
+void originals_take(const OriginalEntry *e, const int32_t devconf[_KNOB_MAX], const bool devconf_known[_KNOB_MAX],
+                    int32_t original[_KNOB_MAX], bool changed[_KNOB_MAX]);
 void originals_done(Originals *o);

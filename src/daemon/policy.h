@@ -51,6 +51,7 @@ typedef struct Policy {
 
 /* What matching needs to know of a link: plain data, no kernel I/O. */
 typedef struct LinkInfo {
+        int ifindex;           /* not matched on; for the sources keyed by it (NetworkManager) */
         const char *name;
         char *const *altnames; /* NULL-terminated or NULL */
         const char *kind;      /* IFLA_INFO_KIND or NULL */
