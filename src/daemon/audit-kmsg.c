@@ -69,11 +69,6 @@ bool audit_kmsg_is_active(const AuditKmsg *k)
         return k && k->active;
 }
 
-uint64_t audit_kmsg_lost(const AuditKmsg *k)
-{
-        return k ? k->n_lost : 0;
-}
-
 static void kmsg_save_seq(AuditKmsg *k);
 
 /* Also the stop hook: on shutdown and on a reload that restarts the sources, the cursor is

@@ -33,6 +33,3 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
                    size_t reason_size);
 AuditKmsg *audit_kmsg_free(AuditKmsg *k);
 bool audit_kmsg_is_active(const AuditKmsg *k);
-
-/* Records lost to buffer overruns (EPIPE, sequence gaps), for tests and status. */
-uint64_t audit_kmsg_lost(const AuditKmsg *k);

@@ -312,8 +312,3 @@ int netlink_enumerate(Netlink *n)
                 return r == -NLE_NOMEM ? -ENOBUFS : -EIO;
         return 0;
 }
-
-size_t netlink_get_rcvbuf(Netlink *n)
-{
-        return n->rcvbuf;
-}

@@ -54,6 +54,3 @@ Netlink *netlink_free(Netlink *n);
 /* Dumps all links, each through handlers->link. 0, -EAGAIN if the kernel flagged the dump as
  * interrupted by concurrent changes (what was received is still valid), or -errno. */
 int netlink_enumerate(Netlink *n);
-
-/* The receive buffer size the kernel actually granted (for logs and tests). */
-size_t netlink_get_rcvbuf(Netlink *n);

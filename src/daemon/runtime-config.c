@@ -263,25 +263,11 @@ int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname
         if (!ifname_valid(ifname))
                 return -EINVAL;
 
+        /* Storing nothing removes the file. */
         for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
-                _cleanup_free_ char *dir = path_join_root(root, runtime_dirs[s]);
-                _cleanup_close_ int dfd = -EBADF;
-                _cleanup_free_ char *name = NULL;
-
-                if (!dir || asprintf(&name, "%s.conf", ifname) < 0)
-                        return -ENOMEM;
-                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (dfd < 0) {
-                        if (errno == ENOENT)
-                                continue;
-                        return negative_errno();
-                }
-                if (unlinkat(dfd, name, 0) < 0) {
-                        if (errno == ENOENT)
-                                continue;
-                        return negative_errno();
-                }
-                (void) fsync(dfd);
+                int r = scope_store(root, ifname, s, (const KnobSetting[_KNOB_MAX]) {});
+                if (r < 0)
+                        return r;
         }
 
         e = find_mutable(c, ifname);
