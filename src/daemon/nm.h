@@ -17,11 +17,6 @@
 
 typedef struct NMState NMState;
 
-/* At most this many devices carry NetworkManager values at once; more are ignored (logged). */
-#define NM_ENTRIES_MAX 4096
-/* At most this many active connections are looked at per resynchronisation. */
-#define NM_ACTIVE_MAX 1024
-
 /* The values for the link with this ifindex changed (appeared, changed or went away): it needs
  * configuring again. */
 typedef void (*NMChangedFn)(int ifindex, void *userdata);
@@ -42,6 +37,3 @@ void nm_set_bus(NMState *nm, sd_bus *bus);
  * with source "NetworkManager:<profile id>". No-op for nm == NULL or an unknown ifindex. The
  * source string stays valid until changed() is called for that ifindex. */
 void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX]);
-
-/* Number of devices carrying NetworkManager values now (for status and tests). */
-size_t nm_n_entries(const NMState *nm);

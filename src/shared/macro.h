@@ -125,6 +125,12 @@ static inline bool endswith(const char *s, const char *suffix)
         return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
+static inline void *mfree(void *p)
+{
+        free(p);
+        return NULL;
+}
+
 /* Replaces *p with a copy of s (or NULL). Returns 0 or -ENOMEM. */
 /* Value of a hex digit, or -EINVAL. */
 static inline int unhexchar(char c)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Reading NetworkManager's replies: the properties of a device and of an active connection,
+ * and a profile's settings (Settings.Connection.GetSettings) down to the knob values in its
+ * user data (nm-parse.h). Problems in a profile are reported once per profile content, not on
+ * every read (NMProfileReports).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "conf-parser.h"
+#include "policy.h"
+
+#define NM_PROFILE_REPORTS_MAX 64
+
+/* Hashes of the profile contents whose problems were logged already (a ring). */
+typedef struct NMProfileReports {
+        uint64_t hashes[NM_PROFILE_REPORTS_MAX];
+        size_t n;
+} NMProfileReports;
+
+/* Whether reply is an error; if so says so at debug level ("reading WHAT of PATH failed"). */
+bool nm_reply_failed(sd_bus_message *reply, const char *what, const char *path);
+
+/* Reads the ActiveConnections property (Properties.Get reply). 0 or -errno. */
+int nm_read_active_connections(sd_bus_message *reply, char ***ret);
+
+/* What igmpd reads of a device (Properties.GetAll of NM_IFACE_DEVICE). */
+typedef struct NMDeviceProps {
+        char *ifname;   /* Interface (NetworkManager's devices carry no ifindex) */
+        char *active;   /* ActiveConnection, "/" for none */
+} NMDeviceProps;
+
+/* What igmpd reads of an active connection (Properties.GetAll of NM_IFACE_ACTIVE). */
+typedef struct NMActiveProps {
+        char *id;
+        char *connection; /* the profile's object path, "/" for none */
+        char **devices;
+        uint32_t state;
+        int vpn;
+} NMActiveProps;
+
+/* Fill *ret (freed first with the _done() functions, which leave it zeroed). 0 or -errno. */
+int nm_read_device_props(sd_bus_message *reply, NMDeviceProps *ret);
+void nm_device_props_done(NMDeviceProps *p);
+int nm_read_active_props(sd_bus_message *reply, NMActiveProps *ret);
+void nm_active_props_done(NMActiveProps *p);
+/* Whether the connection applies its profile to its devices: activating or activated, not a
+ * VPN (which runs on top of a device's own connection), with a profile. */
+bool nm_active_props_usable(const NMActiveProps *p);
+
+/* Reads a GetSettings reply (a{sa{sv}}) of profile id: the igmpd keys of its "user" section's
+ * "data" go to knobs[] (line = 1 for set). A bad igmpd key is reported to diag once per profile
+ * content (reports). 0 or -errno (the reply was malformed; knobs[] is then cleared). */
+int nm_profile_read_settings(sd_bus_message *reply, const char *id, KnobSetting knobs[_KNOB_MAX],
+                             NMProfileReports *reports, ConfigDiagFn diag, void *userdata);
+
+/* Number of knobs set in knobs[]. */
+unsigned nm_count_knobs(const KnobSetting knobs[_KNOB_MAX]);

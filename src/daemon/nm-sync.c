@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * One read of NetworkManager's state: the calls and their fan-out (see nm-sync.h). Every call
+ * is counted while its reply is pending; the handler of the last reply ends the read.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "nm-sync.h"
+#include "strv.h"
+
+typedef struct SyncDevice {
+        char *path;
+        char *ifname;
+        int ifindex;
+        bool read; /* its properties arrived */
+} SyncDevice;
+
+typedef struct SyncActive {
+        char *path;
+        char *id;
+        char *connection;
+        bool usable;       /* state activating/activated, not a VPN, has a profile */
+        bool have_settings;
+        KnobSetting knobs[_KNOB_MAX];
+        SyncDevice *devices;
+        size_t n_devices;
+} SyncActive;
+
+typedef struct SyncCall {
+        NMSync *sync;
+        sd_bus_slot *slot;
+        size_t active; /* index into sync->actives */
+        size_t device; /* index into that active's devices */
+} SyncCall;
+
+struct NMSync {
+        NMSyncParams p;
+        bool device_read;  /* one device: actives[0].devices[0], actives[0] its active connection */
+        SyncActive *actives;
+        size_t n_actives;
+        SyncCall **calls;
+        size_t n_calls, n_pending;
+        bool failed;       /* a call could not be made: nothing is known */
+};
+
+NMSync *nm_sync_free(NMSync *s)
+{
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_calls; i++) {
+                sd_bus_slot_unref(s->calls[i]->slot);
+                free(s->calls[i]);
+        }
+        free(s->calls);
+        for (size_t i = 0; i < s->n_actives; i++) {
+                SyncActive *a = &s->actives[i];
+                for (size_t j = 0; j < a->n_devices; j++) {
+                        free(a->devices[j].path);
+                        free(a->devices[j].ifname);
+                }
+                free(a->devices);
+                free(a->path);
+                free(a->id);
+                free(a->connection);
+        }
+        free(s->actives);
+        free(s);
+        return NULL;
+}
+
+const char *nm_sync_device(const NMSync *s)
+{
+        return s && s->device_read ? s->actives[0].devices[0].path : NULL;
+}
+
+static int sync_call(NMSync *s, const char *path, const char *interface, const char *member,
+                     sd_bus_message_handler_t handler, size_t active, size_t device, const char *types, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
+        SyncCall *c, **calls;
+        va_list ap;
+        int r;
+
+        calls = realloc(s->calls, (s->n_calls + 1) * sizeof *calls);
+        if (!calls)
+                return -ENOMEM;
+        s->calls = calls;
+        c = calloc(1, sizeof *c);
+        if (!c)
+                return -ENOMEM;
+        *c = (SyncCall) { .sync = s, .active = active, .device = device };
+
+        r = sd_bus_message_new_method_call(s->p.bus, &msg, NM_BUS_NAME, path, interface, member);
+        if (r >= 0 && types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(msg, types, ap);
+                va_end(ap);
+        }
+        if (r >= 0)
+                r = sd_bus_call_async(s->p.bus, &c->slot, msg, handler, c, 0);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        s->calls[s->n_calls++] = c;
+        s->n_pending++;
+        return 0;
+}
+
+static int sync_get_all(NMSync *s, const char *path, const char *interface, sd_bus_message_handler_t handler,
+                        size_t active, size_t device)
+{
+        return sync_call(s, path, "org.freedesktop.DBus.Properties", "GetAll", handler, active, device, "s",
+                         interface);
+}
+
+/* A profile without igmpd keys is no source. */
+static bool active_applies(const SyncActive *a)
+{
+        return a->usable && a->have_settings && nm_count_knobs(a->knobs) > 0;
+}
+
+static void sync_finish(NMSync *s)
+{
+        _cleanup_free_ NMDeviceResult *results = NULL;
+        size_t n = 0, max = 0;
+
+        if (s->failed) {
+                s->p.done(s, false, NULL, 0, s->p.userdata);
+                return;
+        }
+        for (size_t i = 0; i < s->n_actives; i++)
+                max += s->actives[i].n_devices;
+        results = calloc(MAX(max, (size_t) 1), sizeof *results);
+        if (!results) {
+                log_oom();
+                s->p.done(s, false, NULL, 0, s->p.userdata);
+                return;
+        }
+        for (size_t i = 0; i < s->n_actives; i++) {
+                const SyncActive *a = &s->actives[i];
+                bool applies = active_applies(a);
+
+                if (!applies && !s->device_read)
+                        continue;
+                for (size_t j = 0; j < a->n_devices; j++) {
+                        const SyncDevice *d = &a->devices[j];
+
+                        if (!d->read)
+                                continue; /* gone, or the reply was bad */
+                        results[n++] = (NMDeviceResult) {
+                                .path = d->path,
+                                .ifname = d->ifname,
+                                .ifindex = d->ifindex,
+                                .profile = applies ? a->id : NULL,
+                                .knobs = a->knobs,
+                        };
+                }
+        }
+        s->p.done(s, true, results, n, s->p.userdata);
+}
+
+/* At the end of every reply handler: the last one ends the read (s may be freed by done()). */
+static void sync_done_one(NMSync *s)
+{
+        assert(s->n_pending > 0);
+        if (--s->n_pending == 0)
+                sync_finish(s);
+}
+
+/* Reads a device's reply into d; with ret_active, also the connection active on it. */
+static int read_device(sd_bus_message *reply, SyncDevice *d, char **ret_active)
+{
+        NMDeviceProps p = {};
+        int r;
+
+        if (nm_reply_failed(reply, "the device", d->path))
+                return -ENODEV;
+        r = nm_read_device_props(reply, &p);
+        if (r < 0)
+                log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
+        else {
+                d->ifname = TAKE_PTR(p.ifname);
+                /* The link of that name in igmpd's namespace, which is NetworkManager's. */
+                d->ifindex = d->ifname ? (int) if_nametoindex(d->ifname) : 0;
+                d->read = d->ifname != NULL;
+                if (ret_active)
+                        *ret_active = TAKE_PTR(p.active);
+        }
+        nm_device_props_done(&p);
+        return r;
+}
+
+/* A device of an active connection (full read). */
+static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        SyncCall *c = userdata;
+        NMSync *s = c->sync;
+
+        (void) read_device(reply, &s->actives[c->active].devices[c->device], NULL);
+        sync_done_one(s);
+        return 0;
+}
+
+static int on_settings(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        SyncCall *c = userdata;
+        NMSync *s = c->sync;
+        SyncActive *a = &s->actives[c->active];
+        int r;
+
+        if (!nm_reply_failed(reply, "the settings", a->connection)) {
+                r = nm_profile_read_settings(reply, a->id, a->knobs, s->p.reports, s->p.diag, s->p.diag_userdata);
+                if (r < 0)
+                        log_debug_errno(r, "NetworkManager: bad settings reply for %s, skipping: %m", a->connection);
+                else
+                        a->have_settings = true;
+        }
+        sync_done_one(s);
+        return 0;
+}
+
+/* An active connection: usable ones get their profile read, and in a full read their devices. */
+static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        SyncCall *c = userdata;
+        NMSync *s = c->sync;
+        SyncActive *a = &s->actives[c->active];
+        NMActiveProps p = {};
+        size_t n;
+        int r;
+
+        if (nm_reply_failed(reply, "the active connection", a->path))
+                goto done;
+        r = nm_read_active_props(reply, &p);
+        if (r < 0) {
+                log_debug_errno(r, "NetworkManager: bad reply for %s, skipping: %m", a->path);
+                goto done;
+        }
+        if (!nm_active_props_usable(&p))
+                goto done;
+        a->id = TAKE_PTR(p.id);
+        a->connection = TAKE_PTR(p.connection);
+
+        n = s->device_read ? 0 : strv_length(p.devices);
+        if (n > 0) {
+                a->devices = calloc(n, sizeof *a->devices);
+                if (!a->devices) {
+                        log_oom();
+                        goto done;
+                }
+                for (size_t i = 0; i < n; i++) {
+                        a->devices[i].path = strdup(p.devices[i]);
+                        if (!a->devices[i].path) {
+                                log_oom();
+                                goto done;
+                        }
+                        a->n_devices++;
+                }
+        } else if (!s->device_read)
+                goto done;
+        a->usable = true;
+
+        r = sync_call(s, a->connection, NM_IFACE_SETTINGS_CONNECTION, "GetSettings", on_settings, c->active, 0,
+                      NULL);
+        for (size_t i = 0; r >= 0 && !s->device_read && i < a->n_devices; i++)
+                r = sync_get_all(s, a->devices[i].path, NM_IFACE_DEVICE, on_device, c->active, i);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to query NetworkManager for %s, skipping it: %m", a->id);
+                a->usable = false;
+        }
+
+done:
+        nm_active_props_done(&p);
+        sync_done_one(s);
+        return 0;
+}
+
+/* A device read: the device, then the connection active on it. */
+static int on_device_read(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        SyncCall *c = userdata;
+        NMSync *s = c->sync;
+        SyncActive *a = &s->actives[0];
+        _cleanup_free_ char *active = NULL;
+        int r;
+
+        r = read_device(reply, &a->devices[0], &active);
+        if (r >= 0 && !isempty(active) && !streq(active, "/")) {
+                a->path = TAKE_PTR(active);
+                r = sync_get_all(s, a->path, NM_IFACE_ACTIVE, on_active, 0, 0);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
+                        s->failed = true;
+                }
+        }
+        sync_done_one(s);
+        return 0;
+}
+
+static int on_active_connections(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        SyncCall *c = userdata;
+        NMSync *s = c->sync;
+        _cleanup_strv_free_ char **paths = NULL;
+        size_t n;
+        int r;
+
+        if (nm_reply_failed(reply, "ActiveConnections", NM_PATH))
+                goto done; /* NetworkManager gone or broken: no profile applies */
+        r = nm_read_active_connections(reply, &paths);
+        if (r < 0) {
+                log_debug_errno(r, "NetworkManager: bad ActiveConnections reply: %m");
+                goto done;
+        }
+        n = strv_length(paths);
+        if (n > NM_ACTIVE_MAX) {
+                log_warning("NetworkManager lists %zu active connections, looking at the first %u only.", n,
+                            NM_ACTIVE_MAX);
+                n = NM_ACTIVE_MAX;
+        }
+        s->actives = calloc(MAX(n, (size_t) 1), sizeof *s->actives);
+        if (!s->actives) {
+                s->failed = true;
+                log_oom();
+                goto done;
+        }
+        for (size_t i = 0; i < n; i++) {
+                s->actives[i].path = strdup(paths[i]);
+                if (!s->actives[i].path) {
+                        s->failed = true;
+                        log_oom();
+                        goto done;
+                }
+                s->n_actives++;
+                r = sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0);
+                if (r < 0) {
+                        s->failed = true;
+                        log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
+                        goto done;
+                }
+        }
+
+done:
+        sync_done_one(s);
+        return 0;
+}
+
+int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
+{
+        NMSync *s;
+        int r;
+
+        assert(params && params->bus && params->done);
+
+        s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->p = *params;
+        if (device) {
+                s->device_read = true;
+                s->actives = calloc(1, sizeof *s->actives);
+                if (s->actives) {
+                        s->n_actives = 1;
+                        s->actives[0].devices = calloc(1, sizeof(SyncDevice));
+                }
+                if (!s->actives || !s->actives[0].devices ||
+                    !(s->actives[0].devices[0].path = strdup(device))) {
+                        nm_sync_free(s);
+                        return -ENOMEM;
+                }
+                s->actives[0].n_devices = 1;
+                r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device_read, 0, 0);
+        } else
+                r = sync_call(s, NM_PATH, "org.freedesktop.DBus.Properties", "Get", on_active_connections, 0, 0,
+                              "ss", NM_IFACE, "ActiveConnections");
+        if (r < 0) {
+                nm_sync_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}

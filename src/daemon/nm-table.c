@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The NetworkManager table (see nm-table.h).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "nm-parse.h"
+#include "nm-table.h"
+
+static void entries_free(NMEntry *e, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(e[i].device);
+                free(e[i].source);
+        }
+        free(e);
+}
+
+void nm_table_done(NMTable *t)
+{
+        entries_free(t->entries, t->n);
+        t->entries = NULL;
+        t->n = 0;
+}
+
+static const NMEntry *find(const NMEntry *e, size_t n, int ifindex)
+{
+        for (size_t i = 0; i < n; i++)
+                if (e[i].ifindex == ifindex)
+                        return &e[i];
+        return NULL;
+}
+
+const NMEntry *nm_table_find(const NMTable *t, int ifindex)
+{
+        return find(t->entries, t->n, ifindex);
+}
+
+static bool entry_equal(const NMEntry *a, const NMEntry *b)
+{
+        if (!a || !b)
+                return a == b;
+        if (!streq(a->source, b->source))
+                return false;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                if ((a->knobs[k].line > 0) != (b->knobs[k].line > 0))
+                        return false;
+                if (a->knobs[k].line > 0 && a->knobs[k].value != b->knobs[k].value)
+                        return false;
+        }
+        return true;
+}
+
+/* Swaps in a new table and reports every ifindex whose values changed. */
+static void table_replace(NMTable *t, NMEntry *entries, size_t n, NMTableChangedFn changed, void *userdata)
+{
+        NMEntry *old = t->entries;
+        size_t n_old = t->n;
+
+        t->entries = entries;
+        t->n = n;
+
+        for (size_t pass = 0; pass < 2; pass++) {
+                const NMEntry *list = pass == 0 ? old : entries;
+                size_t len = pass == 0 ? n_old : n;
+
+                for (size_t i = 0; i < len; i++) {
+                        const NMEntry *was = find(old, n_old, list[i].ifindex);
+                        const NMEntry *now = find(entries, n, list[i].ifindex);
+
+                        if (pass == 1 && was)
+                                continue; /* handled in the first pass */
+                        if (entry_equal(was, now)) {
+                                /* Unchanged: the link is not configured again and keeps pointing
+                                 * at the old source string, so that string moves to the new table. */
+                                if (was && was->source != now->source) {
+                                        char *s = ((NMEntry *) was)->source;
+                                        ((NMEntry *) was)->source = ((NMEntry *) now)->source;
+                                        ((NMEntry *) now)->source = s;
+                                }
+                                continue;
+                        }
+
+                        if (now)
+                                log_info("%s: NetworkManager profile '%s' %s, %u igmpd value%s.", now->ifname,
+                                         now->source + strlen(NM_SOURCE_PREFIX),
+                                         was && streq(was->source, now->source) ? "changed" : "is active",
+                                         nm_count_knobs(now->knobs), nm_count_knobs(now->knobs) == 1 ? "" : "s");
+                        else
+                                log_info("%s: no NetworkManager profile values any more, falling back.",
+                                         was->ifname);
+                        changed(list[i].ifindex, userdata);
+                }
+        }
+        entries_free(old, n_old);
+}
+
+/* Appends an entry for what r says about its device (there is room for it). 0 or -ENOMEM. */
+static int entry_add(NMTable *t, NMEntry *entries, size_t *n, const NMDeviceResult *r)
+{
+        NMEntry *e = &entries[*n];
+
+        /* Keyed by ifindex: a device NetworkManager has no kernel link for (0) has nothing to
+         * configure, and the first device found for an ifindex wins. */
+        if (!r->profile || !r->ifname || strlen(r->ifname) >= IF_NAMESIZE || r->ifindex <= 0 ||
+            find(entries, *n, r->ifindex))
+                return 0;
+        if (*n >= NM_ENTRIES_MAX) {
+                if (!t->overflow_logged)
+                        log_warning("More than %u NetworkManager devices with igmpd values, ignoring the rest.",
+                                    NM_ENTRIES_MAX);
+                t->overflow_logged = true;
+                return 0;
+        }
+        *e = (NMEntry) { .ifindex = r->ifindex };
+        strcpy(e->ifname, r->ifname);
+        memcpy(e->knobs, r->knobs, sizeof e->knobs);
+        e->device = strdup(r->path);
+        e->source = nm_source_name(r->profile);
+        (*n)++; /* freed with the array on failure */
+        return e->device && e->source ? 0 : -ENOMEM;
+}
+
+int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *results, size_t n_results,
+                    NMTableChangedFn changed, void *userdata)
+{
+        NMEntry *entries;
+        size_t n = 0;
+        int r = 0;
+
+        entries = calloc(t->n + n_results + 1, sizeof *entries);
+        if (!entries)
+                return -ENOMEM;
+        /* A device read keeps every entry but that device's (by object path, and by the ifindex
+         * it has now, if it is still there). */
+        for (size_t i = 0; device && r >= 0 && i < t->n; i++) {
+                const NMEntry *o = &t->entries[i];
+
+                if (streq(o->device, device) || (n_results > 0 && o->ifindex == results[0].ifindex))
+                        continue;
+                entries[n] = *o;
+                entries[n].device = strdup(o->device);
+                entries[n].source = strdup(o->source);
+                r = entries[n].device && entries[n].source ? 0 : -ENOMEM;
+                n++;
+        }
+        for (size_t i = 0; r >= 0 && i < n_results; i++)
+                r = entry_add(t, entries, &n, &results[i]);
+        if (r < 0) {
+                entries_free(entries, n);
+                return r;
+        }
+        table_replace(t, entries, n, changed, userdata);
+        return 0;
+}
+
+void nm_table_clear(NMTable *t, NMTableChangedFn changed, void *userdata)
+{
+        table_replace(t, NULL, 0, changed, userdata);
+}
