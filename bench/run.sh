@@ -74,11 +74,11 @@ done
 TMP=$(mktemp -d /tmp/igmpd-bench.XXXXXX)
 # igmpd never talks to the host's system bus here: a bus address nothing listens on, unless a
 # section starts its own private bus. While igmpd waits for a bus, sd-bus watches every
-# directory on the way to the socket (as it watches / and /run for /run/dbus/system_bus_socket),
-# so the socket is placed on a quiet path like /run's, not in /tmp, where every file other
-# programs create would wake igmpd during the idle section.
-mkdir -p "/dev/shm/igmpd-bench-$$-nobus"
-NO_BUS="unix:path=/dev/shm/igmpd-bench-$$-nobus/system_bus_socket"
+# directory on the way to the socket, so it sits where the real one does, below /run (watched:
+# /, /run and its own directory), not in /tmp or /dev/shm, where the files other programs create
+# all the time would wake igmpd during the idle section.
+mkdir -p "/run/igmpd-bench-$$-nobus"
+NO_BUS="unix:path=/run/igmpd-bench-$$-nobus/system_bus_socket"
 export DBUS_SYSTEM_BUS_ADDRESS=$NO_BUS
 RES=$TMP/results
 NSP="igb$$"
@@ -97,7 +97,7 @@ cleanup() {
                 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
                 ip netns del "$ns"
         done
-        rm -rf /dev/shm/igmpd-bench-$$ /dev/shm/igmpd-bench-$$-quiet /dev/shm/igmpd-bench-$$-nobus
+        rm -rf /dev/shm/igmpd-bench-$$ /dev/shm/igmpd-bench-$$-quiet /run/igmpd-bench-$$-nobus
         if [ -n "${BENCH_KEEP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
