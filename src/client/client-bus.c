@@ -156,8 +156,11 @@ void client_link_done(ClientLink *l)
 {
         free(l->name);
         free(l->kind);
+        free(l->type);
+        free(l->mac_address);
         free(l->state);
         free(l->last_error);
+        strv_freep(&l->alternative_names);
         strv_freep(&l->matched_files);
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 free(l->source[k]);
@@ -264,9 +267,18 @@ int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_
                 } else if (streq(name, "Name")) {
                         r = read_string_variant(m, &l->name);
                         changed |= CLIENT_PROP_NAME;
+                } else if (streq(name, "AlternativeNames")) {
+                        r = read_strv_variant(m, &l->alternative_names);
+                        changed |= CLIENT_PROP_ALTERNATIVE_NAMES;
                 } else if (streq(name, "Kind")) {
                         r = read_string_variant(m, &l->kind);
                         changed |= CLIENT_PROP_KIND;
+                } else if (streq(name, "Type")) {
+                        r = read_string_variant(m, &l->type);
+                        changed |= CLIENT_PROP_TYPE;
+                } else if (streq(name, "MACAddress")) {
+                        r = read_string_variant(m, &l->mac_address);
+                        changed |= CLIENT_PROP_MAC_ADDRESS;
                 } else if (streq(name, "State")) {
                         r = read_string_variant(m, &l->state);
                         changed |= CLIENT_PROP_STATE;
@@ -426,11 +438,14 @@ void client_link_status(const ClientLink *l, LinkStatus *ret)
         *ret = (LinkStatus) {
                 .ifindex = l->ifindex,
                 .name = l->name,
+                .alternative_names = (const char *const *) l->alternative_names,
                 .kind = l->kind,
+                .type = l->type,
                 .state = l->state,
                 .last_error = l->last_error,
                 .matched_files = (const char *const *) l->matched_files,
         };
+        snprintf(ret->mac_address, sizeof ret->mac_address, "%s", strempty(l->mac_address));
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 ret->knobs[k] = (KnobStatus) {
                         .kernel = l->kernel[k],

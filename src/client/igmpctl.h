@@ -62,8 +62,8 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
 /* What igmpctl knows of a link: the org.igmpd1.Link properties. */
 typedef struct ClientLink {
         int ifindex;
-        char *name, *kind, *state, *last_error;
-        char **matched_files;
+        char *name, *kind, *type, *mac_address, *state, *last_error;
+        char **alternative_names, **matched_files;
         int64_t kernel[_KNOB_MAX], policy[_KNOB_MAX];
         char *source[_KNOB_MAX];
         bool has[_KNOB_MAX];
@@ -88,6 +88,9 @@ enum {
         CLIENT_PROP_KNOBS = 1 << 4,
         CLIENT_PROP_MATCHED_FILES = 1 << 5,
         CLIENT_PROP_LAST_ERROR = 1 << 6,
+        CLIENT_PROP_ALTERNATIVE_NAMES = 1 << 7,
+        CLIENT_PROP_TYPE = 1 << 8,
+        CLIENT_PROP_MAC_ADDRESS = 1 << 9,
 };
 
 /* Formats a knob value for display: "200ms", "auto", "2", or "-" for -1. */

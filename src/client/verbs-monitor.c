@@ -163,7 +163,9 @@ static void print_json_link_event(const char *event, const ClientLink *l, unsign
                 unsigned bit;
                 const char *key;
         } keys[] = {
-                { CLIENT_PROP_NAME, "name" },   { CLIENT_PROP_KIND, "kind" },
+                { CLIENT_PROP_NAME, "name" },   { CLIENT_PROP_ALTERNATIVE_NAMES, "alternative_names" },
+                { CLIENT_PROP_KIND, "kind" },   { CLIENT_PROP_TYPE, "type" },
+                { CLIENT_PROP_MAC_ADDRESS, "mac_address" },
                 { CLIENT_PROP_STATE, "state" }, { CLIENT_PROP_KNOBS, "knobs" },
                 { CLIENT_PROP_MATCHED_FILES, "matched_files" }, { CLIENT_PROP_LAST_ERROR, "last_error" },
         };

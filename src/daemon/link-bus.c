@@ -29,6 +29,17 @@ int link_bus_path(int ifindex, char **ret)
         return sd_bus_path_encode(BUS_LINK_PATH_PREFIX, buf, ret);
 }
 
+/* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
+static const char *link_mac_string(const Link *l, char buf[static 18])
+{
+        const uint8_t *a = l->mac.ether_addr_octet;
+
+        if (!l->has_mac)
+                return "";
+        snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4], a[5]);
+        return buf;
+}
+
 /* ---- change announcements ---- */
 
 /* The face of the link's BusContext: the links' observer userdata (manager-bus.c plugs it in). */
@@ -44,7 +55,10 @@ static void link_bus_emit_changes(sd_bus *bus, Link *l, const LinkSnapshot *befo
                 const char *property;
         } properties[] = {
                 { LINK_CHANGE_NAME, "Name" },
+                { LINK_CHANGE_ALTNAMES, "AlternativeNames" },
                 { LINK_CHANGE_KIND, "Kind" },
+                { LINK_CHANGE_TYPE, "Type" },
+                { LINK_CHANGE_MAC, "MACAddress" },
                 { LINK_CHANGE_STATE, "State" },
                 { LINK_CHANGE_KNOBS, "Knobs" },
                 { LINK_CHANGE_MATCHED_FILES, "MatchedFiles" },
@@ -108,11 +122,14 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
         *ret = (LinkStatus) {
                 .ifindex = l->ifindex,
                 .name = l->ifname,
+                .alternative_names = (const char *const *) l->altnames,
                 .kind = l->kind,
+                .type = l->type,
                 .state = link_state_to_string(l->state),
                 .last_error = l->last_error,
                 .matched_files = matched,
         };
+        (void) link_mac_string(l, ret->mac_address);
         for (size_t i = 0; i < l->n_matched; i++)
                 matched[i] = l->matched[i]->path;
         matched[l->n_matched] = NULL;
@@ -141,6 +158,32 @@ static int property_get_kind(sd_bus *bus, const char *path, const char *interfac
                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         return property_get_string(reply, ((Link *) userdata)->kind);
+}
+
+static int property_get_type(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return property_get_string(reply, ((Link *) userdata)->type);
+}
+
+static int property_get_mac(sd_bus *bus, const char *path, const char *interface, const char *property,
+                            sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        char buf[18];
+
+        return property_get_string(reply, link_mac_string(userdata, buf));
+}
+
+static int append_altnames(sd_bus_message *reply, const Link *l)
+{
+        return sd_bus_message_append_strv(reply, l->altnames);
+}
+
+static int property_get_altnames(sd_bus *bus, const char *path, const char *interface,
+                                 const char *property, sd_bus_message *reply, void *userdata,
+                                 sd_bus_error *error)
+{
+        return append_altnames(reply, userdata);
 }
 
 static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -268,6 +311,7 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                 "org.freedesktop.DBus.Properties",
         };
         _cleanup_free_ char *path = NULL;
+        char mac[18];
         int r;
 
         r = link_bus_path(l->ifindex, &path);
@@ -300,7 +344,13 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
         if (r >= 0)
                 r = append_string_property(reply, "Name", l->ifname);
         if (r >= 0)
+                r = append_property(reply, "AlternativeNames", "as", append_altnames, l);
+        if (r >= 0)
                 r = append_string_property(reply, "Kind", l->kind);
+        if (r >= 0)
+                r = append_string_property(reply, "Type", l->type);
+        if (r >= 0)
+                r = append_string_property(reply, "MACAddress", link_mac_string(l, mac));
         if (r >= 0)
                 r = append_string_property(reply, "State", link_state_to_string(l->state));
         if (r >= 0)
@@ -495,7 +545,10 @@ const sd_bus_vtable link_vtable[] = {
 
         SD_BUS_PROPERTY("Index", "i", NULL, offsetof(Link, ifindex), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Name", "s", property_get_name, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("AlternativeNames", "as", property_get_altnames, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Kind", "s", property_get_kind, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Type", "s", property_get_type, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("MACAddress", "s", property_get_mac, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Knobs", "a{s(iis)}", property_get_knobs, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("MatchedFiles", "as", property_get_matched_files, 0,

@@ -545,6 +545,8 @@ void link_snapshot(const Link *l, LinkSnapshot *ret)
         *ret = (LinkSnapshot) {
                 .name = fnv1a64_str(FNV1A64_INIT, l->ifname),
                 .kind = fnv1a64_str(FNV1A64_INIT, l->kind),
+                .type = fnv1a64_str(FNV1A64_INIT, l->type),
+                .mac = l->has_mac ? fnv1a64(FNV1A64_INIT, &l->mac, sizeof l->mac) : 0,
                 .state = fnv1a64(FNV1A64_INIT, &l->state, sizeof l->state),
                 .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
         };
@@ -564,6 +566,11 @@ void link_snapshot(const Link *l, LinkSnapshot *ret)
         for (size_t i = 0; i < l->n_matched; i++)
                 h = fnv1a64_str(h, l->matched[i]->path);
         ret->matched_files = h;
+
+        h = FNV1A64_INIT;
+        for (char **a = l->altnames; a && *a; a++)
+                h = fnv1a64_str(h, *a);
+        ret->altnames = h;
 }
 
 unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before)
@@ -576,7 +583,10 @@ unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before)
                (now.state != before->state ? LINK_CHANGE_STATE : 0) |
                (now.knobs != before->knobs ? LINK_CHANGE_KNOBS : 0) |
                (now.matched_files != before->matched_files ? LINK_CHANGE_MATCHED_FILES : 0) |
-               (now.last_error != before->last_error ? LINK_CHANGE_LAST_ERROR : 0);
+               (now.last_error != before->last_error ? LINK_CHANGE_LAST_ERROR : 0) |
+               (now.altnames != before->altnames ? LINK_CHANGE_ALTNAMES : 0) |
+               (now.type != before->type ? LINK_CHANGE_TYPE : 0) |
+               (now.mac != before->mac ? LINK_CHANGE_MAC : 0);
 }
 
 void link_begin_change(const Link *l, LinkSnapshot *ret)

@@ -35,7 +35,7 @@ typedef enum LinkEvent {
 
 /* What a link shows, as hashes, to tell what changed (link_snapshot_diff()). Plain data. */
 typedef struct LinkSnapshot {
-        uint64_t name, kind, state, knobs, matched_files, last_error;
+        uint64_t name, altnames, kind, type, mac, state, knobs, matched_files, last_error;
 } LinkSnapshot;
 
 typedef enum LinkChange {
@@ -45,6 +45,9 @@ typedef enum LinkChange {
         LINK_CHANGE_KNOBS = 1 << 3,
         LINK_CHANGE_MATCHED_FILES = 1 << 4,
         LINK_CHANGE_LAST_ERROR = 1 << 5,
+        LINK_CHANGE_ALTNAMES = 1 << 6,
+        LINK_CHANGE_TYPE = 1 << 7,
+        LINK_CHANGE_MAC = 1 << 8,
 } LinkChange;
 
 /* before is NULL for LINK_EVENT_ADDED and LINK_EVENT_REMOVED. */

@@ -29,8 +29,17 @@ void json_write_link(JsonWriter *w, const LinkStatus *s)
         json_int(w, s->ifindex);
         json_key(w, "name");
         json_string(w, strempty(s->name));
+        json_key(w, "alternative_names");
+        json_begin_array(w);
+        for (const char *const *a = s->alternative_names; a && *a; a++)
+                json_string(w, *a);
+        json_end_array(w);
         json_key(w, "kind");
         json_string_or_null(w, s->kind);
+        json_key(w, "type");
+        json_string_or_null(w, s->type);
+        json_key(w, "mac_address");
+        json_string_or_null(w, s->mac_address);
         json_key(w, "state");
         json_string(w, strempty(s->state));
 

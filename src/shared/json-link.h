@@ -8,7 +8,10 @@
  *   {
  *     "index": 3,                      ifindex
  *     "name": "v0",
+ *     "alternative_names": [ "uplink" ],  IFLA_ALT_IFNAME, in the kernel's order
  *     "kind": "veth",                  IFLA_INFO_KIND, or null for none
+ *     "type": "ether",                 ARPHRD type as [Match] Type= spells it, or null
+ *     "mac_address": "02:00:00:00:00:01",  or null for a link without one
  *     "state": "configured",           pending | configured | failed | unmanaged
  *     "knobs": {                       every knob of the knob table, in table order
  *       "igmpv3_unsolicited_report_interval": {
@@ -38,7 +41,10 @@ typedef struct KnobStatus {
 typedef struct LinkStatus {
         int ifindex;
         const char *name;
+        const char *const *alternative_names; /* NULL-terminated, may be NULL */
         const char *kind;       /* NULL or "" for none */
+        const char *type;       /* NULL or "" for none */
+        char mac_address[18];   /* "" for none */
         const char *state;
         const char *last_error; /* NULL or "" for none */
         const char *const *matched_files; /* NULL-terminated, may be NULL */

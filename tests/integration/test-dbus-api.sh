@@ -51,6 +51,13 @@ info "Link properties"
 expect_out "^i $IDX$" bctl get-property "${L[@]}" Index
 expect_out '^s "v0"$' bctl get-property "${L[@]}" Name
 expect_out '^s "veth"$' bctl get-property "${L[@]}" Kind
+expect_out '^s "ether"$' bctl get-property "${L[@]}" Type
+expect_out "^s \"$(in_ns "$NS" cat /sys/class/net/v0/address)\"$" bctl get-property "${L[@]}" MACAddress
+if ip -n "$NS" link show dev v0 | grep -q 'altname iptv-uplink'; then
+        expect_out '^as 1 "iptv-uplink"$' bctl get-property "${L[@]}" AlternativeNames
+else
+        expect_out '^as 0$' bctl get-property "${L[@]}" AlternativeNames
+fi
 expect_out '^s "configured"$' bctl get-property "${L[@]}" State
 expect_out '^s ""$' bctl get-property "${L[@]}" LastError
 expect_out "^as 1 \"$T_CONF/10-site.conf\"$" bctl get-property "${L[@]}" MatchedFiles
@@ -140,7 +147,7 @@ jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.forc
 jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | (.knobs | keys | length) == 6"
 
 info "ObjectManager and Audit skeleton"
-expect_out "\"$P\" [0-9]+ .*\"org.igmpd1.Link\" 7 \"Index\" i $IDX " bctl call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects
+expect_out "\"$P\" [0-9]+ .*\"org.igmpd1.Link\" 10 \"Index\" i $IDX " bctl call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects
 expect_out '^a\(tsussaisu\) [0-9]+' bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Audit ListEvents
 expect_out '^as [0-9]+' bctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Audit Sources
 

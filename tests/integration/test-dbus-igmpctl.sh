@@ -82,7 +82,8 @@ info "status --json: the same shape as Describe()"
 ctl --json=short status v0 > "$T_TMP/status.json"
 jq_true "$T_TMP/status.json" 'length == 1'
 jq_true "$T_TMP/status.json" ".[0].knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\"}"
-jq_true "$T_TMP/status.json" '.[0] | keys == ["index", "kind", "knobs", "last_error", "matched_files", "name", "state"]'
+jq_true "$T_TMP/status.json" '.[0] | keys == ["alternative_names", "index", "kind", "knobs", "last_error", "mac_address", "matched_files", "name", "state", "type"]'
+jq_true "$T_TMP/status.json" ".[0].type == \"ether\" and .[0].mac_address == \"$(in_ns "$NS" cat /sys/class/net/v0/address)\""
 bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe | jq -r '.data[0]' > "$T_TMP/describe.json"
 [ "$(jq -c '.[0]' "$T_TMP/status.json")" = "$(jq -c '.links[] | select(.name == "v0")' "$T_TMP/describe.json")" ] ||
         fail "status --json and Describe() disagree"

@@ -72,7 +72,8 @@ while read -r path; do
         diff -u "$T_TMP/getall" "$T_TMP/entry" || fail "$path: GetManagedObjects differs from GetAll"
         # property order as in the vtable (sd-bus's order)
         jq -e --arg p "$path" '.data[0][$p]["org.igmpd1.Link"] | keys_unsorted ==
-                ["Index", "Name", "Kind", "State", "Knobs", "MatchedFiles", "LastError"]' "$OBJ" > /dev/null ||
+                ["Index", "Name", "AlternativeNames", "Kind", "Type", "MACAddress", "State", "Knobs",
+                 "MatchedFiles", "LastError"]' "$OBJ" > /dev/null ||
                 fail "$path: property order differs from the vtable's"
 done < "$T_TMP/listed"
 
@@ -91,6 +92,16 @@ entry() { jq -c --arg p "$(link_path "$(ifindex_of "$NS" "$1")")" ".data[0][\$p]
         fail "v1 out-of-band write not shown: $(entry v1 '.Knobs.data.igmpv2_unsolicited_report_interval')"
 [ "$(entry v0 '.Name.data')" = '"v0"' ] || fail "v0 Name: $(entry v0 '.Name.data')"
 [ "$(entry lo '.Kind.data')" = '""' ] || fail "lo Kind: $(entry lo '.Kind.data')"
+[ "$(entry lo '.Type.data')" = '"loopback"' ] || fail "lo Type: $(entry lo '.Type.data')"
+[ "$(entry lo '.MACAddress.data')" = '"00:00:00:00:00:00"' ] || fail "lo MACAddress: $(entry lo '.MACAddress.data')"
+[ "$(entry v0 '.Type.data')" = '"ether"' ] || fail "v0 Type: $(entry v0 '.Type.data')"
+V0_MAC=$(in_ns "$NS" cat /sys/class/net/v0/address)
+[ "$(entry v0 '.MACAddress.data')" = "\"$V0_MAC\"" ] || fail "v0 MACAddress: $(entry v0 '.MACAddress.data'), ip says $V0_MAC"
+if ip -n "$NS" link show dev v0 | grep -q 'altname uplink-0'; then
+        [ "$(entry v0 '.AlternativeNames.data')" = '["uplink-0"]' ] ||
+                fail "v0 AlternativeNames: $(entry v0 '.AlternativeNames.data')"
+fi
+[ "$(entry v1 '.AlternativeNames.data')" = '[]' ] || fail "v1 AlternativeNames: $(entry v1 '.AlternativeNames.data')"
 
 info "bad calls still get errors; a call that wants no reply gets none, and igmpd lives"
 expect_dbus_error org.freedesktop.DBus.Error.InvalidArgs /org/igmpd1 \

@@ -50,6 +50,14 @@ wait_until "grep -q 'igmpv3_unsolicited_report_interval kernel 300ms → 200ms, 
 info "a link is renamed"
 ip -n "$NS" link set v2 name v2new
 wait_until "grep -q '^v2new ($IDX2): Name v2 → v2new' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no rename: $(cat "$T_TMP/mon.txt")"
+ALTNAME=""
+# The kernel announces an alternative name (RTM_NEWLINK) only for a link that is up.
+ip -n "$NS" link set v2new up
+if ip -n "$NS" link property add dev v2new altname v2alt 2>/dev/null; then
+        ALTNAME=v2alt
+        wait_until "[ \"\$(bctl get-property org.igmpd1 $P2 org.igmpd1.Link AlternativeNames)\" = 'as 1 \"v2alt\"' ]" ||
+                fail "AlternativeNames after 'ip link property add': $(bctl get-property org.igmpd1 "$P2" org.igmpd1.Link AlternativeNames)"
+fi
 
 info "state changes with a reload"
 conf_put 20-v1.conf <<'CONF'
@@ -100,6 +108,10 @@ sig() { jq -c "select(.type == \"signal\" and .member == \"$1\") $2" "$W"; }
         fail "no PropertiesChanged(State) for v1"
 [ -n "$(sig PropertiesChanged "| select(.path == \"/org/igmpd1\" and .payload.data[0] == \"org.igmpd1.Manager\") | select(.payload.data[1] | has(\"ConfigFiles\"))")" ] ||
         fail "no PropertiesChanged(ConfigFiles) after the reload"
+if [ -n "$ALTNAME" ]; then
+        [ -n "$(sig PropertiesChanged "| select(.path == \"$P2\") | select(.payload.data[1].AlternativeNames.data == [\"v2alt\"])")" ] ||
+                fail "no PropertiesChanged(AlternativeNames) for the new alternative name"
+fi
 # only what changed is announced: never an empty PropertiesChanged
 [ -z "$(sig PropertiesChanged '| select(.payload.data[1] == {} and .payload.data[2] == [])')" ] ||
         fail "empty PropertiesChanged sent"

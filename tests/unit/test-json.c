@@ -197,10 +197,14 @@ Test(json, misuse_is_reported)
 Test(json, link_shape)
 {
         const char *files[] = { "/etc/igmpd/conf.d/10-site.conf", NULL };
+        const char *altnames[] = { "uplink", NULL };
         LinkStatus s = {
                 .ifindex = 3,
                 .name = "v0",
+                .alternative_names = altnames,
                 .kind = "",
+                .type = "ether",
+                .mac_address = "02:00:00:00:00:01",
                 .state = "configured",
                 .last_error = NULL,
                 .matched_files = files,
@@ -218,7 +222,8 @@ Test(json, link_shape)
         json_write_link(&o.w, &s);
         cr_expect_str_eq(
                 out_close(&o, &r),
-                "{\"index\":3,\"name\":\"v0\",\"kind\":null,\"state\":\"configured\",\"knobs\":{"
+                "{\"index\":3,\"name\":\"v0\",\"alternative_names\":[\"uplink\"],\"kind\":null,"
+                "\"type\":\"ether\",\"mac_address\":\"02:00:00:00:00:01\",\"state\":\"configured\",\"knobs\":{"
                 "\"igmpv2_unsolicited_report_interval\":{\"kernel\":10000,\"policy\":null,\"source\":null},"
                 "\"igmpv3_unsolicited_report_interval\":{\"kernel\":200,\"policy\":200,\"source\":"
                 "\"runtime\"},"
@@ -228,5 +233,15 @@ Test(json, link_shape)
                 "\"force_mld_version\":{\"kernel\":null,\"policy\":null,\"source\":null}},"
                 "\"matched_files\":[\"/etc/igmpd/conf.d/10-site.conf\"],\"last_error\":null}");
         cr_expect_eq(r, 0);
+        free(o.buf);
+
+        /* A link without alternative names, type or MAC address: [], null, null. */
+        s.alternative_names = NULL;
+        s.type = NULL;
+        s.mac_address[0] = '\0';
+        out_open(&o, false);
+        json_write_link(&o.w, &s);
+        cr_expect(strstr(out_close(&o, &r),
+                         "\"alternative_names\":[],\"kind\":null,\"type\":null,\"mac_address\":null,") != NULL);
         free(o.buf);
 }
