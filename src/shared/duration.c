@@ -21,6 +21,8 @@ static const struct {
         { "sec",     1000 },
         { "min",     60 * 1000 },
         { "m",       60 * 1000 },
+        { "h",       60 * 60 * 1000 },
+        { "hr",      60 * 60 * 1000 },
 };
 
 int parse_duration_ms(const char *s, int64_t *ret)

@@ -4,8 +4,8 @@
 #include <stdint.h>
 
 /*
- * Parses a duration into milliseconds: a bare number is milliseconds; "ms", "s", "sec", "min"
- * suffixes and decimals ("1.5s") are accepted, whitespace between number and unit too.
+ * Parses a duration into milliseconds: a bare number is milliseconds; "ms", "msec", "s", "sec",
+ * "min", "m", "h", "hr" suffixes and decimals ("1.5s") are accepted, whitespace between number and unit too.
  * A result that is not a whole number of milliseconds is rejected.
  * Returns 0, -EINVAL for bad syntax, -ERANGE if the value does not fit in int64 milliseconds.
  */

@@ -32,11 +32,20 @@ static const struct {
         { "ms", -EINVAL, 0 },
         { "abc", -EINVAL, 0 },
         { "-5", -EINVAL, 0 },
-        { "5h", -EINVAL, 0 },
+        { "5h", 0, 18000000 },
+        { "1hr", 0, 3600000 },
+        { "0.5h", 0, 1800000 },
+        { "1.5 h", 0, 5400000 },
+        { "596h", 0, 2145600000 },     /* the largest whole hour a knob takes */
+        { "597h", 0, 2149200000 },     /* parses; the knob range (2147483647 ms) rejects it */
+        { "0.0000001h", -EINVAL, 0 },  /* 0.36 ms */
+        { "5hours", -EINVAL, 0 },
+        { "5d", -EINVAL, 0 },
         { "5 s s", -EINVAL, 0 },
         { "1e3", -EINVAL, 0 },
         { "99999999999999999999999", -ERANGE, 0 },
         { "9223372036854775807min", -ERANGE, 0 },
+        { "2562047788016h", -ERANGE, 0 },
         { "153722867280912930.5min", -ERANGE, 0 }, /* whole part fits, the fraction overflows */
         { "9223372036854775807.5s", -ERANGE, 0 },
 };

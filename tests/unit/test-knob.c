@@ -55,6 +55,9 @@ static const struct {
         { KNOB_IGMPV3_INTERVAL, "0ms", -ERANGE, 0 },
         { KNOB_IGMPV3_INTERVAL, "40min", 0, 2400000 },
         { KNOB_IGMPV3_INTERVAL, "36000min", -ERANGE, 0 }, /* 2160000000 ms > INT32_MAX */
+        { KNOB_IGMPV3_INTERVAL, "1h", 0, 3600000 },
+        { KNOB_IGMPV3_INTERVAL, "596h", 0, 2145600000 },
+        { KNOB_IGMPV3_INTERVAL, "597h", -ERANGE, 0 },     /* 24.8 days is the maximum */
         { KNOB_IGMPV3_INTERVAL, "x", -EINVAL, 0 },
         { KNOB_IGMP_VERSION, "auto", 0, 0 },
         { KNOB_IGMP_VERSION, "AUTO", 0, 0 },
