@@ -91,14 +91,17 @@ static int parse_history(ConfigContext *ctx, const char *key, const char *value,
         return 0;
 }
 
+/* "yes" means what "auto" does: igmpd can only use NetworkManager while it is on the bus. */
 static int parse_nm_mode(ConfigContext *ctx, const char *key, const char *value, void *data)
 {
-        if (streq(value, "auto"))
+        int b = parse_boolean(value);
+
+        if (streq(value, "auto") || b > 0)
                 *(NMMode *) data = NM_MODE_AUTO;
-        else if (streq(value, "no") || parse_boolean(value) == 0)
+        else if (b == 0)
                 *(NMMode *) data = NM_MODE_NO;
         else {
-                config_diag(ctx, "Invalid %s=%.64s (expected auto or no), ignoring.", key, value);
+                config_diag(ctx, "Invalid %s=%.64s (expected auto, yes or no), ignoring.", key, value);
                 return -EINVAL;
         }
         return 0;

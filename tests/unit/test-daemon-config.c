@@ -60,6 +60,8 @@ Test(daemon_config, bad_values_keep_defaults)
                                "AuditHistory=0\nAuditHistory=70000\nNetworkManager=sometimes\nColor=blue\n"), 7);
         cr_expect(strstr(diags, "igmpd.conf:2: Invalid NetlinkReceiveBufferSize=1 (expected a size between 4K and 1G), ignoring.") != NULL, "%s", diags);
         cr_expect(strstr(diags, "igmpd.conf:3: Unknown audit source 'bogus'") != NULL);
+        cr_expect(strstr(diags, "igmpd.conf:7: Invalid NetworkManager=sometimes (expected auto, yes or no), ignoring.") != NULL,
+                  "%s", diags);
         cr_expect(strstr(diags, "igmpd.conf:8: Unknown key 'Color' in section [Daemon], ignoring.") != NULL);
         DaemonConfig d;
         daemon_config_defaults(&d);
@@ -68,6 +70,25 @@ Test(daemon_config, bad_values_keep_defaults)
         cr_expect_eq(c.audit_rule, d.audit_rule);
         cr_expect_eq(c.audit_history, d.audit_history);
         cr_expect_eq(c.network_manager, d.network_manager);
+}
+
+Test(daemon_config, network_manager_values)
+{
+        static const struct {
+                const char *value;
+                NMMode mode;
+        } cases[] = {
+                { "auto", NM_MODE_AUTO }, { "yes", NM_MODE_AUTO }, { "true", NM_MODE_AUTO }, { "1", NM_MODE_AUTO },
+                { "no", NM_MODE_NO },     { "false", NM_MODE_NO }, { "off", NM_MODE_NO },   { "0", NM_MODE_NO },
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                char text[64];
+                DaemonConfig c;
+
+                snprintf(text, sizeof text, "[Daemon]\nNetworkManager=%s\n", cases[i].value);
+                cr_expect_eq(parse(&c, text), 0, "NetworkManager=%s: %s", cases[i].value, diags);
+                cr_expect_eq(c.network_manager, cases[i].mode, "NetworkManager=%s", cases[i].value);
+        }
 }
 
 Test(daemon_config, empty_resets_to_default)
