@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-event.h>
+#include <unistd.h>
 
 #include "igmpctl.h"
 #include "macro.h"
@@ -20,6 +21,8 @@ const char *arg_host = NULL;
 bool arg_persistent = false;
 bool arg_revert = false;
 bool arg_follow = false;
+bool arg_no_pager = false;
+bool arg_ask_password = true;
 bool arg_knob_set[_KNOB_MAX];
 int32_t arg_knob[_KNOB_MAX];
 bool arg_clear = false;
@@ -27,7 +30,22 @@ bool arg_reapply = false;
 bool arg_runtime = false;
 int client_exit_status = 0;
 
-#define NOT_RUNNING "igmpd is not running: start it with systemctl start igmpd"
+#define DEFAULT_SYSTEM_BUS_ADDRESS "unix:path=/run/dbus/system_bus_socket"
+
+/* Where igmpctl looks for the bus, for messages: "unix:path=…" or "HOST (over ssh)". */
+static char bus_where[512];
+
+static void bus_where_init(void)
+{
+        const char *e = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+        if (arg_host)
+                snprintf(bus_where, sizeof bus_where, "on %s (over ssh)", arg_host);
+        else if (!isempty(e))
+                snprintf(bus_where, sizeof bus_where, "at %s (from $DBUS_SYSTEM_BUS_ADDRESS)", e);
+        else
+                snprintf(bus_where, sizeof bus_where, "at %s", DEFAULT_SYSTEM_BUS_ADDRESS);
+}
 
 int usage_error(const char *fmt, ...)
 {
@@ -46,21 +64,24 @@ int client_connect(sd_bus **ret)
         sd_bus *bus = NULL;
         int r;
 
+        bus_where_init();
         if (arg_host)
                 r = sd_bus_open_system_remote(&bus, arg_host);
         else
                 r = sd_bus_open_system(&bus);
         if (r < 0) {
+                /* The bus itself is out of reach: say so, not "igmpd is not running". */
                 if (arg_host)
-                        fprintf(stderr, "Cannot connect to the system bus on %s (%s): is the host reachable "
-                                        "and igmpd running there?\n", arg_host, strerror(-r));
+                        fprintf(stderr, "Cannot reach the system bus %s: %s. Is the host reachable, and "
+                                        "systemd-stdio-bridge installed there?\n", bus_where, strerror(-r));
                 else
-                        fprintf(stderr, "Cannot connect to the system bus (%s): " NOT_RUNNING ".\n",
+                        fprintf(stderr, "Cannot reach the system bus %s: %s. Is D-Bus running?\n", bus_where,
                                 strerror(-r));
                 return r == -EINVAL ? -EIO : r;
         }
-        /* Let polkit ask for a password if an agent is running. */
-        (void) sd_bus_set_allow_interactive_authorization(bus, true);
+        /* Let polkit ask for a password (through an agent) only where someone can type it, as
+         * systemctl does; --no-ask-password never. */
+        (void) sd_bus_set_allow_interactive_authorization(bus, arg_ask_password && isatty(STDIN_FILENO) > 0);
         *ret = bus;
         return 0;
 }
@@ -69,14 +90,23 @@ int client_call_error(const sd_bus_error *error, int r, const char *what, const 
 {
         if (r >= 0)
                 r = -EIO;
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                fprintf(stderr, "Failed to %s: igmpd is not running: nothing owns %s on the system bus %s. "
+                                "Start it with systemctl start igmpd.\n", what, IGMPD_BUS_NAME, bus_where);
+                return -EHOSTDOWN;
+        }
+        if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY) || (!sd_bus_error_is_set(error) && r == -ETIMEDOUT)) {
+                fprintf(stderr, "Failed to %s: igmpd did not answer in time; see journalctl -u igmpd.\n", what);
+                return -ETIMEDOUT;
+        }
+        if (sd_bus_error_has_name(error, SD_BUS_ERROR_DISCONNECTED) ||
+            (!sd_bus_error_is_set(error) && (r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE))) {
+                fprintf(stderr, "Failed to %s: lost the connection to the system bus %s.\n", what, bus_where);
+                return -ECONNRESET;
+        }
         if (!error || !sd_bus_error_is_set(error)) {
                 fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
                 return r;
-        }
-        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
-                                   SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_DISCONNECTED)) {
-                fprintf(stderr, "Failed to %s: " NOT_RUNNING ".\n", what);
-                return -EHOSTDOWN;
         }
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
                 fprintf(stderr, "Failed to %s: Permission denied: run as root or authorize via polkit.\n",
@@ -400,16 +430,30 @@ int client_links_prefetch(sd_bus *bus)
         return r < 0 ? r : 0;
 }
 
+static Prefetched *prefetched_find(const char *path)
+{
+        Prefetched key = { .path = (char *) path };
+
+        if (n_prefetched == 0)
+                return NULL;
+        return bsearch(&key, prefetched, n_prefetched, sizeof *prefetched, prefetched_compare);
+}
+
+const ClientLink *client_link_peek(const char *path)
+{
+        Prefetched *p = prefetched_find(path);
+
+        return p && !p->taken ? &p->link : NULL;
+}
+
 int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         int r;
 
-        Prefetched key = { .path = (char *) path }, *p = NULL;
+        Prefetched *p = prefetched_find(path);
 
-        if (n_prefetched > 0)
-                p = bsearch(&key, prefetched, n_prefetched, sizeof *prefetched, prefetched_compare);
         if (p && !p->taken) {
                 p->taken = true;
                 *ret = p->link; /* ownership moves to the caller */

@@ -37,6 +37,8 @@ extern const char *arg_host;
 extern bool arg_persistent;
 extern bool arg_revert;
 extern bool arg_follow;
+extern bool arg_no_pager;
+extern bool arg_ask_password;
 extern bool arg_knob_set[_KNOB_MAX];
 extern int32_t arg_knob[_KNOB_MAX];
 extern bool arg_clear;
@@ -75,6 +77,8 @@ void client_link_done(ClientLink *l);
  * (may be NULL) to a bit mask of CLIENT_PROP_* seen. */
 int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed);
 int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret);
+/* The prefetched link at path, still owned by the cache (NULL if none): for looking, not taking. */
+const ClientLink *client_link_peek(const char *path);
 /* Fetches every link in one GetManagedObjects call for the following client_link_fetch() calls. */
 int client_links_prefetch(sd_bus *bus);
 /* LinkStatus view for JSON (borrows from l). */

@@ -12,6 +12,7 @@
 
 #include "igmpctl.h"
 #include "macro.h"
+#include "terminal.h"
 
 typedef struct Verb {
         const char *name;
@@ -31,18 +32,29 @@ static const Verb verbs[] = {
         { "nm",          0, -1, verb_nm }, /* checks its own arguments */
 };
 
+/* knob_range_string() with "…" as the locale can show it. */
+static const char *range_text(Knob k, char *buf, size_t size)
+{
+        const char *r = knob_range_string(k), *e = strstr(r, "…");
+
+        if (!e || terminal_is_utf8())
+                return r;
+        snprintf(buf, size, "%.*s%s%s", (int) (e - r), r, glyph(GLYPH_ELLIPSIS), e + strlen("…"));
+        return buf;
+}
+
 static void help(void)
 {
-        printf("Usage: igmpctl [OPTIONS…] COMMAND [ARGS…]\n"
+        printf("Usage: igmpctl [OPTIONS...] COMMAND [ARGS...]\n"
                "\n"
                "Query and change igmpd, the per-link IGMP/MLD report-interval daemon.\n"
                "\n"
                "Commands:\n"
                "  list                     One line per link (the default command)\n"
-               "  status [LINK…]           Every knob of the links: kernel value, policy value, source\n"
+               "  status [PATTERN...]      Every knob of the links: kernel value, policy value, source\n"
                "  link LINK [KNOB OPTIONS] [--persistent] | --revert\n"
                "                           Change knobs at runtime, or revert the runtime changes\n"
-               "  reconfigure LINK…        Apply policy to the links again\n"
+               "  reconfigure PATTERN...   Apply policy to the links again\n"
                "  reload                   Reload the policy files\n"
                "  audit [--follow]         Deprecated sysctl(2) calls seen (and follow new ones)\n"
                "  monitor                  Print link and knob changes until Ctrl-C\n"
@@ -50,13 +62,13 @@ static void help(void)
                "  nm [PROFILE [KNOB OPTIONS] [--clear] [--runtime] [--reapply]]\n"
                "                           Show or set igmpd's values in NetworkManager profiles\n"
                "\n"
-               "Knob options (link, nm; values: durations like 200, 200ms, 0.2s; versions auto or N):\n");
+               "Knob options (link, nm; values: durations like 200, 200ms, 0.2s, 1h; versions auto or N):\n");
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 const KnobInfo *i = knob_info(k);
-                char opt[48];
+                char opt[48], range[64];
 
                 snprintf(opt, sizeof opt, "--%s %s", i->option, i->kind == KNOB_KIND_VERSION ? "V" : "MS");
-                printf("  %-23s  %s (%s)\n", opt, i->name, knob_range_string(k));
+                printf("  %-23s  %s (%s)\n", opt, i->name, range_text(k, range, sizeof range));
         }
         printf("  --persistent             Store in /etc/igmpd/runtime.d (survives reboots)\n"
                "                           instead of /run/igmpd/runtime.d\n"
@@ -70,10 +82,13 @@ static void help(void)
                "     --version             Show the version\n"
                "     --json=pretty|short   JSON output (keys: see igmpctl(1))\n"
                "     --no-legend           No column headers and footers\n"
+               "     --no-pager            Do not pipe the output into a pager\n"
+               "     --no-ask-password     Do not let polkit ask for a password\n"
                "  -H --host=[USER@]HOST    Operate on a remote host (over ssh)\n"
                "     --follow              With audit: keep printing new events\n"
                "\n"
-               "LINK is an interface name, alternative name or index. See igmpctl(1).\n");
+               "LINK is an interface name, alternative name or index; a PATTERN is a LINK or a shell\n"
+               "glob over names and alternative names ('iptv*'). See igmpctl(1).\n");
 }
 
 static int parse_argv(int argc, char *argv[])
@@ -88,6 +103,8 @@ static int parse_argv(int argc, char *argv[])
                 ARG_CLEAR,
                 ARG_REAPPLY,
                 ARG_RUNTIME,
+                ARG_NO_PAGER,
+                ARG_NO_ASK_PASSWORD,
                 ARG_KNOB_BASE = 0x200,
         };
         static const struct option fixed[] = {
@@ -102,6 +119,8 @@ static int parse_argv(int argc, char *argv[])
                 { "clear",      no_argument,       NULL, ARG_CLEAR },
                 { "reapply",    no_argument,       NULL, ARG_REAPPLY },
                 { "runtime",    no_argument,       NULL, ARG_RUNTIME },
+                { "no-pager",   no_argument,       NULL, ARG_NO_PAGER },
+                { "no-ask-password", no_argument,  NULL, ARG_NO_ASK_PASSWORD },
         };
         /* The knob options come from the knob table. */
         struct option options[ELEMENTSOF(fixed) + _KNOB_MAX + 1];
@@ -115,16 +134,23 @@ static int parse_argv(int argc, char *argv[])
         options[ELEMENTSOF(options) - 1] = (struct option) {};
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "hH:", options, NULL)) >= 0) {
+        /* The leading ':' makes a missing value ':' rather than '?' (an unknown option). */
+        while ((c = getopt_long(argc, argv, ":hH:", options, NULL)) >= 0) {
                 if (c >= ARG_KNOB_BASE && c < ARG_KNOB_BASE + _KNOB_MAX) {
                         Knob k = (Knob) (c - ARG_KNOB_BASE);
+                        char range[64];
 
+                        /* "--v3-interval --persistent": the value was forgotten (no value of
+                         * a knob starts with '-'). */
+                        if (optarg[0] == '-' && optarg[1] == '-')
+                                return usage_error("option '--%s' needs a value, not the option '%s'. "
+                                                   "See igmpctl --help.", knob_info(k)->option, optarg);
                         r = knob_parse_value(k, optarg, &arg_knob[k]);
                         if (r < 0)
                                 return usage_error("Invalid value for --%s: '%s' (%s; valid: %s).",
                                                    knob_info(k)->option, optarg,
                                                    r == -ERANGE ? "out of range" : "not understood",
-                                                   knob_range_string(k));
+                                                   range_text(k, range, sizeof range));
                         arg_knob_set[k] = true;
                         continue;
                 }
@@ -167,8 +193,14 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_RUNTIME:
                         arg_runtime = true;
                         break;
+                case ARG_NO_PAGER:
+                        arg_no_pager = true;
+                        break;
+                case ARG_NO_ASK_PASSWORD:
+                        arg_ask_password = false;
+                        break;
                 case ':':
-                        return usage_error("Option '%s' needs a value. See igmpctl --help.",
+                        return usage_error("option '%s' needs a value. See igmpctl --help.",
                                            argv[optind - 1]);
                 default:
                         if (optopt > 0 && optopt < 0x100)
@@ -218,9 +250,8 @@ static int run(int argc, char *argv[])
         if (n_args < v->min_args || (v->max_args >= 0 && n_args > v->max_args)) {
                 if (v->max_args == 0)
                         return usage_error("%s takes no arguments. See igmpctl --help.", v->name);
-                return usage_error("%s needs %s LINK%s. See igmpctl --help.", v->name,
-                                   v->max_args == 1 ? "exactly one" : "at least one",
-                                   v->max_args == 1 ? "" : "…");
+                return usage_error("%s needs %s. See igmpctl --help.", v->name,
+                                   v->max_args == 1 ? "exactly one LINK" : "at least one LINK or pattern");
         }
         r = check_options_for(v);
         if (r < 0)
@@ -241,7 +272,13 @@ static int run(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
-        int r = run(argc, argv);
+        int r;
+
+        /* Before anything is printed: colours and glyphs depend on the terminal stdout is now,
+         * not on the pager a verb may start. */
+        terminal_init();
+        r = run(argc, argv);
+        pager_close();
 
         if (r == -EINVAL)
                 return EXIT_USAGE;

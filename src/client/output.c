@@ -20,10 +20,11 @@
 struct Table {
         size_t n_columns;
         char **cells; /* headers first, then rows */
+        Color *colors; /* one per cell */
         size_t n_cells, n_allocated;
         bool *right;
         size_t ellipsize_column;
-        bool ellipsize_start;
+        Ellipsize ellipsize_mode;
 };
 
 Table *table_new(const char *const *headers)
@@ -56,6 +57,7 @@ Table *table_free(Table *t)
         for (size_t i = 0; i < t->n_cells; i++)
                 free(t->cells[i]);
         free(t->cells);
+        free(t->colors);
         free(t->right);
         free(t);
         return NULL;
@@ -67,13 +69,13 @@ void table_set_align_right(Table *t, size_t column)
                 t->right[column] = true;
 }
 
-void table_set_ellipsize(Table *t, size_t column, bool ellipsize_start)
+void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
 {
         t->ellipsize_column = column;
-        t->ellipsize_start = ellipsize_start;
+        t->ellipsize_mode = mode;
 }
 
-int table_add_cell(Table *t, const char *s)
+int table_add_cell_color(Table *t, const char *s, Color color)
 {
         char *c;
 
@@ -83,13 +85,23 @@ int table_add_cell(Table *t, const char *s)
                 if (!a)
                         return -ENOMEM;
                 t->cells = a;
+                Color *b = realloc(t->colors, n * sizeof *b);
+                if (!b)
+                        return -ENOMEM;
+                t->colors = b;
                 t->n_allocated = n;
         }
         c = strdup(s ?: "-");
         if (!c)
                 return -ENOMEM;
+        t->colors[t->n_cells] = color;
         t->cells[t->n_cells++] = c;
         return 0;
+}
+
+int table_add_cell(Table *t, const char *s)
+{
+        return table_add_cell_color(t, s, COLOR_NORMAL);
 }
 
 int table_add_cellf(Table *t, const char *fmt, ...)
@@ -158,49 +170,110 @@ static size_t utf8_offset(const char *s, size_t n)
         return i;
 }
 
-/* Prints a cell; padding is deferred through *pending so that no line ends in spaces. */
-static void print_cell(FILE *f, const char *s, size_t width, bool right, bool start, size_t *pending)
+/* Copies the code points [from, to) of s to out. */
+static char *append_range(char *out, const char *s, size_t from, size_t to)
 {
+        size_t a = utf8_offset(s, from), b = utf8_offset(s, to);
+
+        memcpy(out, s + a, b - a);
+        return out + (b - a);
+}
+
+char *ellipsize(const char *s, size_t width, Ellipsize mode)
+{
+        const char *ell = glyph(GLYPH_ELLIPSIS), *slash = strrchr(s, '/');
+        size_t w = utf8_width(s), e = utf8_width(ell);
+        char *out, *p;
+
+        if (w <= width)
+                return strdup(s);
+        out = malloc(strlen(s) + strlen(ell) + 1);
+        if (!out)
+                return NULL;
+        p = out;
+        if (width <= e)
+                /* No room even for the ellipsis: the start, cut. */
+                p = append_range(p, s, 0, width);
+        else if (mode == ELLIPSIZE_PATH && slash && slash != s) {
+                /* Keep the file name ("/50-iptv.conf") and as much of the start as fits. */
+                size_t base = utf8_width(slash);
+
+                if (base + e < width) {
+                        size_t keep = width - e - base;
+
+                        /* End the start at a '/' when that loses little: "/etc/igmpd/…/x.conf"
+                         * reads better than "/etc/igmpd/co…/x.conf". */
+                        for (size_t i = keep; i > 1 && keep - i < 8; i--)
+                                if (s[utf8_offset(s, i - 1)] == '/') {
+                                        keep = i;
+                                        break;
+                                }
+                        p = append_range(p, s, 0, keep);
+                        p = stpcpy(p, ell);
+                        p = append_range(p, s, w - base, w);
+                } else {
+                        /* Even the file name is too long: its end, which tells files apart. */
+                        p = stpcpy(p, ell);
+                        p = append_range(p, s, w - (width - e), w);
+                }
+        } else {
+                p = append_range(p, s, 0, width - e);
+                p = stpcpy(p, ell);
+        }
+        *p = '\0';
+        return out;
+}
+
+/* Prints a cell; padding is deferred through *pending so that no line ends in spaces. */
+static void print_cell(FILE *f, const char *s, Color color, size_t width, bool right, Ellipsize mode,
+                       size_t *pending)
+{
+        char *shortened = NULL;
         size_t w = utf8_width(s);
 
         if (w > width) {
-                /* Shorten to width - 1 code points plus "…". */
-                if (width == 0)
+                shortened = ellipsize(s, width, mode);
+                if (!shortened)
                         return;
-                fprintf(f, "%*s", (int) *pending, "");
-                *pending = 0;
-                if (start) {
-                        fputs("…", f);
-                        fputs(s + utf8_offset(s, w - (width - 1)), f);
-                } else {
-                        fwrite(s, 1, utf8_offset(s, width - 1), f);
-                        fputs("…", f);
-                }
-                return;
+                s = shortened;
+                w = utf8_width(s);
         }
         if (right)
                 *pending += width - w;
         if (w > 0) {
                 fprintf(f, "%*s", (int) *pending, "");
                 *pending = 0;
-                fputs(s, f);
+                if (color != COLOR_NORMAL && *ansi(color))
+                        fprintf(f, "%s%s%s", ansi(color), s, ansi(COLOR_NORMAL));
+                else
+                        fputs(s, f);
         }
         if (!right)
                 *pending += width - w;
+        free(shortened);
+}
+
+void output_field_color(FILE *f, size_t label_width, const char *label, const char *value, Color color)
+{
+        size_t columns = output_columns(), used = label_width + 2;
+        char *shortened = NULL;
+
+        fprintf(f, "%*s%s ", (int) label_width, label, *label ? ":" : " ");
+        if (columns != SIZE_MAX && used + utf8_width(value) > columns && columns > used + TABLE_ELLIPSIZE_MIN) {
+                shortened = ellipsize(value, columns - used, ELLIPSIZE_PATH);
+                if (shortened)
+                        value = shortened;
+        }
+        if (color != COLOR_NORMAL && *ansi(color))
+                fprintf(f, "%s%s%s\n", ansi(color), value, ansi(COLOR_NORMAL));
+        else
+                fprintf(f, "%s\n", value);
+        free(shortened);
 }
 
 void output_field(FILE *f, size_t label_width, const char *label, const char *value)
 {
-        size_t columns = output_columns(), used = label_width + 2, w = utf8_width(value);
-
-        fprintf(f, "%*s%s ", (int) label_width, label, *label ? ":" : " ");
-        if (columns != SIZE_MAX && used + w > columns && columns > used + TABLE_ELLIPSIZE_MIN) {
-                size_t room = columns - used;
-                fputs("…", f);
-                fputs(value + utf8_offset(value, w - (room - 1)), f);
-        } else
-                fputs(value, f);
-        fputc('\n', f);
+        output_field_color(f, label_width, label, value, COLOR_NORMAL);
 }
 
 int table_print(Table *t, FILE *f, bool header)
@@ -228,10 +301,13 @@ int table_print(Table *t, FILE *f, bool header)
                 size_t pending = 0;
 
                 for (size_t c = 0; c < t->n_columns; c++) {
+                        size_t i = r * t->n_columns + c;
+
                         if (c > 0)
                                 pending += TABLE_GAP;
-                        print_cell(f, t->cells[r * t->n_columns + c], widths[c], t->right[c],
-                                   c == t->ellipsize_column && t->ellipsize_start, &pending);
+                        print_cell(f, t->cells[i], r == 0 ? COLOR_UNDERLINE : t->colors[i], widths[c],
+                                   t->right[c], c == t->ellipsize_column ? t->ellipsize_mode : ELLIPSIZE_END,
+                                   &pending);
                 }
                 fputc('\n', f);
         }

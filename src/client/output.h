@@ -3,16 +3,27 @@
 
 /*
  * Aligned text tables for igmpctl. Columns are as wide as their widest cell; when the output
- * is wider than the terminal, one chosen column is shortened with an ellipsis (at its start,
- * for paths, or at its end). The width is $COLUMNS if set, else the terminal's if stdout is
- * one, else unlimited (pipes get everything).
+ * is wider than the terminal, one chosen column is shortened with an ellipsis (in the middle
+ * of a path, keeping the file name and the start of its directory; else at its end). The
+ * width is $COLUMNS if set, else the terminal's if stdout is one, else unlimited (pipes get
+ * everything). Cells may have a colour (terminal.h); headers are underlined when colours are on.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "terminal.h"
+
 typedef struct Table Table;
+
+typedef enum Ellipsize {
+        ELLIPSIZE_END,  /* "NetworkManager:my-prof…" */
+        ELLIPSIZE_PATH, /* "/etc/igmpd/…/50-iptv.conf"; strings without '/' as ELLIPSIZE_END */
+} Ellipsize;
+
+/* s shortened to at most width columns (a copy of s if it fits). NULL on ENOMEM. */
+char *ellipsize(const char *s, size_t width, Ellipsize mode);
 
 /* headers: NULL-terminated column titles. NULL on ENOMEM. */
 Table *table_new(const char *const *headers);
@@ -20,11 +31,12 @@ Table *table_free(Table *t);
 
 /* Right-align a column (numbers). */
 void table_set_align_right(Table *t, size_t column);
-/* The column shortened when the table is too wide; ellipsize_start puts "…" at its start. */
-void table_set_ellipsize(Table *t, size_t column, bool ellipsize_start);
+/* The column shortened when the table is too wide, and how. */
+void table_set_ellipsize(Table *t, size_t column, Ellipsize mode);
 
 /* Adds one cell; rows fill left to right. NULL prints as "-". 0 or -ENOMEM. */
 int table_add_cell(Table *t, const char *s);
+int table_add_cell_color(Table *t, const char *s, Color color);
 int table_add_cellf(Table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 size_t table_rows(const Table *t);
@@ -33,9 +45,10 @@ size_t table_rows(const Table *t);
 int table_print(Table *t, FILE *f, bool header);
 
 /* Prints "      Label: value" with the label right-aligned in label_width columns; a value too
- * long for the output width is shortened at its start ("…/conf.d/50-iptv.conf"). An empty
+ * long for the output width is shortened as a path ("/etc/igmpd/…/50-iptv.conf"). An empty
  * label prints a continuation line. */
 void output_field(FILE *f, size_t label_width, const char *label, const char *value);
+void output_field_color(FILE *f, size_t label_width, const char *label, const char *value, Color color);
 
 /* The output width as described above; SIZE_MAX when unlimited. */
 size_t output_columns(void);

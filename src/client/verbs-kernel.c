@@ -8,11 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "audit-format.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
+#include "terminal.h"
 
 static int get_audit_sources(sd_bus *bus, char ***ret)
 {
@@ -130,6 +131,7 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         r = get_source_states(bus, &states, &n_states);
         if (r < 0)
                 goto finish;
+        pager_open(arg_no_pager);
 
         if (arg_json != JSON_OFF) {
                 JsonWriter w;
@@ -189,7 +191,7 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         snprintf(note, sizeof note, "needs %s", knob_info(k)->patch);
                 r = table_add_cell(t, knob_to_string(k));
                 if (r >= 0)
-                        r = table_add_cell(t, present[k] ? "yes" : "no");
+                        r = table_add_cell_color(t, present[k] ? "yes" : "no", present[k] ? COLOR_NORMAL : COLOR_RED);
                 if (r >= 0)
                         r = table_add_cell(t, note);
         }
@@ -228,109 +230,28 @@ finish:
         return r;
 }
 
-typedef struct AuditEvent {
-        uint64_t realtime_usec;
-        const char *source, *comm, *exe, *path;
-        uint32_t pid, repeats;
-        const int32_t *name;
-        size_t n_name;
-} AuditEvent;
-
-/* Reads the fields of one event (the struct's or the signal's body). */
-static int audit_event_read(sd_bus_message *m, AuditEvent *e)
+static void audit_event_line(const AuditEventView *e)
 {
-        const void *p = NULL;
-        size_t size = 0;
-        int r;
-
-        r = sd_bus_message_read(m, "tsuss", &e->realtime_usec, &e->source, &e->pid, &e->comm, &e->exe);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_array(m, 'i', &p, &size);
-        if (r < 0)
-                return r;
-        e->name = p;
-        e->n_name = size / sizeof(int32_t);
-        return sd_bus_message_read(m, "su", &e->path, &e->repeats);
-}
-
-static void format_time(uint64_t usec, char buf[32])
-{
-        time_t t = (time_t) (usec / 1000000);
-        struct tm tm;
-
-        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
-                snprintf(buf, 32, "-");
-}
-
-static void format_sysctl(const AuditEvent *e, char *buf, size_t size)
-{
-        size_t off = 0;
-
-        if (!isempty(e->path)) {
-                snprintf(buf, size, "%s", e->path);
-                return;
-        }
-        if (e->n_name == 0) {
-                snprintf(buf, size, "?");
-                return;
-        }
-        for (size_t i = 0; i < e->n_name && off < size; i++)
-                off += (size_t) snprintf(buf + off, size - off, "%s%" PRIi32, i > 0 ? "." : "", e->name[i]);
-}
-
-static void audit_event_json(JsonWriter *w, const AuditEvent *e)
-{
-        json_begin_object(w);
-        json_key(w, "realtime_usec");
-        json_uint(w, e->realtime_usec);
-        json_key(w, "source");
-        json_string(w, e->source);
-        json_key(w, "pid");
-        json_uint(w, e->pid);
-        json_key(w, "comm");
-        json_string(w, e->comm);
-        json_key(w, "exe");
-        json_string(w, isempty(e->exe) ? NULL : e->exe);
-        json_key(w, "name");
-        json_begin_array(w);
-        for (size_t i = 0; i < e->n_name; i++)
-                json_int(w, e->name[i]);
-        json_end_array(w);
-        json_key(w, "path");
-        json_string(w, isempty(e->path) ? NULL : e->path);
-        json_key(w, "repeats");
-        json_uint(w, e->repeats);
-        json_end_object(w);
-}
-
-static void audit_event_line(const AuditEvent *e)
-{
-        char when[32], what[512];
+        char line[1024];
 
         if (arg_json != JSON_OFF) {
                 JsonWriter w;
 
                 json_writer_init(&w, stdout, false);
-                audit_event_json(&w, e);
+                audit_view_json(&w, e);
                 (void) json_done(&w);
                 return;
         }
-        format_time(e->realtime_usec, when);
-        format_sysctl(e, what, sizeof what);
-        printf("%s %s pid %" PRIu32 " (%s%s%s) called sysctl(2) for %s", when, e->source, e->pid, e->comm,
-               isempty(e->exe) ? "" : ", ", strempty(e->exe), what);
-        if (e->repeats > 1)
-                printf(" (%" PRIu32 " times)", e->repeats);
-        putchar('\n');
+        audit_view_format_line(e, line, sizeof line);
+        puts(line);
         fflush(stdout);
 }
 
 static int on_deprecated_sysctl(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        AuditEvent e = {};
+        AuditEventView e;
 
-        if (audit_event_read(m, &e) < 0) {
+        if (audit_view_read(m, &e) < 0) {
                 fprintf(stderr, "Ignoring a malformed DeprecatedSysctl signal.\n");
                 return 0;
         }
@@ -369,9 +290,11 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
         }
 
         if (arg_json != JSON_OFF && !arg_follow) {
+                pager_open(arg_no_pager);
                 json_start(&w);
                 json_begin_array(&w);
         } else if (arg_json == JSON_OFF && !arg_follow) {
+                pager_open(arg_no_pager);
                 t = table_new(
                         (const char *const[]){"TIME", "SOURCE", "PID", "COMM", "SYSCTL", "CALLS", NULL});
                 if (!t) {
@@ -380,15 +303,15 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 }
                 table_set_align_right(t, 2);
                 table_set_align_right(t, 5);
-                table_set_ellipsize(t, 4, true);
+                table_set_ellipsize(t, 4, ELLIPSIZE_PATH);
         }
 
         r = sd_bus_message_enter_container(reply, 'a', "(tsussaisu)");
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "tsussaisu")) > 0) {
-                AuditEvent e = {};
-                char when[32], what[512];
+                AuditEventView e;
+                char when[32], pid[16], what[512];
 
-                r = audit_event_read(reply, &e);
+                r = audit_view_read(reply, &e);
                 if (r < 0)
                         break;
                 r = sd_bus_message_exit_container(reply);
@@ -398,15 +321,15 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 if (arg_follow)
                         audit_event_line(&e);
                 else if (arg_json != JSON_OFF)
-                        audit_event_json(&w, &e);
+                        audit_view_json(&w, &e);
                 else {
-                        format_time(e.realtime_usec, when);
-                        format_sysctl(&e, what, sizeof what);
+                        audit_view_format_time(e.realtime_usec, when);
+                        audit_view_format_sysctl(&e, what, sizeof what);
                         r = table_add_cell(t, when);
                         if (r >= 0)
                                 r = table_add_cell(t, e.source);
                         if (r >= 0)
-                                r = table_add_cellf(t, "%" PRIu32, e.pid);
+                                r = table_add_cell(t, audit_view_format_pid(&e, pid));
                         if (r >= 0)
                                 r = table_add_cell(t, e.comm);
                         if (r >= 0)

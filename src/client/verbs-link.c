@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
+#include "terminal.h"
 
 typedef struct LinkRef {
         int ifindex;
@@ -79,6 +81,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
         (void) client_links_prefetch(bus);
+        pager_open(arg_no_pager);
 
         if (arg_json != JSON_OFF) {
                 JsonWriter w;
@@ -116,7 +119,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 goto finish;
         }
         table_set_align_right(t, 0);
-        table_set_ellipsize(t, 1, false);
+        table_set_ellipsize(t, 1, ELLIPSIZE_END);
         for (size_t i = 0; i < n; i++) {
                 ClientLink l;
 
@@ -131,7 +134,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 if (r >= 0)
                         r = table_add_cell(t, isempty(l.kind) ? "-" : l.kind);
                 if (r >= 0)
-                        r = table_add_cell(t, l.state);
+                        r = table_add_cell_color(t, l.state, state_color(l.state));
                 client_link_done(&l);
                 if (r < 0)
                         goto finish;
@@ -145,27 +148,43 @@ finish:
         return r;
 }
 
+#define FIELD_WIDTH 17 /* "Alternative names" */
+
 static void print_field(const char *label, const char *value)
 {
-        output_field(stdout, 15, label, value);
+        output_field(stdout, FIELD_WIDTH, label, value);
+}
+
+static void print_field_list(const char *label, char **values, const char *none)
+{
+        if (!values || !values[0]) {
+                if (none)
+                        print_field(label, none);
+                return;
+        }
+        print_field(label, values[0]);
+        for (char **v = values + 1; *v; v++)
+                print_field("", *v);
 }
 
 static int print_link_status(const ClientLink *l)
 {
+        Color state = state_color(l->state);
         Table *t;
         int r = 0;
 
-        printf("● %d: %s\n", l->ifindex, strempty(l->name));
+        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex,
+               strempty(l->name));
+        /* Everything [Match] can match on, then what igmpd made of it. */
+        print_field("Type", isempty(l->type) ? "-" : l->type);
         print_field("Kind", isempty(l->kind) ? "-" : l->kind);
-        print_field("State", strempty(l->state));
-        if (l->matched_files && l->matched_files[0]) {
-                print_field("Matched files", l->matched_files[0]);
-                for (char **f = l->matched_files + 1; *f; f++)
-                        print_field("", *f);
-        } else
-                print_field("Matched files", "none");
+        print_field_list("Alternative names", l->alternative_names, NULL);
+        if (!isempty(l->mac_address))
+                print_field("MAC address", l->mac_address);
+        output_field_color(stdout, FIELD_WIDTH, "State", strempty(l->state), state);
+        print_field_list("Matched files", l->matched_files, "none");
         if (!isempty(l->last_error))
-                print_field("Last error", l->last_error);
+                output_field_color(stdout, FIELD_WIDTH, "Last error", l->last_error, COLOR_RED);
         putchar('\n');
 
         t = table_new((const char *const[]) { "KNOB", "KERNEL", "POLICY", "SOURCE", NULL });
@@ -173,7 +192,7 @@ static int print_link_status(const ClientLink *l)
                 return -ENOMEM;
         table_set_align_right(t, 1);
         table_set_align_right(t, 2);
-        table_set_ellipsize(t, 3, true);
+        table_set_ellipsize(t, 3, ELLIPSIZE_PATH);
         for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
                 char kb[32], pb[32];
 
@@ -181,7 +200,8 @@ static int print_link_status(const ClientLink *l)
                         continue;
                 r = table_add_cell(t, knob_to_string(k));
                 if (r >= 0)
-                        r = table_add_cell(t, l->kernel[k] < 0 ? "n/a" : knob_format(k, l->kernel[k], kb));
+                        r = l->kernel[k] < 0 ? table_add_cell_color(t, "unavailable", COLOR_GREY)
+                                             : table_add_cell(t, knob_format(k, l->kernel[k], kb));
                 if (r >= 0)
                         r = table_add_cell(t, knob_format(k, l->policy[k], pb));
                 if (r >= 0)
@@ -193,6 +213,112 @@ static int print_link_status(const ClientLink *l)
         return r;
 }
 
+static bool is_pattern(const char *s)
+{
+        return strpbrk(s, "*?[") != NULL;
+}
+
+static bool link_matches(const ClientLink *l, const char *pattern)
+{
+        if (l->name && fnmatch(pattern, l->name, 0) == 0)
+                return true;
+        for (char **a = l->alternative_names; a && *a; a++)
+                if (fnmatch(pattern, *a, 0) == 0)
+                        return true;
+        return false;
+}
+
+static bool refs_contain(const LinkRef *refs, size_t n, int ifindex)
+{
+        for (size_t i = 0; i < n; i++)
+                if (refs[i].ifindex == ifindex)
+                        return true;
+        return false;
+}
+
+/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to links,
+ * in argument order (a glob's matches in index order), each link once. A glob that matches
+ * nothing is an error, as is an unknown LINK. */
+static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkRef **ret, size_t *ret_n)
+{
+        LinkRef *all = NULL, *refs = NULL;
+        size_t n_all = 0, n = 0;
+        int r = 0;
+
+        refs = calloc(1, sizeof *refs); /* grown below; never NULL on success */
+        if (!refs)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_args && r >= 0; i++) {
+                bool any = false;
+
+                if (!is_pattern(args[i])) {
+                        LinkRef ref = {};
+
+                        r = client_resolve_link(bus, args[i], &ref.ifindex, &ref.path);
+                        if (r < 0)
+                                break;
+                        if (refs_contain(refs, n, ref.ifindex)) {
+                                free(ref.path);
+                                continue;
+                        }
+                        LinkRef *a = realloc(refs, (n + 1) * sizeof *a);
+                        if (!a) {
+                                free(ref.path);
+                                r = -ENOMEM;
+                                break;
+                        }
+                        refs = a;
+                        refs[n++] = ref;
+                        continue;
+                }
+
+                if (!all) {
+                        r = list_links(bus, &all, &n_all);
+                        if (r < 0)
+                                break;
+                        (void) client_links_prefetch(bus);
+                }
+                for (size_t j = 0; j < n_all && r >= 0; j++) {
+                        const ClientLink *l = client_link_peek(all[j].path);
+                        ClientLink fetched;
+                        bool match;
+
+                        if (!l) {
+                                if (client_link_fetch(bus, all[j].path, &fetched) < 0)
+                                        continue; /* went away meanwhile */
+                                l = &fetched;
+                        }
+                        match = link_matches(l, args[i]);
+                        if (l == &fetched)
+                                client_link_done(&fetched);
+                        any = any || match;
+                        if (!match || refs_contain(refs, n, all[j].ifindex))
+                                continue;
+                        LinkRef *a = realloc(refs, (n + 1) * sizeof *a);
+                        if (!a) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        refs = a;
+                        refs[n] = (LinkRef) { .ifindex = all[j].ifindex, .path = strdup(all[j].path) };
+                        if (!refs[n++].path)
+                                r = -ENOMEM;
+                }
+                if (r >= 0 && !any) {
+                        fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", args[i]);
+                        r = -ENODEV;
+                }
+        }
+        link_refs_free(all, n_all);
+        if (r < 0) {
+                link_refs_free(refs, n);
+                return r;
+        }
+        *ret = refs;
+        *ret_n = n;
+        return 0;
+}
+
 int verb_status(int argc, char **argv, sd_bus *bus)
 {
         LinkRef *refs = NULL;
@@ -200,22 +326,16 @@ int verb_status(int argc, char **argv, sd_bus *bus)
         JsonWriter w;
         int r = 0;
 
-        if (argc > 1) {
-                refs = calloc((size_t) argc - 1, sizeof *refs);
-                if (!refs)
-                        return -ENOMEM;
-                for (int i = 1; i < argc; i++) {
-                        r = client_resolve_link(bus, argv[i], &refs[n].ifindex, &refs[n].path);
-                        if (r < 0)
-                                goto finish;
-                        n++;
-                }
-        } else {
+        if (argc > 1)
+                r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &refs, &n);
+        else {
                 r = list_links(bus, &refs, &n);
-                if (r < 0)
-                        return r;
-                (void) client_links_prefetch(bus);
+                if (r >= 0)
+                        (void) client_links_prefetch(bus);
         }
+        if (r < 0)
+                return r;
+        pager_open(arg_no_pager);
 
         if (arg_json != JSON_OFF) {
                 json_start(&w);
@@ -331,25 +451,30 @@ int verb_link(int argc, char **argv, sd_bus *bus)
 
 int verb_reconfigure(int argc, char **argv, sd_bus *bus)
 {
+        LinkRef *refs = NULL;
+        size_t n = 0;
+        int r;
+
         if (argc < 2)
-                return usage_error("reconfigure needs at least one LINK. See igmpctl --help.");
+                return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
 
-        for (int i = 1; i < argc; i++) {
+        r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &refs, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
                 sd_bus_error error = SD_BUS_ERROR_NULL;
-                int ifindex, r;
+                char what[64];
 
-                r = client_resolve_link(bus, argv[i], &ifindex, NULL);
-                if (r < 0)
-                        return r;
                 r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "ReconfigureLink", &error, NULL, "i", (int32_t) ifindex);
+                                       "ReconfigureLink", &error, NULL, "i", (int32_t) refs[i].ifindex);
                 if (r < 0) {
-                        r = client_call_error(&error, r, "reconfigure the link", argv[i]);
+                        snprintf(what, sizeof what, "%d", refs[i].ifindex);
+                        r = client_call_error(&error, r, "reconfigure the link", what);
                         sd_bus_error_free(&error);
-                        return r;
                 }
         }
-        return 0;
+        link_refs_free(refs, n);
+        return r;
 }
 
 int verb_reload(int argc, char **argv, sd_bus *bus)

@@ -2,14 +2,16 @@
 /*
  * monitor: prints link and knob changes as igmpd announces them, until Ctrl-C.
  *
- * Text lines:
+ * Text lines, each after the local time it was seen ("2024-05-01 12:00:00.123 "), never
+ * shortened (a terminal wraps them; a pipe gets them whole):
  *   + v2 (4): added, unmanaged
  *   - v2 (4): removed
  *   v0 (3): State pending → configured
  *   v0 (3): igmpv3_unsolicited_report_interval kernel 1000ms → 200ms, policy - → 200ms (runtime)
+ *   v0 (3): matched files now: /etc/igmpd/conf.d/10-site.conf, /etc/igmpd/conf.d/50-iptv.conf
  *   igmpd: configuration reloaded, 2 policy files
  *   igmpd: stopped | started
- * JSON (one object per line):
+ * JSON (one object per line, each with "realtime_usec"):
  *   {"event":"added","link":{…}}  {"event":"removed","index":4,"name":"v2"}
  *   {"event":"changed","changed":["state",…],"link":{…}}  (keys as in the link object)
  *   {"event":"reloaded","config_files":[…]}  {"event":"stopped"}  {"event":"started"}
@@ -19,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "igmpctl.h"
 #include "macro.h"
+#include "terminal.h"
 
 #define MONITOR_LINKS_MAX 65536 /* links remembered for "old → new" display */
 
@@ -35,6 +39,40 @@ typedef struct Monitor {
         MonitorLink *links;
         size_t n;
 } Monitor;
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+                return 0;
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Starts a text line with the time: "2024-05-01 12:00:00.123 ". */
+static void print_time(void)
+{
+        uint64_t usec = now_usec();
+        time_t t = (time_t) (usec / 1000000);
+        char buf[32];
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                fputs("- ", stdout);
+        else
+                printf("%s.%03u ", buf, (unsigned) (usec / 1000 % 1000));
+}
+
+/* Starts a JSON event object: {"realtime_usec":…,"event":"…" */
+static void json_begin_event(JsonWriter *w, const char *event)
+{
+        json_writer_init(w, stdout, false);
+        json_begin_object(w);
+        json_key(w, "realtime_usec");
+        json_uint(w, now_usec());
+        json_key(w, "event");
+        json_string(w, event);
+}
 
 static MonitorLink *monitor_find(Monitor *m, const char *path)
 {
@@ -172,10 +210,7 @@ static void print_json_link_event(const char *event, const ClientLink *l, unsign
         LinkStatus s;
         JsonWriter w;
 
-        json_writer_init(&w, stdout, false);
-        json_begin_object(&w);
-        json_key(&w, "event");
-        json_string(&w, event);
+        json_begin_event(&w, event);
         if (changed) {
                 json_key(&w, "changed");
                 json_begin_array(&w);
@@ -195,10 +230,7 @@ static void print_simple_event(const char *event, int ifindex, const char *name)
 {
         JsonWriter w;
 
-        json_writer_init(&w, stdout, false);
-        json_begin_object(&w);
-        json_key(&w, "event");
-        json_string(&w, event);
+        json_begin_event(&w, event);
         if (ifindex > 0) {
                 json_key(&w, "index");
                 json_int(&w, ifindex);
@@ -213,8 +245,36 @@ static void print_string_change(const ClientLink *l, const char *label, const ch
 {
         if (streq_ptr(strempty(old), strempty(new)))
                 return;
-        printf("%s (%d): %s %s → %s\n", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
-               isempty(new) ? "-" : new);
+        print_time();
+        printf("%s (%d): %s %s %s %s\n", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
+               glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
+}
+
+/* "a, b, c", or "none"; the caller frees. */
+static char *join_list(char **l)
+{
+        size_t n = 1;
+        char *s, *p;
+
+        if (!l || !l[0])
+                return strdup("none");
+        for (char **i = l; *i; i++)
+                n += strlen(*i) + 2;
+        s = p = malloc(n);
+        if (!s)
+                return NULL;
+        for (char **i = l; *i; i++)
+                p = stpcpy(stpcpy(p, i == l ? "" : ", "), *i);
+        return s;
+}
+
+static void print_list_change(const ClientLink *l, const char *label, const char *old, char **new)
+{
+        char *b = join_list(new);
+
+        if (b)
+                print_string_change(l, label, old, b);
+        free(b);
 }
 
 static void print_knob_changes(const ClientLink *old, const ClientLink *new)
@@ -227,11 +287,12 @@ static void print_knob_changes(const ClientLink *old, const ClientLink *new)
                 if (old->has[k] && old->kernel[k] == new->kernel[k] && old->policy[k] == new->policy[k] &&
                     streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
                         continue;
-                printf("%s (%d): %s kernel %s → %s, policy %s → %s (%s)\n", strempty(new->name),
+                print_time();
+                printf("%s (%d): %s kernel %s %s %s, policy %s %s %s (%s)\n", strempty(new->name),
                        new->ifindex, knob_to_string(k),
-                       old->has[k] ? knob_format(k, old->kernel[k], a) : "?",
+                       old->has[k] ? knob_format(k, old->kernel[k], a) : "?", glyph(GLYPH_ARROW),
                        knob_format(k, new->kernel[k], b),
-                       old->has[k] ? knob_format(k, old->policy[k], c) : "?",
+                       old->has[k] ? knob_format(k, old->policy[k], c) : "?", glyph(GLYPH_ARROW),
                        knob_format(k, new->policy[k], d),
                        isempty(new->source[k]) ? "kernel default" : new->source[k]);
         }
@@ -256,8 +317,10 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
         }
         if (arg_json != JSON_OFF)
                 print_json_link_event("added", &l, 0);
-        else
+        else {
+                print_time();
                 printf("+ %s (%d): added, %s\n", strempty(l.name), l.ifindex, strempty(l.state));
+        }
         fflush(stdout);
 
         ml = monitor_add(m, path);
@@ -280,10 +343,13 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
         ml = monitor_find(m, path);
         if (arg_json != JSON_OFF)
                 print_simple_event("removed", ml ? ml->link.ifindex : 0, ml ? ml->link.name : NULL);
-        else if (ml)
-                printf("- %s (%d): removed\n", strempty(ml->link.name), ml->link.ifindex);
-        else
-                printf("- %s: removed\n", path);
+        else {
+                print_time();
+                if (ml)
+                        printf("- %s (%d): removed\n", strempty(ml->link.name), ml->link.ifindex);
+                else
+                        printf("- %s: removed\n", path);
+        }
         fflush(stdout);
         if (ml)
                 monitor_remove(m, ml);
@@ -318,10 +384,7 @@ static int on_manager_changed(Monitor *m, sd_bus_message *msg)
                         n++;
                 if (arg_json != JSON_OFF) {
                         JsonWriter w;
-                        json_writer_init(&w, stdout, false);
-                        json_begin_object(&w);
-                        json_key(&w, "event");
-                        json_string(&w, "reloaded");
+                        json_begin_event(&w, "reloaded");
                         json_key(&w, "config_files");
                         json_begin_array(&w);
                         for (size_t i = 0; i < n; i++)
@@ -329,8 +392,10 @@ static int on_manager_changed(Monitor *m, sd_bus_message *msg)
                         json_end_array(&w);
                         json_end_object(&w);
                         (void) json_done(&w);
-                } else
+                } else {
+                        print_time();
                         printf("igmpd: configuration reloaded, %zu policy file%s\n", n, n == 1 ? "" : "s");
+                }
                 fflush(stdout);
         }
         strv_freep(&files);
@@ -341,6 +406,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 {
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
+        _cleanup_free_ char *old_altnames = NULL, *old_matched = NULL;
         MonitorLink *ml;
         ClientLink old, *l;
         unsigned changed = 0;
@@ -375,6 +441,16 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r >= 0)
                 r = free_and_strdup(&old.kind, l->kind);
         if (r >= 0)
+                r = free_and_strdup(&old.type, l->type);
+        if (r >= 0)
+                r = free_and_strdup(&old.mac_address, l->mac_address);
+        if (r >= 0) {
+                old_altnames = join_list(l->alternative_names);
+                old_matched = join_list(l->matched_files);
+                if (!old_altnames || !old_matched)
+                        r = -ENOMEM;
+        }
+        if (r >= 0)
                 r = free_and_strdup(&old.state, l->state);
         if (r >= 0)
                 r = free_and_strdup(&old.last_error, l->last_error);
@@ -396,16 +472,20 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         else {
                 if (changed & CLIENT_PROP_NAME)
                         print_string_change(l, "Name", old.name, l->name);
+                if (changed & CLIENT_PROP_ALTERNATIVE_NAMES)
+                        print_list_change(l, "AlternativeNames", old_altnames, l->alternative_names);
                 if (changed & CLIENT_PROP_KIND)
                         print_string_change(l, "Kind", old.kind, l->kind);
+                if (changed & CLIENT_PROP_TYPE)
+                        print_string_change(l, "Type", old.type, l->type);
+                if (changed & CLIENT_PROP_MAC_ADDRESS)
+                        print_string_change(l, "MACAddress", old.mac_address, l->mac_address);
                 if (changed & CLIENT_PROP_STATE)
                         print_string_change(l, "State", old.state, l->state);
                 if (changed & CLIENT_PROP_LAST_ERROR)
                         print_string_change(l, "LastError", old.last_error, l->last_error);
                 if (changed & CLIENT_PROP_MATCHED_FILES)
-                        printf("%s (%d): matched files now: %s%s\n", strempty(l->name), l->ifindex,
-                               l->matched_files && l->matched_files[0] ? l->matched_files[0] : "none",
-                               l->matched_files && l->matched_files[0] && l->matched_files[1] ? ", …" : "");
+                        print_list_change(l, "MatchedFiles", old_matched, l->matched_files);
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
         }
@@ -423,8 +503,10 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 return 0;
         if (arg_json != JSON_OFF)
                 print_simple_event(isempty(new) ? "stopped" : "started", 0, NULL);
-        else
+        else {
+                print_time();
                 printf("igmpd: %s\n", isempty(new) ? "stopped" : "started");
+        }
         fflush(stdout);
         if (isempty(new))
                 monitor_clear(m);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Change signals: InterfacesAdded/InterfacesRemoved as links come and go, PropertiesChanged
-# for knob values, renames, state and the manager's ConfigFiles — seen on the wire with
-# busctl monitor, and as igmpctl monitor prints them (text and JSON).
+# for knob values, renames, alternative names, state and the manager's ConfigFiles — seen on
+# the wire with busctl monitor, and as igmpctl monitor prints them (text and JSON): every line
+# and event with its time, lists (matched files) whole.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
 need_jq
@@ -24,6 +25,12 @@ IDX1=$(ifindex_of "$NS" v1)
 P0=$(link_path "$IDX0")
 P1=$(link_path "$IDX1")
 
+export LC_ALL=C.UTF-8
+# igmpctl monitor starts each line with the local time: "2024-05-01 12:00:00.123 ".
+TS='[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} '
+# mon_has PATTERN: a line of igmpctl monitor, its time left out, matches PATTERN (grep, basic).
+mon_has() { grep -q -- "$1" <(sed -E "s/^$TS//" "$T_TMP/mon.txt"); }
+
 busctl --system --json=short monitor org.igmpd1 > "$T_TMP/wire.json" 2> "$T_TMP/wire.err" &
 _T_PIDS+=($!)
 "$IGMPCTL" monitor > "$T_TMP/mon.txt" 2> "$T_TMP/mon.err" &
@@ -40,16 +47,16 @@ info "a link appears"
 veth_add "$NS" v2 v3
 IDX2=$(ifindex_of "$NS" v2)
 P2=$(link_path "$IDX2")
-wait_until "grep -q '^+ v2 ($IDX2): added' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'added' line: $(cat "$T_TMP/mon.txt")"
+wait_until "mon_has '^+ v2 ($IDX2): added'" || fail "igmpctl monitor: no 'added' line: $(cat "$T_TMP/mon.txt")"
 
 info "a knob changes"
 "$IGMPCTL" link v0 --v3-interval 200
-wait_until "grep -q 'igmpv3_unsolicited_report_interval kernel 300ms → 200ms, policy 300ms → 200ms (runtime)' '$T_TMP/mon.txt'" ||
+wait_until "mon_has 'igmpv3_unsolicited_report_interval kernel 300ms → 200ms, policy 300ms → 200ms (runtime)'" ||
         fail "igmpctl monitor: no knob line: $(cat "$T_TMP/mon.txt")"
 
 info "a link is renamed"
 ip -n "$NS" link set v2 name v2new
-wait_until "grep -q '^v2new ($IDX2): Name v2 → v2new' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no rename: $(cat "$T_TMP/mon.txt")"
+wait_until "mon_has '^v2new ($IDX2): Name v2 → v2new'" || fail "igmpctl monitor: no rename: $(cat "$T_TMP/mon.txt")"
 ALTNAME=""
 # The kernel announces an alternative name (RTM_NEWLINK) only for a link that is up.
 ip -n "$NS" link set v2new up
@@ -57,32 +64,37 @@ if ip -n "$NS" link property add dev v2new altname v2alt 2>/dev/null; then
         ALTNAME=v2alt
         wait_until "[ \"\$(bctl get-property org.igmpd1 $P2 org.igmpd1.Link AlternativeNames)\" = 'as 1 \"v2alt\"' ]" ||
                 fail "AlternativeNames after 'ip link property add': $(bctl get-property org.igmpd1 "$P2" org.igmpd1.Link AlternativeNames)"
+        wait_until "mon_has '^v2new ($IDX2): AlternativeNames none → v2alt$'" ||
+                fail "igmpctl monitor: no alternative name line: $(cat "$T_TMP/mon.txt")"
 fi
 
 info "state changes with a reload"
 conf_put 20-v1.conf <<'CONF'
 [Match]
-Name=v1
+Name=v1 v0
 
 [IGMP]
 Version=2
 CONF
 "$IGMPCTL" reload
-wait_until "grep -q '^v1 ($IDX1): State unmanaged → configured' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no state change: $(cat "$T_TMP/mon.txt")"
-wait_until "grep -q '^igmpd: configuration reloaded, 2 policy files' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no reload line"
+wait_until "mon_has '^v1 ($IDX1): State unmanaged → configured'" || fail "igmpctl monitor: no state change: $(cat "$T_TMP/mon.txt")"
+wait_until "mon_has '^igmpd: configuration reloaded, 2 policy files'" || fail "igmpctl monitor: no reload line"
+# Every matched file, not the first and "…".
+wait_until "mon_has '^v0 ($IDX0): MatchedFiles $T_CONF/10-site.conf → $T_CONF/10-site.conf, $T_CONF/20-v1.conf$'" ||
+        fail "igmpctl monitor: matched files not shown whole: $(cat "$T_TMP/mon.txt")"
 
 info "a link goes away"
 ip -n "$NS" link del v2new
-wait_until "grep -q '^- v2new ($IDX2): removed' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'removed' line: $(cat "$T_TMP/mon.txt")"
+wait_until "mon_has '^- v2new ($IDX2): removed'" || fail "igmpctl monitor: no 'removed' line: $(cat "$T_TMP/mon.txt")"
 
 info "the daemon stops and comes back"
 igmpd_stop
-wait_until "grep -q '^igmpd: stopped' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'stopped'"
+wait_until "mon_has '^igmpd: stopped'" || fail "igmpctl monitor: no 'stopped'"
 igmpd_start "$NS"
 igmpd_wait_bus
-wait_until "grep -q '^igmpd: started' '$T_TMP/mon.txt'" || fail "igmpctl monitor: no 'started'"
+wait_until "mon_has '^igmpd: started'" || fail "igmpctl monitor: no 'started'"
 "$IGMPCTL" link v0 --v3-interval 150
-wait_until "grep -q 'kernel 200ms → 150ms, policy 200ms → 150ms (runtime)' '$T_TMP/mon.txt'" ||
+wait_until "mon_has 'kernel 200ms → 150ms, policy 200ms → 150ms (runtime)'" ||
         fail "igmpctl monitor: no change after the restart: $(cat "$T_TMP/mon.txt")"
 
 sleep 0.5
@@ -92,6 +104,9 @@ rc=0
 wait $MON_TXT || rc=$?
 [ $rc = 0 ] || fail "igmpctl monitor exited $rc on Ctrl-C"
 wait $MON_JSON || fail "igmpctl --json monitor failed on Ctrl-C"
+
+info "every line of igmpctl monitor starts with its time"
+grep -qvE "^$TS" "$T_TMP/mon.txt" && fail "lines without a time: $(grep -vE "^$TS" "$T_TMP/mon.txt")"
 
 info "what went over the wire (busctl monitor)"
 W=$T_TMP/wire.json
@@ -125,5 +140,7 @@ jq -e -s "any(.[]; .event == \"changed\" and .link.name == \"v2new\" and (.chang
 jq -e -s "any(.[]; .event == \"removed\" and .index == $IDX2 and .name == \"v2new\")" "$J" > /dev/null || fail "json: no removed event"
 jq -e -s 'any(.[]; .event == "reloaded" and (.config_files | length) == 2)' "$J" > /dev/null || fail "json: no reload event"
 jq -e -s 'any(.[]; .event == "stopped") and any(.[]; .event == "started")' "$J" > /dev/null || fail "json: no stop/start events"
+jq -e -s 'all(.[]; (.realtime_usec | type) == "number" and .realtime_usec > 1500000000000000)' "$J" > /dev/null ||
+        fail "json: events without realtime_usec: $(cat "$J")"
 
 echo "PASS: $T_NAME"

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Deprecated-sysctl(2) events in igmpctl's words (see audit-format.h).
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "audit-format.h"
+#include "macro.h"
+
+#define PARTIAL_MARK " (partly translated)"
+
+int audit_view_read(sd_bus_message *m, AuditEventView *ret)
+{
+        AuditEventView e = { .partial = -1 };
+        const void *p = NULL;
+        size_t size = 0;
+        int r;
+
+        r = sd_bus_message_read(m, "tsuss", &e.realtime_usec, &e.source, &e.pid, &e.comm, &e.exe);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_array(m, 'i', &p, &size);
+        if (r < 0)
+                return r;
+        e.name = p;
+        e.n_name = size / sizeof(int32_t);
+        r = sd_bus_message_read(m, "su", &e.path, &e.repeats);
+        if (r < 0)
+                return r;
+        *ret = e;
+        return 0;
+}
+
+void audit_view_format_time(uint64_t usec, char buf[static 32])
+{
+        time_t t = (time_t) (usec / 1000000);
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, 32, "-");
+}
+
+const char *audit_view_format_pid(const AuditEventView *e, char buf[static 16])
+{
+        if (e->pid == 0)
+                return "-";
+        snprintf(buf, 16, "%" PRIu32, e->pid);
+        return buf;
+}
+
+void audit_view_format_sysctl(const AuditEventView *e, char *buf, size_t size)
+{
+        size_t off = 0;
+
+        if (size == 0)
+                return;
+        if (!isempty(e->path)) {
+                snprintf(buf, size, "%s%s", e->path, e->partial > 0 ? PARTIAL_MARK : "");
+                return;
+        }
+        if (e->n_name == 0) {
+                snprintf(buf, size, "?");
+                return;
+        }
+        buf[0] = '\0';
+        for (size_t i = 0; i < e->n_name && off < size; i++)
+                off += (size_t) snprintf(buf + off, size - off, "%s%" PRIi32, i > 0 ? "." : "", e->name[i]);
+}
+
+void audit_view_format_line(const AuditEventView *e, char *buf, size_t size)
+{
+        char when[32], pid[16], what[512];
+        int n;
+
+        audit_view_format_time(e->realtime_usec, when);
+        audit_view_format_sysctl(e, what, sizeof what);
+        n = snprintf(buf, size, "%s %s pid %s (%s%s%s) called sysctl(2) for %s", when, strempty(e->source),
+                     audit_view_format_pid(e, pid), strempty(e->comm), isempty(e->exe) ? "" : ", ",
+                     strempty(e->exe), what);
+        if (e->repeats > 1 && n >= 0 && (size_t) n < size)
+                snprintf(buf + n, size - (size_t) n, " (%" PRIu32 " times)", e->repeats);
+}
+
+void audit_view_json(JsonWriter *w, const AuditEventView *e)
+{
+        json_begin_object(w);
+        json_key(w, "realtime_usec");
+        json_uint(w, e->realtime_usec);
+        json_key(w, "source");
+        json_string(w, strempty(e->source));
+        json_key(w, "pid");
+        json_uint(w, e->pid);
+        json_key(w, "comm");
+        json_string(w, strempty(e->comm));
+        json_key(w, "exe");
+        json_string(w, isempty(e->exe) ? NULL : e->exe);
+        json_key(w, "name");
+        json_begin_array(w);
+        for (size_t i = 0; i < e->n_name; i++)
+                json_int(w, e->name[i]);
+        json_end_array(w);
+        json_key(w, "path");
+        json_string(w, isempty(e->path) ? NULL : e->path);
+        if (e->partial >= 0) {
+                /* Only when the daemon says: absent means "not known", not "complete". */
+                json_key(w, "path_partial");
+                json_bool(w, e->partial > 0);
+        }
+        json_key(w, "repeats");
+        json_uint(w, e->repeats);
+        json_end_object(w);
+}
