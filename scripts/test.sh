@@ -13,7 +13,7 @@ SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export BUILD_DIR=${BUILD_DIR:-$SRCDIR/build-test}
 export MESON_ARGS="-Dwerror=true ${MESON_ARGS:-}"
 
-"$SRCDIR/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+"$SRCDIR/scripts/setup.sh" demo test || { echo "0 passed, 1 failed"; exit 1; }
 
 rc=0
 summary=$(mktemp)

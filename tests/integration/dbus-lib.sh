@@ -5,12 +5,16 @@
 #   . "$(dirname "$0")/dbus-lib.sh"
 #   dbus_start
 #
-# dbus_start runs a dbus-daemon configured like the system bus (deny by default, method calls
-# only where a policy file punches a hole) that includes igmpd's shipped policy file
-# data/dbus/org.igmpd1.conf, listening on a unix socket in $T_TMP, and exports
+# dbus_start runs a dbus-daemon configured like the system bus (scripts/private-bus.sh, shared
+# with the demo: deny by default, method calls only where a policy file punches a hole,
+# igmpd's shipped policy file data/dbus/org.igmpd1.conf included; here also root may monitor
+# and own the fake polkit's name), listening on a unix socket in $T_TMP, and exports
 # DBUS_SYSTEM_BUS_ADDRESS so igmpd, igmpctl and busctl all use it. The bus runs in the host
 # network namespace: its socket is a filesystem path, reachable from any namespace. The daemon
 # is stopped by lib.sh's cleanup with everything else.
+
+# shellcheck source=../../scripts/private-bus.sh
+. "$SRCDIR/scripts/private-bus.sh"
 
 T_BUS_DIR=""
 T_DBUS_PID=""
@@ -35,43 +39,16 @@ dbus_prepare() {
 dbus_start() {
         dbus_prepare
 
-        cat > "$T_BUS_DIR/system.conf" <<EOC
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$T_BUS_DIR/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
-          send_member="UpdateActivationEnvironment"/>
-    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
-  </policy>
+        private_bus_config "$T_BUS_DIR/system_bus_socket" '
   <policy user="root">
     <!-- Monitoring (busctl monitor) as root, as on the real system bus. -->
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
-    <!-- Stands in for polkit's own policy file, for tests that run a fake polkit. -->
+    <!-- Stands in for polkit'"'"'s own policy file, for tests that run a fake polkit. -->
     <allow own="org.freedesktop.PolicyKit1"/>
   </policy>
   <policy context="default">
     <allow send_destination="org.freedesktop.PolicyKit1"/>
-  </policy>
-  <include>$SRCDIR/data/dbus/org.igmpd1.conf</include>
-</busconfig>
-EOC
+  </policy>' > "$T_BUS_DIR/system.conf"
         rm -f "$T_BUS_DIR/system_bus_socket"
         dbus-daemon --config-file="$T_BUS_DIR/system.conf" --nofork --nopidfile --nosyslog \
                 >> "$T_TMP/dbus-daemon.log" 2>&1 &
