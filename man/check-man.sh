@@ -12,6 +12,14 @@
 #       src/client/*.c             struct option[] entries { "name", … } -> man/igmpctl.1.scd
 #       src/daemon/main.c          struct option[] entries { "name", … } -> man/igmpd.8.scd
 #     A source file that does not exist yet is skipped with a message.
+#  3. environment: every variable the code reads (getenv/secure_getenv("NAME")) is listed in the
+#     ENVIRONMENT section of its page: src/client/*.c in igmpctl(1), src/daemon/*.c in igmpd(8);
+#  4. the bus policy: every user data/dbus/org.igmpd1.conf lets own org.igmpd1 is named (*user*)
+#     in igmpd(8)'s D-BUS INTERFACE section, and no page says "only root";
+#  5. README.md cites only files that exist: `paths` under the tree's top directories, and
+#     every NAME.md it mentions.
+#  (The example outputs in the pages are run and compared by tests/integration/
+#  test-man-examples.sh, which needs root.)
 #
 # Usage: check-man.sh SRCDIR [BUILDDIR]
 # Exit:  0 pass, 1 fail, 77 if nothing at all could be checked.
@@ -208,6 +216,81 @@ if [ -f "$dmain" ]; then
         [ "${#mopts[@]}" -eq 0 ] || report_extra_options igmpd.8 "${mopts[@]}"
 else
         skip "$dmain does not exist yet"
+fi
+
+# ---- 3. environment ------------------------------------------------------------------------
+
+# Variables read by the given C files.
+env_reads() {
+        grep -ohE '(secure_)?getenv\("[A-Z_][A-Z0-9_]*"\)' "$@" | sed -E 's/.*\("([^"]*)"\)/\1/' | sort -u
+}
+
+# The text of section "# NAME" of a page.
+section() {
+        awk -v h="# $2" '$0 == h { on = 1; next } /^# / { on = 0 } on' "$MANSRC/$1.scd"
+}
+
+check_environment() {
+        local page=$1 what=$2 var missing=() n=0
+        shift 2
+        [ "$#" -gt 0 ] || { skip "$what: no source files"; return; }
+        while read -r var; do
+                [ -n "$var" ] || continue
+                n=$((n + 1))
+                section "$page" ENVIRONMENT | grep -qF "*$var*" || missing+=("$var")
+        done < <(env_reads "$@")
+        if [ "${#missing[@]}" -eq 0 ]; then
+                ok "all $n environment variables $what reads are in the ENVIRONMENT section of $page.scd"
+        else
+                fail "environment variables $what reads but $page.scd's ENVIRONMENT does not list: ${missing[*]}"
+        fi
+}
+
+check_environment igmpctl.1 "igmpctl (src/client/*.c)" "${client_src[@]}"
+daemon_src=("$SRCDIR"/src/daemon/*.c)
+check_environment igmpd.8 "igmpd (src/daemon/*.c)" "${daemon_src[@]}"
+
+# ---- 4. who may own the bus name -------------------------------------------------------------
+
+policy=$SRCDIR/data/dbus/org.igmpd1.conf
+if [ -f "$policy" ]; then
+        mapfile -t owners < <(awk '/<policy user="/ { match($0, /user="[^"]*"/); u = substr($0, RSTART + 6, RLENGTH - 7) }
+                                   /<\/policy>/ { u = "" }
+                                   /<allow own="org.igmpd1"/ && u != "" { print u }' "$policy" | sort -u)
+        missing=()
+        for u in "${owners[@]}"; do
+                section igmpd.8 "D-BUS INTERFACE" | grep -qF "*$u*" || missing+=("$u")
+        done
+        if [ "${#owners[@]}" -eq 0 ]; then
+                fail "found no owner of org.igmpd1 in $policy; has its format changed? (update man/check-man.sh)"
+        elif [ "${#missing[@]}" -gt 0 ]; then
+                fail "igmpd.8.scd's D-BUS INTERFACE does not name who may own org.igmpd1 as $policy does: ${missing[*]}"
+        elif grep -qiE 'only root may own' "$MANSRC"/*.scd "$SRCDIR/README.md"; then
+                fail "a page or the README says only root may own org.igmpd1; the policy also allows: ${owners[*]}"
+        else
+                ok "the pages name every user the bus policy lets own org.igmpd1 (${owners[*]})"
+        fi
+fi
+
+# ---- 5. README cites files that exist ----------------------------------------------------------
+
+readme=$SRCDIR/README.md
+if [ -f "$readme" ]; then
+        missing=()
+        n=0
+        tops=$(cd "$SRCDIR" && git ls-files 2>/dev/null | cut -d/ -f1 | sort -u | grep -v '\.' | tr '\n' '|')
+        tops=${tops:-src|tests|data|scripts|man|kernel|bench}
+        while read -r p; do
+                n=$((n + 1))
+                # shellcheck disable=SC2086 # globs ("data/examples/*.conf") are meant to expand
+                compgen -G "$SRCDIR/${p%%:*}" > /dev/null || missing+=("$p")
+        done < <({ grep -oE '`[^` ]+`' "$readme" | tr -d '`' | grep -E "^(\.ci|${tops%|})/"
+                   grep -oE '\b[A-Za-z0-9_-]+\.md\b' "$readme"; } | sort -u)
+        if [ "${#missing[@]}" -eq 0 ]; then
+                ok "the $n files README.md cites exist"
+        else
+                fail "README.md cites files that are not in the tree: ${missing[*]}"
+        fi
 fi
 
 if [ "$failures" -gt 0 ]; then
