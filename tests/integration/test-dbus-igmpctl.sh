@@ -204,6 +204,19 @@ bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe | jq -
 ctl --json=short status > "$T_TMP/status-all.json"
 jq_true "$T_TMP/status-all.json" 'length == 3'
 
+info "every JSON key igmpctl prints is documented in igmpctl(1), JSON OUTPUT"
+ctl --json=short kernel > "$T_TMP/kernel-keys.json"
+ctl --json=short audit > "$T_TMP/audit-keys.json"
+awk '$0 == "# JSON OUTPUT" { on = 1; next } /^# / { on = 0 } on' "$SRCDIR/man/igmpctl.1.scd" > "$T_TMP/json-doc"
+for f in list.json status-all.json kernel-keys.json audit-keys.json; do
+        # Object keys, except the knob names (documented as such).
+        jq -r '[paths | .[] | strings] | unique | .[]' "$T_TMP/$f"
+done | sort -u | grep -vxE '[a-z0-9]+_unsolicited_report_interval|force_[a-z]+_version' > "$T_TMP/json-keys"
+[ "$(wc -l < "$T_TMP/json-keys")" -ge 15 ] || fail "too few JSON keys found: $(cat "$T_TMP/json-keys")"
+while read -r key; do
+        grep -qF "*$key*" "$T_TMP/json-doc" || fail "JSON key '$key' is not documented in igmpctl(1), JSON OUTPUT"
+done < "$T_TMP/json-keys"
+
 info "link: igmpctl link v0 --v3-interval 200 changes the kernel value through the bus"
 expect_rc 0 ctl link v0 --v3-interval 200
 expect_knob "$NS" ipv4 v0 $V3 200
