@@ -9,6 +9,8 @@ example links and the environment below. A page marks what is checked with scdoc
   ; example-copy: SRC DEST   before anything else: install SRC (relative to the source tree,
                              e.g. data/examples/10-site.conf) as the config file DEST
   ; example-file: DEST       the next ``` block is the content of the config file DEST
+  ; example-unchecked: WHY   the next ``` block shows output that is not run here, and why (it is
+                             listed as a note; use it only for what cannot run in a namespace)
   ; example-run              the next ``` block is run: each "$ CMD" or "# CMD" line is a
                              command (a trailing "\\" continues it), the lines up to the next
                              command are its expected output (stdout and stderr, as a
@@ -73,10 +75,10 @@ def parse(text):
     i = 0
     while i < len(lines):
         line = lines[i]
-        m = re.match(r"^; example-(copy|file|run)(?::\s*(.*))?$", line)
+        m = re.match(r"^; example-(copy|file|run|unchecked)(?::\s*(.*))?$", line)
         if m:
             if m.group(1) == "copy":
-                out.append(("copy", m.group(2).split(), i))
+                out.append((m.group(1), m.group(2).split(), i))
             else:
                 marker, arg = m.group(1), (m.group(2) or "").strip()
             i += 1
@@ -262,6 +264,11 @@ def check_page(page, daemon):
         b = item
         if b.marker == "file":
             install(b.arg, "\n".join(b.lines) + "\n")
+            continue
+        if b.marker == "unchecked":
+            if not b.arg:
+                failures.append(f"{page}.scd:{b.start}: '; example-unchecked:' without a reason")
+            print(f"note: {page}.scd:{b.start + 1}: example not run: {b.arg}")
             continue
         if b.marker != "run":
             if shows_output(b):
