@@ -12,9 +12,11 @@
 #include "log.h"
 #include "manager-bus.h"
 #include "manager.h"
+#include "restore.h"
 
 static const char *arg_config_root = "";
 static bool arg_check = false;
+static bool arg_restore = false;
 static const char *arg_kmsg_path = NULL;
 
 static void help(void)
@@ -32,6 +34,10 @@ static void help(void)
                "                          problem as FILE:LINE and the effective value and source\n"
                "                          of every knob for the links present now; change nothing.\n"
                "                          Exits 1 if any file had a problem\n"
+               "     --restore            With igmpd stopped for good (package removal): write back\n"
+               "                          the values found before igmpd changed the knobs, as its\n"
+               "                          last clean stop saved them; knobs changed since by\n"
+               "                          someone else are left alone\n"
                "     --kmsg-path=PATH     Read kernel log records from PATH (a FIFO, followed, or a\n"
                "                          file, read once; one /dev/kmsg record per line) instead\n"
                "                          of /dev/kmsg (for tests)\n"
@@ -42,12 +48,13 @@ static void help(void)
 
 static int parse_argv(int argc, char *argv[])
 {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG_ROOT, ARG_CHECK, ARG_KMSG_PATH };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG_ROOT, ARG_CHECK, ARG_RESTORE, ARG_KMSG_PATH };
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h' },
                 { "version",     no_argument,       NULL, ARG_VERSION },
                 { "config-root", required_argument, NULL, ARG_CONFIG_ROOT },
                 { "check",       no_argument,       NULL, ARG_CHECK },
+                { "restore",     no_argument,       NULL, ARG_RESTORE },
                 { "kmsg-path",   required_argument, NULL, ARG_KMSG_PATH },
                 {}
         };
@@ -67,6 +74,9 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_CHECK:
                         arg_check = true;
                         break;
+                case ARG_RESTORE:
+                        arg_restore = true;
+                        break;
                 case ARG_KMSG_PATH:
                         arg_kmsg_path = optarg;
                         break;
@@ -76,6 +86,10 @@ static int parse_argv(int argc, char *argv[])
                         return -EINVAL;
                 }
 
+        if (arg_check && arg_restore) {
+                fprintf(stderr, "igmpd: --check and --restore do not go together. See igmpd --help.\n");
+                return -EINVAL;
+        }
         if (optind < argc) {
                 fprintf(stderr, "igmpd takes no positional arguments (got '%s'). See igmpd --help.\n", argv[optind]);
                 return -EINVAL;
@@ -104,6 +118,9 @@ static int run(int argc, char *argv[])
                 manager_probe_kernel(m);
                 return check_run(m);
         }
+
+        if (arg_restore)
+                return restore_run(m);
 
         manager_probe_kernel(m);
         m->kmsg_path = arg_kmsg_path;

@@ -605,15 +605,21 @@ static void manager_start_audit(Manager *m)
         audit_manager_start(m->audit, &m->config, m->kmsg_path);
 }
 
-/* Reads (and removes) what the last clean stop saved, for the links of the first pass. */
-static void manager_load_originals(Manager *m)
+int manager_read_originals(Manager *m, Originals *ret)
 {
         _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
         char netns[ORIGINALS_NETNS_MAX];
-        int r;
 
+        if (!dir)
+                return -ENOMEM;
         manager_netns_id(m, netns);
-        r = dir ? originals_load(dir, netns, &m->saved_originals) : -ENOMEM;
+        return originals_load(dir, netns, ret);
+}
+
+/* Reads (and removes) what the last clean stop saved, for the links of the first pass. */
+static void manager_load_originals(Manager *m)
+{
+        int r = manager_read_originals(m, &m->saved_originals);
         if (r < 0)
                 log_warning_errno(r, "Failed to read the knob values saved at the last stop, ignoring: %m");
 }

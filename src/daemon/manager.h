@@ -95,6 +95,9 @@ int manager_reload(Manager *m);
 void manager_probe_kernel(Manager *m);
 
 int manager_start(Manager *m);
+/* Reads and removes what the last clean stop saved (ROOT/run/igmpd/originals) if it is of this
+ * network namespace: 1 with *ret filled, 0 with none, -errno (see originals_load()). */
+int manager_read_originals(Manager *m, Originals *ret);
 int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * igmpd --restore: undo igmpd's changes after its last stop; see restore.h.
+ *
+ * A stop does not undo anything itself: a restart (or a package upgrade) would otherwise flip
+ * every knob back to the kernel value and forth again. Only a removal wants the values back, so
+ * the package's prerm runs this after stopping the service.
+ */
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "originals.h"
+#include "restore.h"
+#include "sysctl-util.h"
+
+/* One link's entry. Returns the number of failed writes. */
+static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_restored)
+{
+        unsigned n_failed = 0;
+
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                _cleanup_close_ int fd = -EBADF;
+                bool any = false;
+
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        any = any || (e->set[k] && knob_info(k)->family == f);
+                if (!any || m->link_ctx.conf_fd[f] < 0)
+                        continue;
+                fd = sysctl_open_link_dir(m->link_ctx.conf_fd[f], e->ifname);
+                /* Checked after opening: the directory stays the link's even if it is renamed now. */
+                if (fd < 0 || if_nametoindex(e->ifname) != (unsigned) e->ifindex) {
+                        printf("%s: gone or renamed since igmpd stopped, left as is\n", e->ifname);
+                        return 0;
+                }
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        const char *name = knob_to_string(k);
+                        int32_t now;
+                        int r;
+
+                        if (!e->set[k] || knob_info(k)->family != f)
+                                continue;
+                        r = sysctl_read_int_at(fd, name, &now);
+                        if (r < 0) {
+                                printf("%s: %s unreadable (%s), left as is\n", e->ifname, name, strerror(-r));
+                                continue;
+                        }
+                        if (!knob_value_matches(k, e->written[k], now)) {
+                                printf("%s: %s is %d, not the %d igmpd had set: changed by someone else, left as is\n",
+                                       e->ifname, name, now, e->written[k]);
+                                continue;
+                        }
+                        r = sysctl_write_int_at(fd, name, e->original[k]);
+                        if (r < 0) {
+                                log_error_errno(r, "%s: failed to set %s back to %d: %m", e->ifname, name,
+                                                e->original[k]);
+                                n_failed++;
+                                continue;
+                        }
+                        printf("%s: %s %d -> %d\n", e->ifname, name, now, e->original[k]);
+                        (*n_restored)++;
+                }
+        }
+        return n_failed;
+}
+
+int restore_run(Manager *m)
+{
+        _cleanup_(originals_done) Originals o = {};
+        unsigned n_failed = 0, n_restored = 0;
+        int r;
+
+        m->check_only = true; /* the Manager must not save anything when freed */
+
+        r = manager_read_originals(m, &o);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the saved original knob values: %m");
+        for (size_t i = 0; i < o.n; i++)
+                n_failed += restore_entry(m, &o.entries[i], &n_restored);
+        printf("Restored %u knob value%s.\n", n_restored, n_restored == 1 ? "" : "s");
+        return n_failed > 0;
+}
