@@ -90,6 +90,15 @@ int client_call_error(const sd_bus_error *error, int r, const char *what, const 
 {
         if (r >= 0)
                 r = -EIO;
+        /* With -H the bus is at the end of an ssh pipe: when ssh fails (refused key, host
+         * down, no systemd-stdio-bridge there) the call only sees the pipe close, and sd-bus
+         * turns that errno into an error of its own. ssh has said why on stderr just before;
+         * point there rather than at igmpd. */
+        if (arg_host && (r == -ENOTCONN || r == -ECONNRESET || r == -EPIPE)) {
+                fprintf(stderr, "Failed to %s: no connection to the system bus %s: %s. See ssh's message above; "
+                                "the host needs sshd and systemd-stdio-bridge.\n", what, bus_where, strerror(-r));
+                return r;
+        }
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
                 fprintf(stderr, "Failed to %s: igmpd is not running: nothing owns %s on the system bus %s. "
                                 "Start it with systemctl start igmpd.\n", what, IGMPD_BUS_NAME, bus_where);
