@@ -5,6 +5,7 @@
 # in), with `dpkg-buildpackage -us -uc -b`, then runs lintian on the result.
 #
 #   scripts/deb.sh [--outdir DIR] [--rev REV | --worktree] [--next-version VERSION] [--no-lintian]
+#   scripts/deb.sh [--rev REV | --worktree] --tree-id
 #
 #   --outdir DIR       where the .deb, .changes, .buildinfo and lintian.txt go (default: build-deb/)
 #   --rev REV          the commit to build (default: HEAD)
@@ -12,9 +13,11 @@
 #   --next-version V   then also a newer build of the same tree, version V (a changelog entry on
 #                      top, rebuilt without a clean): for upgrade tests
 #   --no-lintian       skip lintian
+#   --tree-id          print the git tree id that would be built (with --rev/--worktree) and exit
 #
-# Needs the build dependencies of debian/control (scripts/setup.sh installs them); prints the
-# path of the .deb last (the build log is OUTDIR/build.log, lintian's output OUTDIR/lintian.txt). Exit 1 if the build fails or lintian reports an error.
+# Needs the build dependencies of debian/control (scripts/setup.sh installs them). Prints the
+# path of each .deb built, last; the build log is OUTDIR/build.log, lintian's OUTDIR/lintian.txt.
+# Exit 1 if the build fails or lintian reports an error.
 set -euo pipefail
 
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +26,7 @@ rev=HEAD
 worktree=""
 next_version=""
 lintian=yes
+print_tree=""
 
 die() { echo "deb.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -32,7 +36,8 @@ while [ $# -gt 0 ]; do
         --worktree) worktree=yes; shift ;;
         --next-version) [ $# -ge 2 ] || die "--next-version needs a Debian version, e.g. 0.1-1+1"; next_version=$2; shift 2 ;;
         --no-lintian) lintian=""; shift ;;
-        -h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --tree-id) print_tree=yes; shift ;;
+        -h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see scripts/deb.sh --help)" ;;
         esac
 done
@@ -52,8 +57,12 @@ if [ -n "$worktree" ]; then
         tree=$(GIT_INDEX_FILE=$tmp/index git -C "$SRCDIR" write-tree)
         what="the working tree of $(git -C "$SRCDIR" rev-parse --short HEAD)"
 else
-        tree=$(git -C "$SRCDIR" rev-parse --verify "$rev^{commit}") || die "no such commit: $rev"
+        tree=$(git -C "$SRCDIR" rev-parse --verify "$rev^{tree}") || die "no such commit: $rev"
         what=$(git -C "$SRCDIR" rev-parse --short "$rev")
+fi
+if [ -n "$print_tree" ]; then
+        echo "$tree"
+        exit 0
 fi
 mkdir "$tmp/igmpd"
 git -C "$SRCDIR" archive --format=tar "$tree" | tar -x -C "$tmp/igmpd"
