@@ -81,6 +81,13 @@ check install-runtime-d "/etc/igmpd/runtime.d is owned by $(stat -c %U /etc/igmp
 # The user appeared after dbus-daemon read the bus policy: the postinst has it re-read the
 # policy before the service starts, or igmpd could not own its name.
 check install-bus-name "org.igmpd1 has no owner after install" wait_for 20 bus_owned
+# Built with BPF (amd64): the helper's socket comes with the service.
+bpf=""
+[ "$(dpkg-deb -c "$DEB" | grep -c '/igmpd-bpf.socket$')" -gt 0 ] && bpf=yes
+if [ -n "$bpf" ]; then
+        check install-bpf-socket "igmpd-bpf.socket is $(systemctl is-enabled igmpd-bpf.socket)/$(systemctl is-active igmpd-bpf.socket)" \
+                test "$(systemctl is-enabled igmpd-bpf.socket)/$(systemctl is-active igmpd-bpf.socket)" = enabled/active
+fi
 check install-existing-link "vtpre0 $V3 is '$(knob vtpre0)', expected 300" wait_for 10 knob_is vtpre0 300
 ip link add vt0 type veth peer name vt1
 check install-hotplug "hot-plugged vt0 $V3 is '$(knob vt0)', expected 300" wait_for 10 knob_is vt0 300
@@ -120,6 +127,10 @@ out=$(apt_get remove igmpd); rc=$?
 echo "$out"
 check remove "apt-get remove failed (rc $rc)" test $rc -eq 0
 check remove-stopped "igmpd.service is $(state) after remove" bash -c '[ "$(systemctl is-active igmpd.service)" != active ]'
+if [ -n "$bpf" ]; then
+        check remove-bpf-socket-stopped "igmpd-bpf.socket is $(systemctl is-active igmpd-bpf.socket) after remove" \
+                bash -c '[ "$(systemctl is-active igmpd-bpf.socket)" != active ] && ! test -e /run/igmpd-bpf.sock'
+fi
 check remove-restores-found-value "vtpre0 $V3 is '$(knob vtpre0)' after remove, expected 1234 (set before igmpd)" \
         knob_is vtpre0 1234
 check remove-restores-default "vt0 $V3 is '$(knob vt0)' after remove, expected 1000" knob_is vt0 1000
@@ -137,8 +148,8 @@ check purge-not-installed "dpkg status of igmpd is '$(dpkg_status)' after purge"
         test -z "$(dpkg_status)" -o "$(dpkg_status)" = not-installed
 check purge-no-unit "igmpd.service is still known: LoadState $(systemctl show -P LoadState igmpd.service)" \
         test "$(systemctl show -P LoadState igmpd.service)" = not-found
-check purge-no-enablement "the enablement symlink is left" \
-        bash -c '! test -e /etc/systemd/system/multi-user.target.wants/igmpd.service && ! test -L /etc/systemd/system/multi-user.target.wants/igmpd.service'
+check purge-no-enablement "an enablement symlink is left: $(ls /etc/systemd/system/*.wants/ | grep -E '^igmpd(-bpf)?\.')" \
+        bash -c '! ls /etc/systemd/system/*.wants/ | grep -qE "^igmpd(-bpf)?\."'
 check purge-no-bus-policy "a D-Bus file is left: $(ls /usr/share/dbus-1/system.d/org.igmpd1.conf /usr/share/dbus-1/system-services/org.igmpd1.service 2>/dev/null)" \
         bash -c '! test -e /usr/share/dbus-1/system.d/org.igmpd1.conf && ! test -e /usr/share/dbus-1/system-services/org.igmpd1.service'
 check purge-not-activatable "dbus-daemon still lists org.igmpd1 as activatable" wait_for 20 not_activatable
@@ -147,8 +158,8 @@ check purge-no-state "left: $(ls -d /etc/igmpd/runtime.d /run/igmpd 2>/dev/null)
         bash -c '! test -e /etc/igmpd/runtime.d && ! test -e /run/igmpd'
 check purge-keeps-admin-policy "/etc/igmpd/conf.d/50-admin.conf is gone after purge" test -f /etc/igmpd/conf.d/50-admin.conf
 # Debian leaves system users behind on purge (files elsewhere may carry the uid); nothing of the
-# package may still be owned by it.
-owned=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -user igmpd -print 2>/dev/null | head -n 5)
+# package may still be owned by it or its group.
+owned=$(find / /run -xdev \( -path /proc -o -path /sys \) -prune -o \( -user igmpd -o -group igmpd \) -print 2>/dev/null | head -n 5)
 check purge-nothing-owned-by-igmpd "still owned by igmpd: $owned" test -z "$owned"
 check purge-knobs-stay-restored "vtpre0 $V3 is '$(knob vtpre0)' after purge, expected 1234" knob_is vtpre0 1234
 
