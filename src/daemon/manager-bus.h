@@ -5,7 +5,7 @@
  * The D-Bus face of the Manager: the connection to the system bus (non-fatal, made when the bus
  * appears), org.igmpd1.Manager at /org/igmpd1, the ObjectManager, and the registration of the
  * Link and Audit interfaces. It plugs itself into the core's hooks (links' observer, the
- * manager's reloaded, the audit's on_event) and hands its connection to the NetworkManager
+ * manager's reloaded, the audit's observer) and hands its connection to the NetworkManager
  * follower; the core knows none of it.
  */
 

@@ -18,13 +18,20 @@
  *                         LinkContext (link.h): conf dirs, kernel knobs, the effective-value
  *                         source, and the observer hook (added / changed / removed).
  *   nm.c                  NetworkManager profiles, looked up by ifindex; hook: changed(ifindex).
- *   audit*.c              deprecated sysctl(2) events; given an ifindex resolver; hook: on_event.
+ *                         nm-sync.c reads NetworkManager (the calls and their fan-out),
+ *                         nm-profile.c reads its replies, nm-table.c keeps and diffs the values.
+ *   audit.c               deprecated sysctl(2) events: owns the sources (audit-kmsg.c,
+ *                         audit-netlink.c, audit-bpf.c), each given an AuditSourceContext
+ *                         (audit-event.h: event loop, ifindex resolver, submit and
+ *                         state_changed hooks); hook: observer (events, source states).
  *   netlink.c             parses link messages, hands them to NetlinkHandlers.
+ *   bpf-helper-client.c, bpf-ringbuf.c
+ *                         the BPF helper's protocol and ring buffer, for audit-bpf.c.
  *   policy.c, runtime-config.c, daemon-config.c, originals.c, bus-validate.c, nm-parse.c
  *                         pure parsers and tables over plain data.
  *   src/shared/           helpers that know nothing of the daemon and never log.
  *
- * tests/check-include-graph.py keeps it so: no include circle in src/daemon except a *-bus.c
+ * tests/style/check-include-graph.py keeps it so: no include circle in src/daemon except a *-bus.c
  * face with the object it serves.
  */
 
