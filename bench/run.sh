@@ -298,7 +298,12 @@ if has memory || has idle; then
         P=$((LINKS / 2))
         log "memory: RSS at 0, $LINKS and $((2 * LINKS)) links, then 10 rounds of +/- $LINKS links"
         NS=$(ns_new mem)
-        IGMPD_ROOT=$ROOT_QUIET igmpd_start "$NS" igmpd-mem
+        # This igmpd is also the idle section's "no bus" one: it gets a /run of its own (a tmpfs in
+        # the mount namespace ip netns exec makes), so what other programs create in the host's
+        # /run — other benchmark runs' directories — does not wake it while it waits for the bus.
+        printf '#!/bin/sh\nmount -t tmpfs -o mode=0755 igmpd-bench-run /run && exec "$@"\n' > "$TMP/private-run"
+        chmod +x "$TMP/private-run"
+        IGMPD_WRAP="$TMP/private-run ${IGMPD_WRAP:-}" IGMPD_ROOT=$ROOT_QUIET igmpd_start "$NS" igmpd-mem
         sleep 0.2
         res "mem rss 0 $(rss_kb "$IPID") $(rssanon_kb "$IPID")"
         ip netns exec "$NS" env LINKBENCH_GROUP=12 "$BENCH_BIN/linkbench" create m 0 "$P" > /dev/null
