@@ -75,8 +75,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
         n = strlen(line);
         while (n > 0 && line[n - 1] == '\n')
                 line[--n] = '\0';
-        if (level != LIBBPF_DEBUG)
-                snprintf(libbpf_last, sizeof libbpf_last, "%s", line);
+        if (level != LIBBPF_DEBUG) {
+                /* Cut to the reason's size (not snprintf: -Wformat-truncation at -O0). */
+                size_t k = MIN(n, sizeof libbpf_last - 1);
+                memcpy(libbpf_last, line, k);
+                libbpf_last[k] = '\0';
+        }
         log_debug("%s", line);
         return 0;
 }
