@@ -110,9 +110,13 @@ ns_new() {
 # Serialises tests that use or inspect host-wide state (the audit subsystem, the cgroup2 root's
 # BPF programs, `bpftool prog`/`link` listings): test runs from several checkouts may share one
 # machine. Held until the script exits.
+# Idempotent: a second `exec 8>` would close the shell's fd while a daemon it started still holds
+# the lock through the inherited fd, and the second flock would then wait forever.
 hostwide_lock() {
+        [ -n "${_T_HOSTWIDE_LOCKED:-}" ] && return 0
         exec 8> /run/lock/igmpd-tests-hostwide.lock
         flock 8
+        _T_HOSTWIDE_LOCKED=1
 }
 
 # igmpd_linked_with LIB…: true when the igmpd binary links one of the libraries (libasan,
