@@ -114,6 +114,8 @@ int verb_audit(int argc, char **argv, sd_bus *bus);
 int verb_kernel(int argc, char **argv, sd_bus *bus);
 int verb_monitor(int argc, char **argv, sd_bus *bus);
 int verb_nm(int argc, char **argv, sd_bus *bus);
+/* audit scan: argv[0] is "scan"; needs no bus (it reads files as the calling user). */
+int verb_audit_scan(int argc, char **argv);
 
 /* Runs an sd-event loop over bus until SIGINT/SIGTERM (exit 0) or disconnection (-ECONNRESET). */
 int client_run_until_interrupted(sd_bus *bus);

@@ -26,7 +26,7 @@ static const Verb verbs[] = {
         { "link",        1, 1,  verb_link },
         { "reconfigure", 1, -1, verb_reconfigure },
         { "reload",      0, 0,  verb_reload },
-        { "audit",       0, 0,  verb_audit },
+        { "audit",       0, -1, verb_audit },
         { "monitor",     0, 0,  verb_monitor },
         { "kernel",      0, 0,  verb_kernel },
         { "nm",          0, -1, verb_nm }, /* checks its own arguments */
@@ -57,6 +57,7 @@ static void help(void)
                "  reconfigure PATTERN...   Apply policy to the links again\n"
                "  reload                   Reload the policy files\n"
                "  audit [--follow]         Deprecated sysctl(2) calls seen (and follow new ones)\n"
+               "  audit scan [PATH…]       Programs that import or call sysctl(2) (no daemon needed)\n"
                "  monitor                  Print link and knob changes until Ctrl-C\n"
                "  kernel                   Which knobs and audit sources this kernel has\n"
                "  nm [PROFILE [KNOB OPTIONS] [--clear] [--runtime] [--reapply]]\n"
@@ -256,6 +257,8 @@ static int run(int argc, char *argv[])
         r = check_options_for(v);
         if (r < 0)
                 return r;
+        if (streq(v->name, "audit") && n_args > 0 && streq(argv[optind + 1], "scan"))
+                return verb_audit_scan(argc - optind - 1, argv + optind + 1);
 
         r = client_connect(&bus);
         if (r < 0)

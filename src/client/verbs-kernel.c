@@ -269,7 +269,7 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
         int r;
 
         if (argc > 1)
-                return usage_error("audit takes no arguments (only --follow). See igmpctl --help.");
+                return usage_error("audit takes no arguments but scan (and --follow). See igmpctl --help.");
 
         if (arg_follow) {
                 /* Subscribe first, so nothing falls between the history and the live events. */
