@@ -14,7 +14,7 @@
 #                 per link (default 200)
 #   --idle SECS   length of the idle window (default 30)
 #   --tails       also run the channel-change joins held a real 30 s (about 1 more minute)
-#   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel (default all)
+#   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel,bpf (default all)
 #   --audit-calls N  sysctl(2) calls per audit flood (default 100000); the audit section runs an
 #                 igmpd in the HOST network namespace (audit records exist only there) with no
 #                 policy, and puts the host's audit state back as found (it fails if it cannot)
@@ -31,7 +31,7 @@ set -uo pipefail
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$SRCDIR/build}
 LINKS=4000 SIZES="500 4000 8000" REPEAT=5 SAMPLE=200 IDLE=30 TAILS=0 QUICK=0 AUDIT_CALLS=100000
-SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel"
+SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel,bpf"
 OUT=$SRCDIR/BENCHMARKS.md
 CH_M=100 CH_ROUNDS_V2=3 CH_ROUNDS=8 CH_MAXROUNDS=40 CH_QRVS="2 4" CH_PROTOS="v3 mld v2"
 
@@ -60,6 +60,7 @@ IGMPD=${IGMPD:-$BUILD/src/daemon/igmpd}
 IGMPCTL=${IGMPCTL:-$BUILD/src/client/igmpctl}
 BENCH_BIN=${BENCH_BIN:-$BUILD/bench}
 MCAST_JOIN=${MCAST_JOIN:-$BUILD/tests/helpers/mcast-join}
+IGMPD_BPF_HELPER=${IGMPD_BPF_HELPER:-$BUILD/src/bpf-helper/igmpd-bpf}
 SYSTEMD_SYSCTL=${SYSTEMD_SYSCTL:-/lib/systemd/systemd-sysctl}
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -104,6 +105,16 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 res() { echo "$*" >> "$RES"; }
+# The host-wide lock of tests/integration/lib.sh (hostwide_lock), taken once and held until exit:
+# opening it again would drop the hold of this open file while a child (a private bus) still
+# holds it — and then wait for it forever.
+HOSTWIDE_LOCKED=0
+hostwide_lock() {
+        [ "$HOSTWIDE_LOCKED" = 1 ] && return 0
+        exec 8> /run/lock/igmpd-tests-hostwide.lock
+        flock 8
+        HOSTWIDE_LOCKED=1
+}
 now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 
 ns_new() {
@@ -547,8 +558,7 @@ if has audit; then
         else
                 # The same host-wide lock as tests/integration/lib.sh's hostwide_lock: a test run from
                 # another checkout must not change the audit state under the flood.
-                exec 8> /run/lock/igmpd-tests-hostwide.lock
-                flock 8
+                hostwide_lock
                 log "audit flood: $AUDIT_CALLS sysctl(2) calls, baseline then igmpd's audit source on ($REPEAT repeats)"
                 res "audit calls $AUDIT_CALLS"
                 AF_BEFORE=$TMP/audit-before
@@ -675,6 +685,98 @@ if has audit; then
                 res "audit host_knobs_unchanged $(wc -l < "$TMP/knobs-before")"
                 res "audit kmsg_lines $(kmsg_audit_since "$kseq")"
                 ns_del "$AF_NS"
+        fi
+fi
+
+# ---- 8. BPF audit sources -----------------------------------------------------------------------
+# libc: a legacy program calls libc's compat sysctl@GLIBC_2.2.5 AUDIT_CALLS times in a row, first
+# with nothing attached (baseline), then REPEAT times under igmpd's libc uprobe (igmpd in a
+# throwaway namespace, its helper as a child); igmpd's log gives the events and the calls they
+# count (coalesced: one event per process and name per second). The private page: a process that
+# maps libc before the probe, its libc text mapping's Private_Dirty before and after.
+# syscall: getpid() AUDIT_CALLS times, without and with the syscall source, interleaved REPEAT
+# times (medians). Both sources attach host-wide (uprobe on the host's libc inode, sys_enter).
+CALL_LIBC=${CALL_LIBC:-$(dirname "$MCAST_JOIN")/call-libc-sysctl}
+bpf_skip_reason() {
+        [ -x "$IGMPD_BPF_HELPER" ] || { echo "igmpd was built without BPF ($IGMPD_BPF_HELPER missing)"; return; }
+        [ -x "$CALL_LIBC" ] || { echo "$CALL_LIBC (tests/helpers) not built"; return; }
+        [ -x "$BENCH_BIN/syscall-loop" ] || { echo "$BENCH_BIN/syscall-loop not built"; return; }
+        [ -r /sys/kernel/btf/vmlinux ] || { echo "this kernel has no BTF"; return; }
+        "$CALL_LIBC" 1 2> /dev/null | grep -q 'errno 38' || echo "this libc has no ENOSYS compat sysctl (glibc < 2.32)"
+}
+# bpf_igmpd NAME SOURCES: igmpd with AuditSources=SOURCES in namespace $BPF_NS; waits until the
+# source says it is active (or not); sets BPF_IPID and BPF_ACTIVE_MS (exec → active).
+bpf_igmpd() {
+        local name=$1 sources=$2 t0
+        mkdir -p "$TMP/$name-root/etc/igmpd"
+        printf '[Daemon]\nAuditSources=%s\nNetworkManager=no\nAuditHistory=65536\n' "$sources" \
+                > "$TMP/$name-root/etc/igmpd/igmpd.conf"
+        t0=$(now_us)
+        ip netns exec "$BPF_NS" env -u WATCHDOG_USEC -u WATCHDOG_PID SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
+                IGMPD_BPF_HELPER="$IGMPD_BPF_HELPER" IGMPD_BPF_SOCKET="$TMP/no-bpf.sock" \
+                "$IGMPD" --config-root "$TMP/$name-root" > "$TMP/$name.log" 2>&1 &
+        BPF_IPID=$!
+        PIDS+=($BPF_IPID)
+        for _ in $(seq 1200); do
+                grep -qE "Audit source $sources is (active|not active)" "$TMP/$name.log" && break
+                sleep 0.05
+        done
+        BPF_ACTIVE_MS=$((($(now_us) - t0) / 1000))
+        grep -q "Audit source $sources is active" "$TMP/$name.log" ||
+                die "the $sources source did not start: $(grep 'Audit source' "$TMP/$name.log")"
+}
+bpf_stop() { kill -TERM "$BPF_IPID"; wait "$BPF_IPID" 2>/dev/null; BPF_IPID=""; }
+libc_private_dirty() { # libc_private_dirty PID: kB of private dirty pages in its libc text mapping
+        awk '/^[0-9a-f]+-[0-9a-f]+ r-xp .*\/libc[.-]/ { m = 1; next } /^[0-9a-f]+-[0-9a-f]+ / { m = 0 }
+             m && /^Private_Dirty:/ { s += $2 } END { print s + 0 }' "/proc/$1/smaps"
+}
+if has bpf; then
+        reason=$(bpf_skip_reason)
+        if [ -n "$reason" ]; then
+                log "bpf: skipped: $reason"
+                res "bpf skipped $reason"
+        else
+                hostwide_lock
+                log "bpf: libc source, $AUDIT_CALLS compat sysctl() calls ($REPEAT floods); syscall source on getpid()"
+                res "bpf calls $AUDIT_CALLS"
+                BPF_NS=$(ns_new bpf)
+                for ((r = 0; r < REPEAT; r++)); do
+                        res "bpf libc off $(tr '\n' ' ' < <("$CALL_LIBC" 3.5.16.-2.1 "$AUDIT_CALLS"))"
+                done
+                sleep 600 & holder=$!
+                PIDS+=($holder)
+                sleep 0.2
+                dirty0=$(libc_private_dirty "$holder")
+                bpf_igmpd bpf-libc libc
+                res "bpf libc attach_ms $BPF_ACTIVE_MS $(grep -o 'in [0-9]* libc cop[a-z]*' "$TMP/bpf-libc.log" | head -n 1)"
+                res "bpf libc page before_kb=$dirty0 after_kb=$(libc_private_dirty "$holder")"
+                kill "$holder"
+                cpu0=$(cpu_ms "$BPF_IPID")
+                for ((r = 0; r < REPEAT; r++)); do
+                        res "bpf libc on $(tr '\n' ' ' < <("$CALL_LIBC" 3.5.16.-2.1 "$AUDIT_CALLS"))"
+                done
+                sleep 1.5 # the last coalesced events fall due after 1 s
+                res "bpf libc cpu igmpd_ms=$(($(cpu_ms "$BPF_IPID") - cpu0))"
+                bpf_stop
+                while read -r line; do
+                        fpid=$(sed -n 's/.*pid \([0-9]*\) result.*/\1/p' <<< "$line")
+                        python3 - "$fpid" "$TMP/bpf-libc.log" <<'EOP' | { read -r out; res "bpf libc events $fpid $out"; }
+import re, sys
+pid, log = int(sys.argv[1]), open(sys.argv[2], errors="replace").read()
+n = [int(m.group(1)) for m in re.finditer(r"\(pid %d, .*\(source libc, (\d+) calls?\)" % pid, log)]
+print("events=%d counted=%d" % (len(n), sum(n)))
+EOP
+                done < <(grep '^bpf libc on ' "$RES")
+                res "bpf libc lost_warnings $(grep -c 'lost [0-9]* deprecated sysctl' "$TMP/bpf-libc.log")"
+
+                for ((r = 0; r < REPEAT; r++)); do
+                        res "bpf syscall off $("$BENCH_BIN/syscall-loop" "$((AUDIT_CALLS * 10))")"
+                        bpf_igmpd bpf-syscall syscall
+                        res "bpf syscall on $("$BENCH_BIN/syscall-loop" "$((AUDIT_CALLS * 10))")"
+                        bpf_stop
+                done
+                res "bpf syscall attach_ms $BPF_ACTIVE_MS"
+                ns_del "$BPF_NS"
         fi
 fi
 

@@ -22,6 +22,7 @@ int helper_syscall_attach(const BpfRequest *req, HelperReply *r)
 {
         _cleanup_(audit_syscall_bpf_destroyp) struct audit_syscall_bpf *skel = NULL;
         const char *unsupported = helper_kernel_unsupported();
+        uint64_t pidns_dev, pidns_ino;
         int link, err;
 
         if (unsupported)
@@ -30,6 +31,9 @@ int helper_syscall_attach(const BpfRequest *req, HelperReply *r)
         skel = audit_syscall_bpf__open();
         if (!skel)
                 return helper_reply_bpf_error(r, -errno, "Opening the syscall BPF object");
+        helper_pid_namespace(&pidns_dev, &pidns_ino);
+        skel->rodata->pidns_dev = pidns_dev;
+        skel->rodata->pidns_ino = pidns_ino;
         err = bpf_map__set_max_entries(skel->maps.events, HELPER_RINGBUF_SIZE);
         if (err < 0)
                 return helper_reply_bpf_error(r, err, "Sizing the ring buffer");

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
@@ -64,6 +65,18 @@ const char *helper_kernel_unsupported(void)
         return NULL;
 }
 
+void helper_pid_namespace(uint64_t *ret_dev, uint64_t *ret_ino)
+{
+        struct stat st;
+
+        if (stat("/proc/self/ns/pid", &st) < 0) {
+                *ret_dev = *ret_ino = 0;
+                return;
+        }
+        *ret_dev = st.st_dev;
+        *ret_ino = st.st_ino;
+}
+
 static char libbpf_last[BPF_PROTOCOL_REASON_MAX];
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -100,12 +113,15 @@ int helper_reply_bpf_error(HelperReply *r, int error, const char *what)
         const char *why;
 
         error = -abs(error);
+        if (!what)
+                what = "BPF";
         switch (error) {
         case -EPERM:
         case -EACCES:
-                why = "the helper lacks a capability (loading needs CAP_BPF and CAP_PERFMON, "
-                      "uprobes CAP_SYS_ADMIN) or a security module refused it";
-                break;
+                /* No strerror() here: "not permitted" is the expected state of a container. */
+                return helper_reply_error(r, error, "%s was refused: igmpd-bpf lacks a capability (loading "
+                                          "needs CAP_BPF and CAP_PERFMON, uprobes CAP_SYS_ADMIN), or a system "
+                                          "call filter or security module denied it", what);
         case -ENOSYS:
         case -EOPNOTSUPP:
         case -EINVAL:

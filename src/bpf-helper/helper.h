@@ -40,6 +40,10 @@ int helper_reply_error(HelperReply *r, int error, const char *fmt, ...) _printf_
  * negative fd for another role is an error passed on (a failed dup_cloexec()). 0 or -errno. */
 int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, const BpfFileId *file, const char *path);
 
+/* Device and inode of the helper's (= igmpd's) PID namespace, for the programs to report pids
+ * as seen from there; 0/0 if unknown (then the initial namespace's pids). */
+void helper_pid_namespace(uint64_t *ret_dev, uint64_t *ret_ino);
+
 /* Why the kernel cannot run the programs at all (no BTF), or NULL. */
 const char *helper_kernel_unsupported(void);
 
@@ -51,3 +55,5 @@ const char *helper_libbpf_last_error(void);
 void helper_libbpf_setup(void);
 
 int helper_syscall_attach(const BpfRequest *req, HelperReply *r);
+int helper_libc_attach(const BpfRequest *req, HelperReply *r);
+int helper_libc_rescan(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);

@@ -71,6 +71,12 @@ static int serve_one(int fd)
                 case BPF_OP_SYSCALL_ATTACH:
                         (void) helper_syscall_attach(&req, &r);
                         break;
+                case BPF_OP_LIBC_ATTACH:
+                        (void) helper_libc_attach(&req, &r);
+                        break;
+                case BPF_OP_LIBC_RESCAN:
+                        (void) helper_libc_rescan(&req, fds, n_fds, &r);
+                        break;
                 default:
                         helper_reply_error(&r, -EOPNOTSUPP, "this igmpd-bpf does not handle %s",
                                            bpf_op_to_string(req.op));
@@ -80,11 +86,18 @@ static int serve_one(int fd)
                 safe_close(fds[i]);
         if (r.reply.error < 0) {
                 helper_reply_done(&r); /* an error reply carries no fds */
+                r.reply.n_entries = 0;
                 log_info("%s: %s", bpf_op_to_string(req.op) ?: "request", r.reply.reason);
         }
 
         err = bpf_protocol_send(fd, &r.reply, sizeof r.reply, r.fds, r.n_fds);
         helper_reply_done(&r);
+        if (err == -EPIPE || err == -ECONNRESET) {
+                /* igmpd went away (stopped or restarted) before the answer: nothing was attached
+                 * for anyone, since the fds we held are closed now. */
+                log_debug("igmpd closed the connection before the reply, nothing to do.");
+                return 0;
+        }
         if (err < 0)
                 return log_error_errno(err, "Failed to send the reply: %m");
         return 1;

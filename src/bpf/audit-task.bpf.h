@@ -35,6 +35,32 @@ struct {
 
 struct audit_counters counters;
 
+/* The PID namespace user space lives in (igmpd's and the helper's, set by the helper before
+ * loading): pids are reported as seen from there, 0 for a process outside it. 0/0: the
+ * initial namespace's numbers. */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/* The current task's process and thread ids in that namespace; 0 if it is not visible there. */
+static __always_inline void current_ids(__u32 *tgid, __u32 *tid)
+{
+        struct bpf_pidns_info ns;
+        __u64 id;
+
+        if (pidns_ino != 0) {
+                if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof ns) < 0) {
+                        *tgid = *tid = 0;
+                        return;
+                }
+                *tgid = ns.tgid;
+                *tid = ns.pid;
+                return;
+        }
+        id = bpf_get_current_pid_tgid();
+        *tgid = id >> 32;
+        *tid = (__u32) id;
+}
+
 /* Path components walked at most, and mounts stacked on one mount point crossed at most. */
 #define EXE_COMPONENTS_MAX 24
 #define EXE_MOUNTS_MAX 4
@@ -98,17 +124,14 @@ static __always_inline struct audit_record_call *record_begin(__u32 origin)
         struct task_struct___igmpd *task = (void *) bpf_get_current_task();
         struct audit_record_call *r;
         __u32 zero = 0;
-        __u64 id;
 
         __sync_fetch_and_add(&counters.calls, 1);
         r = bpf_map_lookup_elem(&scratch, &zero);
         if (!r)
                 return NULL;
-        id = bpf_get_current_pid_tgid();
         r->type = AUDIT_RECORD_CALL;
         r->origin = origin;
-        r->tgid = id >> 32;
-        r->tid = (__u32) id;
+        current_ids(&r->tgid, &r->tid);
         r->uid = (__u32) bpf_get_current_uid_gid();
         r->flags = 0;
         r->nlen = 0;

@@ -39,7 +39,7 @@ enum {
 struct audit_record_call {
         __u32 type;   /* AUDIT_RECORD_CALL */
         __u32 origin; /* AUDIT_ORIGIN_* */
-        __u32 tgid;   /* process id */
+        __u32 tgid;   /* process id, in igmpd's PID namespace (0: not visible there) */
         __u32 tid;
         __u32 uid;
         __s32 nlen;   /* as the caller passed it (may be out of range) */

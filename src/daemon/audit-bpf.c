@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "audit-bpf.h"
+#include "audit-libc.h"
 #include "log.h"
 
 /* Records handed to the pipeline per wake-up before other event sources get a turn. */
@@ -39,6 +40,7 @@ AuditBpf *audit_bpf_free(AuditBpf *b)
         if (!b)
                 return NULL;
         bpf_helper_call_cancel(b->helper, b->call);
+        audit_libc_free(b->libc);
         if (b->active && b->counters)
                 log_debug("Audit source %s stops: %" PRIu64 " calls seen, %" PRIu64 " records lost.",
                           audit_event_source_to_string(b->source), (uint64_t) b->counters->calls,
@@ -68,6 +70,11 @@ int audit_bpf_keep_fd(AuditBpf *b, int fd)
         return 0;
 }
 
+static int audit_bpf_keep_link(int fd, void *userdata)
+{
+        return audit_bpf_keep_fd(userdata, fd);
+}
+
 void audit_bpf_counters(const AuditBpf *b, uint64_t *ret_calls, uint64_t *ret_lost)
 {
         *ret_calls = b && b->counters ? __atomic_load_n(&b->counters->calls, __ATOMIC_RELAXED) : 0;
@@ -82,8 +89,12 @@ void audit_bpf_describe(const AuditBpf *b, char *buf, size_t size)
         }
         if (b->source == AUDIT_EVENT_SOURCE_SYSCALL)
                 snprintf(buf, size, "tp_btf/sys_enter, system call 156 (149 for 32-bit callers)");
-        else
-                snprintf(buf, size, "%s", "");
+        else {
+                unsigned n = audit_libc_n_probed(b->libc);
+                snprintf(buf, size, "uprobe on sysctl@GLIBC_2.2.5 in %u libc cop%s, %" PRIu64 " rescan%s", n,
+                         n == 1 ? "y" : "ies", audit_libc_n_rescans(b->libc),
+                         audit_libc_n_rescans(b->libc) == 1 ? "" : "s");
+        }
 }
 
 static void audit_bpf_check_lost(AuditBpf *b)
@@ -133,8 +144,14 @@ static void audit_bpf_on_record(const void *data, size_t size, void *userdata)
                         break;
                 audit_bpf_on_call(b, &c);
                 return;
-        case AUDIT_RECORD_NEW_ROOT:
+        case AUDIT_RECORD_NEW_ROOT: {
+                AuditBpfNewRoot n;
+
+                if (audit_bpf_parse_new_root(data, size, &n) < 0 || !b->libc)
+                        break;
+                audit_libc_on_new_root(b->libc, &n);
                 return;
+        }
         }
         log_debug("Ignoring a malformed BPF audit record (%zu bytes).", size);
 }
@@ -161,6 +178,7 @@ static void audit_bpf_fail(AuditBpf *b, const char *reason)
                 safe_close(b->fds[i]);
         b->n_fds = 0;
         b->program_fd = safe_close(b->program_fd);
+        b->libc = audit_libc_free(b->libc);
         b->ctx->state_changed(b->ctx->userdata);
 }
 
@@ -205,8 +223,14 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                                 r = audit_bpf_keep_fd(b, fd);
                         else
                                 safe_close(fd);
+                        /* A uprobe's link names the libc file it sits on. */
+                        if (r >= 0 && b->libc && (e->file.dev != 0 || e->file.ino != 0))
+                                audit_libc_note_file(b->libc, e, true);
                 }
         }
+        for (size_t i = 0; b->libc && i < reply->n_entries; i++)
+                if (reply->entries[i].role == BPF_FD_NONE)
+                        audit_libc_note_file(b->libc, &reply->entries[i], false);
         if (r < 0 || ring_fd < 0 || counters_fd < 0) {
                 safe_close(ring_fd);
                 safe_close(counters_fd);
@@ -241,7 +265,7 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
 int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource source, char *reason,
                   size_t reason_size, AuditBpf **ret)
 {
-        _cleanup_free_ AuditBpf *b = NULL;
+        _cleanup_(audit_bpf_freep) AuditBpf *b = NULL;
         BpfRequest req = {
                 .op = source == AUDIT_EVENT_SOURCE_LIBC ? BPF_OP_LIBC_ATTACH : BPF_OP_SYSCALL_ATTACH,
                 .flags = BPF_REQUEST_SWEEP,
@@ -260,6 +284,19 @@ int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSo
         b->reason_size = reason_size;
         b->source = source;
         b->program_fd = -EBADF;
+        if (source == AUDIT_EVENT_SOURCE_LIBC) {
+                AuditLibcContext lctx = {
+                        .event = ctx->event,
+                        .helper = helper,
+                        .program_fd = &b->program_fd,
+                        .keep_link = audit_bpf_keep_link,
+                        .userdata = b,
+                };
+
+                r = audit_libc_new(&lctx, &b->libc);
+                if (r < 0)
+                        return r;
+        }
         r = bpf_helper_call(helper, &req, NULL, 0, audit_bpf_on_attached, b, &b->call);
         if (r < 0)
                 return r;

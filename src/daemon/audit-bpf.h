@@ -49,6 +49,7 @@ typedef struct AuditBpf {
 int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource source, char *reason,
                   size_t reason_size, AuditBpf **ret);
 AuditBpf *audit_bpf_free(AuditBpf *b);
+DEFINE_TRIVIAL_CLEANUP_FUNC(AuditBpf *, audit_bpf_free);
 /* The attach request is still running. */
 bool audit_bpf_is_starting(const AuditBpf *b);
 

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 
 #include "audit-bpf.h"
+#include "audit-libc.h"
 #include "audit-kmsg.h"
 #include "audit-netlink.h"
 #include "audit.h"
@@ -382,8 +383,12 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
                 if (r < 0)
                         log_warning_errno(r, "Failed to resize the audit history, keeping %zu events: %m", a->history.max);
         }
-        if (config->audit_sources == a->sources && config->audit_rule == a->rule)
+        if (config->audit_sources == a->sources && config->audit_rule == a->rule) {
+                /* A reload is also the way to make the libc source look at every process again. */
+                if (a->libc && a->libc->libc && a->libc->active)
+                        audit_libc_request_sweep(a->libc->libc);
                 return;
+        }
 
         log_info("Audit settings changed, restarting the audit sources.");
         a->kmsg = audit_kmsg_free(a->kmsg);

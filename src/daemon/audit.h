@@ -42,7 +42,7 @@ typedef struct AuditManager {
         unsigned sources;         /* AuditSources= and AuditRule= the sources were started with */
         bool rule;
         /* Why a source is not active ("" while it is, or it is not wanted). */
-        char reason[_AUDIT_EVENT_SOURCE_MAX][160];
+        char reason[_AUDIT_EVENT_SOURCE_MAX][256];
 
         AuditObserver observer;   /* the D-Bus face */
         void *observer_userdata;

@@ -50,12 +50,14 @@ static int parse_audit_sources(ConfigContext *ctx, const char *key, const char *
                         mask |= AUDIT_SOURCE_KMSG;
                 else if (streq(w, "audit"))
                         mask |= AUDIT_SOURCE_AUDIT;
+                else if (streq(w, "libc"))
+                        mask |= AUDIT_SOURCE_LIBC;
                 else if (streq(w, "syscall"))
                         mask |= AUDIT_SOURCE_SYSCALL;
                 else if (streq(w, "none"))
                         ;
                 else {
-                        config_diag(ctx, "Unknown audit source '%.32s' in %s= (expected kmsg, audit, syscall or none), ignoring.",
+                        config_diag(ctx, "Unknown audit source '%.32s' in %s= (expected kmsg, audit, libc, syscall or none), ignoring.",
                                     w, key);
                         return -EINVAL;
                 }
@@ -119,7 +121,7 @@ void daemon_config_defaults(DaemonConfig *c)
 {
         *c = (DaemonConfig) {
                 .netlink_rcvbuf = 8 * 1024 * 1024,
-                .audit_sources = AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT,
+                .audit_sources = AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT | AUDIT_SOURCE_LIBC,
                 .audit_rule = false,
                 .audit_history = 256,
                 .network_manager = NM_MODE_AUTO,

@@ -57,9 +57,13 @@ check tmpfiles-runtime-d-owner "/etc/igmpd/runtime.d is not owned by igmpd (tmpf
         test "$(stat -c %U /etc/igmpd/runtime.d)" = igmpd
 
 # Read /dev/kmsg even on this kernel (>= 5.9, where the default skips it): the sandbox checks
-# below prove the unit lets the kmsg source work.
+# below prove the unit lets the kmsg source work. The libc source is on by default; named here
+# so the line says what is tested.
 mkdir -p /etc/igmpd
-printf '[Daemon]\nAuditSources=kmsg audit\n' > /etc/igmpd/igmpd.conf
+printf '[Daemon]\nAuditSources=kmsg audit libc\n' > /etc/igmpd/igmpd.conf
+# "bpf": the container may load BPF programs and put uprobes (test-systemd-service.sh gives it
+# CAP_BPF and CAP_PERFMON); "nobpf": it may not.
+BPF_MODE=$(cat /igmpd-test/bpf-mode 2>/dev/null || echo none)
 
 # A policy for links that do not exist yet.
 cat > /etc/igmpd/conf.d/50-nspawn.conf <<'CONF'
@@ -107,6 +111,45 @@ check seccomp "no seccomp filter on the daemon" grep -q '^Seccomp:[[:space:]]*2'
 # 2. A link created after the start gets its policy.
 ip link add vt0 type veth peer name vt1
 check new-link-policy "vt0 $V3 is '$(knob ipv4 vt0 $V3)', expected 300" wait_for 10 knob_is ipv4 vt0 $V3 300
+
+# 2b. The libc audit source under the hardened units: igmpd asks igmpd-bpf.socket, one
+# igmpd-bpf@.service instance attaches the uprobe and exits; a legacy caller is reported. In a
+# container without CAP_BPF/CAP_PERFMON the source is inactive, says why, and policy works.
+source_state() { busctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Audit SourceStates 2>&1; }
+libc_settled() { source_state | grep -qE '"libc" "(active|inactive)"'; }
+if [ "$BPF_MODE" = none ]; then
+        skip bpf-libc "igmpd was built without BPF"
+elif [ ! -e /usr/libexec/igmpd/igmpd-bpf ]; then
+        fail bpf-helper-installed "/usr/libexec/igmpd/igmpd-bpf is missing"
+else
+        check bpf-socket-listening "igmpd-bpf.socket is $(systemctl is-active igmpd-bpf.socket)" \
+                test "$(systemctl is-active igmpd-bpf.socket)" = active
+        check bpf-libc-settled "the libc source never left 'starting': $(source_state)" wait_for 60 libc_settled
+        states=$(source_state)
+        echo "Audit SourceStates: $states"
+        if [ "$BPF_MODE" = bpf ]; then
+                check bpf-libc-active "the libc source is not active: $states" grep -q '"libc" "active"' <<< "$states"
+                out=$(/igmpd-test/call-libc-sysctl 3.5.16.-2.1 2>&1)
+                echo "call-libc-sysctl: $out"
+                cpid=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' <<< "$out")
+                seen() { journalctl -b -u igmpd.service -o cat --no-pager | grep -q "process 'call-libc-sysct' (pid $cpid, exe /igmpd-test/call-libc-sysctl) used 3.5.16.-2.1. = /proc/sys/net/ipv4/conf/all/forwarding (source libc"; }
+                check bpf-libc-event "no journal entry for the legacy caller (pid $cpid)" wait_for 10 seen
+                check bpf-helper-gone "an igmpd-bpf@ instance is still running: $(systemctl list-units --no-legend 'igmpd-bpf@*' 2>&1)" \
+                        wait_for 10 bash -c '[ -z "$(systemctl list-units --no-legend --state=active,activating "igmpd-bpf@*")" ]'
+                check bpf-helper-ran "no igmpd-bpf@ instance ran" bash -c 'journalctl -b --no-pager -o cat -u "igmpd-bpf@*" | grep -q . || journalctl -b --no-pager | grep -q "igmpd-bpf@"'
+        else
+                check bpf-libc-inactive "the libc source is not inactive without the capabilities: $states" \
+                        grep -qE '"libc" "inactive" "[^"]+' <<< "$states"
+                check bpf-libc-logged "no log line says why the libc source is inactive" \
+                        bash -c 'journalctl -b -u igmpd.service -o cat --no-pager | grep -q "Audit source libc is not active: "'
+                check bpf-policy-works "vt0 $V3 is '$(knob ipv4 vt0 $V3)' without BPF, expected 300" knob_is ipv4 vt0 $V3 300
+        fi
+        if [ -x /usr/bin/igmpctl ]; then
+                out=$(igmpctl kernel 2>&1)
+                echo "igmpctl kernel: $out"
+                check bpf-igmpctl-kernel "igmpctl kernel shows no libc state: $out" grep -qE '^libc +(active|inactive)' <<< "$out"
+        fi
+fi
 
 # 3. igmpctl over the real system bus (root: no polkit needed).
 if [ -x /usr/bin/igmpctl ]; then

@@ -53,6 +53,18 @@ for f in usr/sbin/igmpd lib/systemd/system/igmpd.service usr/lib/sysusers.d/igmp
 done
 info "installed: $(cd "$STAGE" && find . ! -type d | sort | tr '\n' ' ')"
 install -m 0755 "$SRCDIR/data/systemd/postinstall.sh" "$ROOT/igmpd-test/postinstall.sh"
+# BPF: with IGMPD_NSPAWN_BPF=no the container lacks CAP_BPF/CAP_PERFMON (the libc audit source
+# must then say it is inactive and why, and nothing else change); by default it has them.
+BPF_MODE=none
+if [ -e "$STAGE/usr/libexec/igmpd/igmpd-bpf" ]; then
+        BPF_MODE=bpf
+        [ "${IGMPD_NSPAWN_BPF:-yes}" = no ] && BPF_MODE=nobpf
+        install -m 0755 "$BUILDDIR/tests/helpers/call-libc-sysctl" "$ROOT/igmpd-test/call-libc-sysctl"
+elif [ "${IGMPD_NSPAWN_BPF:-yes}" = no ]; then
+        skip "this build has no BPF helper (nothing to test without the capabilities)"
+fi
+echo "$BPF_MODE" > "$ROOT/igmpd-test/bpf-mode"
+info "BPF mode: $BPF_MODE"
 
 # The self-test and the unit that runs it once the system is up, then powers off.
 install -m 0755 "$HERE/selftest.sh" "$ROOT/igmpd-test/selftest.sh"
@@ -91,6 +103,9 @@ start=$(date +%s)
 # unit's /dev/kmsg access and its kmsg audit source can be checked.
 kmsg=()
 [ -c /dev/kmsg ] && kmsg=(--bind-ro=/dev/kmsg --capability=CAP_SYSLOG)
+# nspawn's default set has CAP_SYS_ADMIN and CAP_SYS_PTRACE but not these, and its system call
+# filter lets bpf() and perf_event_open() through only when asked.
+[ "$BPF_MODE" = bpf ] && kmsg+=(--capability=CAP_BPF,CAP_PERFMON --system-call-filter='bpf perf_event_open')
 timeout --kill-after=10 "$BOOT_TIMEOUT" systemd-nspawn --quiet -b --register=no --keep-unit \
         --private-network "${kmsg[@]}" -M "igmpd-nspawn-$$" -D "$ROOT" --console=pipe \
         < /dev/null > "$T_TMP/console.log" 2>&1 &
@@ -106,7 +121,7 @@ if [ ! -f "$ROOT/igmpd-test/results" ]; then
         fail "the self-test never ran (nspawn exit $rc)"
 fi
 
-grep -aE '^(systemd [0-9]|MainPID|systemd-analyze|igmpctl|igmptester|nobody|Audit Sources)' \
+grep -aE '^(systemd [0-9]|MainPID|systemd-analyze|igmpctl|igmptester|nobody|Audit Sources|Audit SourceStates|call-libc)' \
         "$ROOT/igmpd-test/selftest.log" | sed 's/^/# /'
 cat "$ROOT/igmpd-test/results"
 n_pass=$(grep -c '^PASS' "$ROOT/igmpd-test/results" || true)

@@ -26,7 +26,7 @@ Test(daemon_config, defaults)
         daemon_config_defaults(&c);
         cr_expect_eq(c.netlink_rcvbuf, 8 * 1024 * 1024);
         cr_expect_eq(c.audit_history, 256);
-        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT);
+        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT | AUDIT_SOURCE_LIBC);
         cr_expect(!c.audit_rule);
         cr_expect_eq(c.network_manager, NM_MODE_AUTO);
 }
@@ -49,6 +49,8 @@ Test(daemon_config, audit_source_names)
         DaemonConfig c;
         cr_assert_eq(parse(&c, "[Daemon]\nAuditSources=audit syscall\n"), 0);
         cr_expect_eq(c.audit_sources, AUDIT_SOURCE_AUDIT | AUDIT_SOURCE_SYSCALL);
+        cr_assert_eq(parse(&c, "[Daemon]\nAuditSources=libc kmsg\n"), 0);
+        cr_expect_eq(c.audit_sources, AUDIT_SOURCE_LIBC | AUDIT_SOURCE_KMSG);
         cr_assert_eq(parse(&c, "[Daemon]\nAuditSources=none\n"), 0);
         cr_expect_eq(c.audit_sources, 0);
 }
