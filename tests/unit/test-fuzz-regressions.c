@@ -32,6 +32,9 @@
 #define LLVMFuzzerTestOneInput fuzz_bus_validate_one
 #include "../fuzz/fuzz-bus-validate.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_elf_one
+#include "../fuzz/fuzz-elf.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef struct Input {
         const char *what;
@@ -239,4 +242,17 @@ Test(fuzz_regressions, bus_validate)
                 IN("value UINT32_MAX+1 as 'u'", "\x01\x01" "u" "\0\0\0\x01\0\0\0\0"),
         };
         run_all(fuzz_bus_validate_one, in, ELEMENTSOF(in));
+}
+
+Test(fuzz_regressions, elf)
+{
+        static const Input in[] = {
+                IN("empty", ""),
+                IN("magic only", "\x7f" "ELF"),
+                IN("ident, 64-bit LE, nothing else", "\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"),
+                IN("big endian", "\x7f" "ELF\x02\x02\x01\0\0\0\0\0\0\0\0\0"),
+                IN("32-bit truncated header", "\x7f" "ELF\x01\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x03\0"),
+        };
+
+        run_all(fuzz_elf_one, in, sizeof in / sizeof in[0]);
 }
