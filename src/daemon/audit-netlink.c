@@ -389,6 +389,13 @@ static int in_initial_netns(void)
                 return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
         if (self.st_ino == NET_INIT_INO)
                 return 1;
+        /* Those namespace links need ptrace access, which igmpd, having dropped its
+         * capabilities (privileges.c), lacks for root's processes: the kernel registers
+         * net.core.netdev_max_backlog (net_core_table) in the initial namespace only. */
+        if (access("/proc/sys/net/core/netdev_max_backlog", F_OK) >= 0)
+                return 1;
+        if (errno == ENOENT && access("/proc/sys/net/core/somaxconn", F_OK) >= 0)
+                return 0;
         return -EUNATCH;
 }
 
