@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-daemon.h>
 
+#include "cap-util.h"
 #include "helper.h"
 #include "log.h"
 
@@ -139,6 +141,11 @@ int main(int argc, char *argv[])
         }
         if (check_peer(fd) < 0)
                 return EXIT_FAILURE;
+        /* Started by root igmpd, the helper has every capability: keep what it uses. */
+        r = capability_drop_except(CAP_MASK(CAP_SYS_ADMIN) | CAP_MASK(CAP_BPF) | CAP_MASK(CAP_PERFMON) |
+                                   CAP_MASK(CAP_SYS_PTRACE));
+        if (r < 0)
+                log_debug_errno(r, "Cannot drop the capabilities the helper does not use, ignoring: %m");
         helper_libbpf_setup();
 
         while ((r = serve_one(fd)) > 0)

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "audit-netlink.h"
 #include "audit.h"
 #include "bpf-helper-client.h"
+#include "cap-util.h"
 #include "log.h"
 
 static void audit_manager_on_submit(AuditEvent *e, void *userdata)
@@ -334,6 +336,21 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
         }
 }
 
+/* A source that cannot start because igmpd no longer holds its capability: igmpd drops, right
+ * after start, those its configuration did not need then (privileges.c), and a reload cannot
+ * get them back. Replaces the reason with one that says what to do. */
+static bool audit_reason_if_lacking(AuditManager *a, AuditEventSource s, int cap)
+{
+        char name[16];
+
+        if (capability_is_effective(cap))
+                return false;
+        snprintf(a->reason[s], sizeof a->reason[s],
+                 "needs %s, which igmpd does not hold (dropped at start when the configuration did not "
+                 "need it); restart igmpd", capability_to_name(cap, name));
+        return true;
+}
+
 void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
         int r;
@@ -348,12 +365,16 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                               sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG])) {
                 r = audit_kmsg_new(&a->source_ctx, kmsg_path, &a->kmsg, a->reason[AUDIT_EVENT_SOURCE_KMSG],
                                    sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG]);
+                if ((r == -EPERM || r == -EACCES) && !kmsg_path)
+                        (void) audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_KMSG, CAP_SYSLOG);
                 if (r < 0)
                         log_notice("Audit source kmsg is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_KMSG]);
         }
         if (config->audit_sources & AUDIT_SOURCE_AUDIT) {
                 r = audit_netlink_new(&a->source_ctx, config->audit_rule, &a->netlink,
                                       a->reason[AUDIT_EVENT_SOURCE_AUDIT], sizeof a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
+                if (r < 0 && !audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_AUDIT, CAP_AUDIT_READ) && config->audit_rule)
+                        (void) audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_AUDIT, CAP_AUDIT_CONTROL);
                 if (r < 0)
                         log_notice("Audit source audit is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
         }

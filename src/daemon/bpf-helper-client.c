@@ -64,12 +64,20 @@ static void call_free(BpfHelperCall *c)
 
 bool bpf_helper_can_spawn(void)
 {
+        uint64_t need = CAP_MASK(CAP_SYS_ADMIN) | CAP_MASK(CAP_BPF) | CAP_MASK(CAP_PERFMON);
         CapabilitySets s;
 
         if (capability_get(&s) < 0)
                 return false;
-        return (s.effective & CAP_MASK(CAP_SYS_ADMIN)) && (s.effective & CAP_MASK(CAP_BPF)) &&
-               (s.effective & CAP_MASK(CAP_PERFMON));
+        if ((s.effective & need) == need)
+                return true;
+        /* Root gets the bounding set back at exec (unless no_new_privs): igmpd may have dropped
+         * these itself and still start a helper that has them. */
+        if (geteuid() != 0 || prctl(PR_GET_NO_NEW_PRIVS, 0UL, 0UL, 0UL, 0UL) != 0)
+                return false;
+        return prctl(PR_CAPBSET_READ, (unsigned long) CAP_SYS_ADMIN, 0UL, 0UL, 0UL) == 1 &&
+               prctl(PR_CAPBSET_READ, (unsigned long) CAP_BPF, 0UL, 0UL, 0UL) == 1 &&
+               prctl(PR_CAPBSET_READ, (unsigned long) CAP_PERFMON, 0UL, 0UL, 0UL) == 1;
 }
 
 static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata)

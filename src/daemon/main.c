@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager-bus.h"
 #include "manager.h"
+#include "privileges.h"
 #include "restore.h"
 
 static const char *arg_config_root = "";
@@ -108,6 +109,10 @@ static int run(int argc, char *argv[])
         r = parse_argv(argc, argv);
         if (r <= 0)
                 return r;
+
+        /* The daemon only, before anything is set up: it may re-execute igmpd. */
+        if (!arg_check && !arg_restore)
+                privileges_drop_unneeded(arg_config_root, arg_kmsg_path, argv);
 
         r = manager_new(arg_config_root, &m);
         if (r < 0)
