@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -138,6 +137,34 @@ static int attach_uprobe(int program_fd, int fd, uint64_t offset)
         return pfd;
 }
 
+#define LIBC_SIZE_MAX (64U << 20)
+
+/* The first size bytes of fd into a new buffer: 0, or -errno (-EFBIG past LIBC_SIZE_MAX,
+ * -EIO if the file got shorter). */
+static int read_file(int fd, size_t size, void **ret)
+{
+        uint8_t *buf;
+        size_t off = 0;
+
+        if (size == 0 || size > LIBC_SIZE_MAX)
+                return -EFBIG;
+        buf = malloc(size);
+        if (!buf)
+                return -ENOMEM;
+        while (off < size) {
+                ssize_t n = pread(fd, buf + off, size - off, (off_t) off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        free(buf);
+                        return n < 0 ? -errno : -EIO;
+                }
+                off += (size_t) n;
+        }
+        *ret = buf;
+        return 0;
+}
+
 /* Looks at one candidate libc file, open as fd; where describes it for the log. */
 static void inspect_candidate(LibcScan *s, int fd, const char *where)
 {
@@ -145,7 +172,7 @@ static void inspect_candidate(LibcScan *s, int fd, const char *where)
         BpfFileId id;
         uint64_t offset;
         ElfView v;
-        void *p;
+        void *p = NULL;
         int r;
 
         if (s->full || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
@@ -160,13 +187,15 @@ static void inspect_candidate(LibcScan *s, int fd, const char *where)
         if (s->n_seen < ELEMENTSOF(s->seen))
                 s->seen[s->n_seen++] = id;
 
-        p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED)
-                return;
-        r = elf_view_init(&v, p, (size_t) st.st_size);
-        if (r >= 0)
-                r = elf_sysctl_compat_offset(&v, &offset);
-        munmap(p, (size_t) st.st_size);
+        /* Read, not mapped: the file may belong to a container that truncates it under us
+         * (a mapping would then fault with SIGBUS). */
+        r = read_file(fd, (size_t) st.st_size, &p);
+        if (r >= 0) {
+                r = elf_view_init(&v, p, (size_t) st.st_size);
+                if (r >= 0)
+                        r = elf_sysctl_compat_offset(&v, &offset);
+                free(p);
+        }
         if (r <= 0) {
                 char note[BPF_PROTOCOL_PATH_MAX];
 
