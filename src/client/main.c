@@ -57,7 +57,7 @@ static void help(void)
                "  reconfigure PATTERN...   Apply policy to the links again\n"
                "  reload                   Reload the policy files\n"
                "  audit [--follow]         Deprecated sysctl(2) calls seen (and follow new ones)\n"
-               "  audit scan [PATH…]       Programs that import or call sysctl(2) (no daemon needed)\n"
+               "  audit scan [PATH...]     Programs that import or call sysctl(2) (no daemon needed)\n"
                "  monitor                  Print link and knob changes until Ctrl-C\n"
                "  kernel                   Which knobs and audit sources this kernel has\n"
                "  nm [PROFILE [KNOB OPTIONS] [--clear] [--runtime] [--reapply]]\n"

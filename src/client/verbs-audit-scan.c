@@ -24,6 +24,7 @@
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
+#include "terminal.h"
 
 #define SCAN_DEPTH_MAX 16
 #define SCAN_SEEN_MAX (1U << 22) /* files and directories remembered (hard links, bind mounts) */
@@ -159,8 +160,8 @@ static int scan_elf(Scan *s, const char *path, const uint8_t *data, size_t size)
                              v.machine == 3 /* EM_386 */ ? ELF_SYSCTL_NR_I386 : ELF_SYSCTL_NR_X86_64,
                              info.raw_offset);
         if (r >= 0 && info.via_syscall_function)
-                r = scan_add(s, path, "syscall()", "syscall(156, …) at file offset 0x%" PRIx64 " (heuristic)",
-                             info.via_offset);
+                r = scan_add(s, path, "syscall()", "syscall(156, %s) at file offset 0x%" PRIx64 " (heuristic)",
+                             glyph(GLYPH_ELLIPSIS), info.via_offset);
         return r;
 }
 
