@@ -56,9 +56,13 @@ info "log lines about the garbage file: $garbage_lines (it has $garbage_nl newli
 [ "$garbage_lines" -le $((garbage_nl + 3)) ] || fail "$garbage_lines log lines for a file of $garbage_nl lines"
 
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$T_IGMPD_PID/status"; }
+# The bound holds for the real build; under AddressSanitizer (shadow memory, quarantine) RSS
+# says nothing about igmpd (as in test-soak.sh).
+RSS_MAX=$((64 * 1024))
+igmpd_linked_with libasan && RSS_MAX=$((1024 * 1024 * 1024)) && info "ASan build: RSS not bounded"
 rss1=$(rss)
 info "RSS after loading $NFILES files: $rss1 KiB"
-[ "$rss1" -lt $((64 * 1024)) ] || fail "RSS $rss1 KiB after start"
+[ "$rss1" -lt "$RSS_MAX" ] || fail "RSS $rss1 KiB after start"
 
 info "reload with everything still there (and a changed good file)"
 sed -i 's/=606/=607/' "$T_CONF/99-good.conf"
@@ -68,7 +72,7 @@ WAIT_SECS=90 expect_knob "$NS" ipv4 ca0 igmpv3_unsolicited_report_interval 607
 WAIT_SECS=30 wait_until "[ \$(log_count '35-fifo.conf') -gt $before ]" || fail "the FIFO was not reported on reload"
 rss2=$(rss)
 info "RSS after the reload: $rss2 KiB"
-[ "$rss2" -lt $((64 * 1024)) ] || fail "RSS $rss2 KiB after reload"
+[ "$rss2" -lt "$RSS_MAX" ] || fail "RSS $rss2 KiB after reload"
 kill -0 "$T_IGMPD_PID" 2>/dev/null || fail "igmpd died"
 # --check sees the same problems and says so with a non-zero exit, without blocking either.
 if timeout 120 ip netns exec "$NS" "$IGMPD" --config-root "$T_ROOT" --check > "$T_TMP/check.out" 2>&1; then
