@@ -185,9 +185,14 @@ knob_get() {
 }
 
 # Polls a shell condition until true, up to $WAIT_SECS (default 10) seconds.
+# It tries $WAIT_SECS × 20 times, 50 ms apart (which takes longer on a loaded machine), but never
+# for more than 3 × $WAIT_SECS seconds of wall time: a condition that is expensive to evaluate
+# (globbing 4000 links' files) must not turn a failure into a wait of many minutes that ends in
+# the test runner's SIGKILL, which leaves the test's namespaces behind.
 wait_until() {
-        local secs=${WAIT_SECS:-10} i
-        for ((i = 0; i < secs * 20; i++)); do
+        local secs=${WAIT_SECS:-10} i deadline
+        deadline=$((SECONDS + 3 * secs + 1))
+        for ((i = 0; i < secs * 20 && SECONDS < deadline; i++)); do
                 if eval "$1"; then
                         return 0
                 fi
