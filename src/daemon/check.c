@@ -40,7 +40,7 @@ int check_run(Manager *m)
 
                 link_to_info(l, &info);
                 manager_effective(m, &info, eff, NULL, 0, NULL);
-                link_read_kernel(l);
+                /* kernel[]: the values the dump just carried. */
 
                 printf("%d: %s%s%s\n", l->ifindex, l->ifname, l->kind ? " kind " : "", strempty(l->kind));
                 for (Knob k = 0; k < _KNOB_MAX; k++) {

@@ -4,8 +4,8 @@
  *
  * Knobs (a{s(iis)}): knob → (value in the kernel now or -1 if unavailable, effective policy value
  * or -1 if no source sets it, source: file path, "runtime", "NetworkManager:<id>", or "" for the
- * kernel default). The kernel values are refreshed before each call that returns them (see
- * manager_bus_on_incoming() in manager-bus.c).
+ * kernel default). The kernel values are igmpd's, as link events and the drift watch keep them;
+ * the calls that return them ask for an asynchronous refresh (manager-refresh.c).
  */
 
 #include <errno.h>
@@ -205,8 +205,7 @@ static int append_knobs(sd_bus_message *reply, const Link *l)
 {
         int r;
 
-        /* Kernel values as last refreshed: manager-bus.c's filter re-reads them before every
-         * Get/GetAll of a link and dumps all links once before GetManagedObjects/Describe. */
+        /* Kernel values as igmpd knows them (manager-refresh.c). */
         r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;

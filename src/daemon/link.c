@@ -85,10 +85,17 @@ static int link_set_info(Link *l, const LinkMessage *msg)
         l->mtu = msg->mtu;
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 if (msg->devconf_known[k]) {
-                        l->kernel[k] = msg->devconf[k];
-                        l->kernel_known[k] = l->kernel_fresh[k] = true;
+                        link_set_kernel(l, k, true, msg->devconf[k]);
+                        l->kernel_fresh[k] = true;
                 }
         return 0;
+}
+
+void link_set_kernel(Link *l, Knob k, bool known, int32_t value)
+{
+        l->kernel[k] = value;
+        l->kernel_known[k] = known;
+        l->kernel_seq = ++l->ctx->kernel_seq;
 }
 
 int link_new(LinkContext *ctx, const LinkMessage *msg, Link **ret)
@@ -262,8 +269,7 @@ static int link_apply_family(Link *l, KnobFamily family, int dfd)
                 } else
                         l->changed[k] = false;
 
-                l->kernel[k] = written ? want : old;
-                l->kernel_known[k] = true;
+                link_set_kernel(l, k, true, written ? want : old);
 
                 if (written)
                         log_link_debug(l, "Set %s=%d (was %d, from %s).", i->name, want, old,
@@ -507,22 +513,40 @@ int link_configure(Link *l)
         return 0;
 }
 
-void link_read_kernel(Link *l)
+void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq)
 {
-        LinkContext *ctx = l->ctx;
+        int32_t value[_KNOB_MAX];
+        bool known[_KNOB_MAX], differs = false;
+        LinkSnapshot before;
 
-        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
-                _cleanup_close_ int dfd = -EBADF;
+        if (l->kernel_seq > since_seq)
+                return; /* igmpd learnt or wrote values after the dump began: they are newer */
 
-                if (ctx->conf_fd[f] < 0)
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                value[k] = l->kernel[k];
+                known[k] = l->kernel_known[k];
+                if (!l->ctx->knob_supported[k])
                         continue;
-                dfd = sysctl_open_link_dir(ctx->conf_fd[f], l->ifname);
-                for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        if (knob_info(k)->family != f)
-                                continue;
-                        l->kernel_known[k] = dfd >= 0 && sysctl_read_int_at(dfd, knob_info(k)->name, &l->kernel[k]) >= 0;
-                }
+                if (msg->devconf_known[k]) {
+                        value[k] = msg->devconf[k];
+                        known[k] = true;
+                } else if (knob_info(k)->family == KNOB_FAMILY_IPV6 && !msg->has_ipv6_conf)
+                        known[k] = false; /* no IPv6 device (MTU < 1280, disabled): unavailable */
+                differs = differs || known[k] != l->kernel_known[k] ||
+                          (known[k] && value[k] != l->kernel[k]);
         }
+        if (!differs)
+                return;
+
+        link_begin_change(l, &before);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (known[k] != l->kernel_known[k] || (known[k] && value[k] != l->kernel[k])) {
+                        log_link_debug(l, "%s is %d in the kernel (was %d as far as igmpd knew).",
+                                       knob_info(k)->name, known[k] ? value[k] : -1,
+                                       l->kernel_known[k] ? l->kernel[k] : -1);
+                        link_set_kernel(l, k, known[k], value[k]);
+                }
+        link_end_change(l, &before);
 }
 
 int link_reconfigure(Link *l)

@@ -77,6 +77,10 @@ typedef struct LinkContext {
 
         LinkObserver observer; /* NULL: nobody listens, and no snapshots are taken */
         void *observer_userdata;
+
+        /* Bumped whenever any link's kernel[] takes a value (link_set_kernel()), so that a
+         * refresh dump can tell values newer than itself (link_take_refreshed()). */
+        uint64_t kernel_seq;
 } LinkContext;
 
 struct Link {
@@ -97,8 +101,9 @@ struct Link {
         bool ipv6_available; /* /proc/sys/net/ipv6/conf/IF exists */
 
         KnobValue effective[_KNOB_MAX]; /* from policy + NetworkManager + runtime */
-        int32_t kernel[_KNOB_MAX];      /* last value read or written */
+        int32_t kernel[_KNOB_MAX];      /* last value read or written: link_set_kernel() */
         bool kernel_known[_KNOB_MAX];
+        uint64_t kernel_seq;            /* ctx->kernel_seq when kernel[] last took a value */
         bool kernel_fresh[_KNOB_MAX];   /* kernel[] came with the message being handled now */
         int32_t original[_KNOB_MAX];    /* value before igmpd first changed the knob */
         bool changed[_KNOB_MAX];
@@ -139,7 +144,13 @@ unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before);
 /* Fills info for policy matching. */
 void link_to_info(const Link *l, LinkInfo *ret);
 
-/* Reads the current kernel values into l->kernel (for status displays). */
-void link_read_kernel(Link *l);
+/* The one way kernel[k] takes a value: what igmpd read, wrote, or was told. */
+void link_set_kernel(Link *l, Knob k, bool known, int32_t value);
+
+/* Takes the knob values of a refresh dump into kernel[] for display, unless the link learnt
+ * values after the dump began (kernel_seq > since_seq: the dump may be older). Writes nothing,
+ * decides nothing: drift is corrected by the link events, not by reads. Tells the observer
+ * when something changed. */
+void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq);
 
 const char *link_state_to_string(LinkState s);

@@ -427,11 +427,10 @@ static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message
         return 1;
 }
 
-/* Kernel values shown over the bus must be current, but reading six /proc/sys files per link
- * for every property get is what made GetManagedObjects slow. Before the calls that return
- * kernel values: one link's Get/GetAll re-reads that link; GetManagedObjects and Describe
- * refresh every link with one RTM_GETLINK dump (its devconf arrays carry all knob values;
- * a drifted value is corrected on the way, as for any link message). */
+/* Reads answer from igmpd's state at once and never write (manager-refresh.c): the calls that
+ * return kernel values — a link's Get/GetAll, GetManagedObjects, Describe, ListLinksState — only
+ * ask for an asynchronous, rate-limited refresh of them (nothing while the drift watch keeps
+ * them true), whose news goes out as PropertiesChanged. GetManagedObjects is answered here. */
 static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
@@ -444,19 +443,17 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
 
         if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") &&
             streq(path, BUS_MANAGER_PATH) && sd_bus_message_has_signature(message, "")) {
-                (void) manager_enumerate(m);
+                manager_request_refresh(m);
                 return manager_bus_reply_managed_objects(m, message);
         }
-        if (sd_bus_message_is_method_call(message, BUS_MANAGER_INTERFACE, "Describe")) {
-                (void) manager_enumerate(m);
-                return 0;
-        }
-        if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "Get") ||
-            sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
+        if (sd_bus_message_is_method_call(message, BUS_MANAGER_INTERFACE, "Describe"))
+                manager_request_refresh(m);
+        else if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "Get") ||
+                 sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
                 void *found = NULL;
 
                 if (bus_link_find(sd_bus_message_get_bus(message), path, NULL, c, &found, NULL) > 0)
-                        link_read_kernel(found);
+                        manager_request_refresh(m);
         }
         return 0;
 }

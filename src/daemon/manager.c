@@ -194,6 +194,7 @@ Manager *manager_free(Manager *m)
         }
         originals_done(&m->saved_originals);
         m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
+        manager_refresh_done(m);
         netlink_free(m->netlink);
         if (intmap_values(&m->links, &links, &n) >= 0) {
                 for (size_t i = 0; i < n; i++)
@@ -561,6 +562,8 @@ static const NetlinkHandlers manager_netlink_handlers = {
         .link_removed = manager_on_link_removed,
         .ipv6_changed = manager_on_ipv6_changed,
         .overrun = manager_on_netlink_overrun,
+        .refreshed = manager_on_refreshed,
+        .refresh_done = manager_on_refresh_done,
 };
 
 int manager_open_netlink(Manager *m)

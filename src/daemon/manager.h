@@ -14,6 +14,7 @@
  *   manager.c             the link table (by ifindex), configuration sets and reload; routes
  *                         netlink events to links, and supplies each link's effective values
  *                         (policy < NetworkManager < runtime). Hook: reloaded.
+ *                         manager-refresh.c refreshes the kernel values that reads show.
  *   link.c                one Link: state, the write path to /proc/sys. Knows only its
  *                         LinkContext (link.h): conf dirs, kernel knobs, the effective-value
  *                         source, and the observer hook (added / changed / removed).
@@ -54,6 +55,22 @@ typedef struct Manager Manager;
 
 typedef void (*ManagerReloadedFn)(Manager *m, void *userdata);
 
+/* Reads never wait for the kernel: they show the cached values, and ask for a refresh that runs
+ * later, asynchronously (manager-refresh.c). At most one refresh dump starts per interval. */
+#define MANAGER_REFRESH_INTERVAL_USEC (1000ULL * 1000ULL)
+
+typedef struct ManagerRefresh {
+        /* Every change of a knob reaches igmpd by itself (the drift watch sees every write): the
+         * cached values are the kernel's, and reads ask for nothing. */
+        bool watched;
+        bool running;          /* a refresh dump is being read */
+        bool again;            /* asked for while one ran: another one follows */
+        uint64_t last_usec;    /* CLOCK_MONOTONIC start of the last one, 0 if none yet */
+        uint64_t since_seq;    /* link_ctx.kernel_seq when the running one started */
+        sd_event_source *timer; /* armed only while a refresh waits for its turn */
+        unsigned n_requests, n_dumps; /* for the log */
+} ManagerRefresh;
+
 struct Manager {
         sd_event *event;
         char *root;       /* config root ("" = /) */
@@ -73,6 +90,7 @@ struct Manager {
         IntMap links; /* ifindex → Link* */
         Netlink *netlink;
         unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
+        ManagerRefresh refresh;
 
         /* Deprecated sysctl(2) audit (audit.c); NULL if it could not be set up. */
         AuditManager *audit;
@@ -125,3 +143,16 @@ void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched);
 
 void manager_notify_status(Manager *m);
+
+/* manager-refresh.c. A read showed cached kernel values: make sure they are refreshed soon —
+ * a dump that starts after this call, within MANAGER_REFRESH_INTERVAL_USEC, asynchronously,
+ * one at a time however many ask. Nothing while the values are watched. Never fails. */
+void manager_request_refresh(Manager *m);
+/* Whether every change of the knobs reaches igmpd by itself (the drift watch is active): reads
+ * then cause no refresh at all. */
+void manager_set_kernel_watched(Manager *m, bool watched);
+/* The netlink handlers of the refresh dump. */
+void manager_on_refreshed(const LinkMessage *msg, void *userdata);
+void manager_on_refresh_done(int r, void *userdata);
+/* Stops what is pending (manager_free()). */
+void manager_refresh_done(Manager *m);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Netlink link events and dumps through libnl-3 sockets, integrated into sd-event; link
- * messages are read with a plain attribute walk.
+ * messages are read with a plain attribute walk. The refresh dump has a plain socket of its
+ * own, read one datagram per dispatch, so that it never holds up anything else for longer.
  */
 
 #include <errno.h>
 #include <linux/if_arp.h>
+#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -22,13 +24,25 @@
 #define NETLINK_BATCH 256
 #define ALTNAMES_MAX 32
 
+typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
+
 struct Netlink {
         const NetlinkHandlers *handlers;
         void *userdata;
+        sd_event *event;
         struct nl_sock *events;
         struct nl_sock *dump;
         sd_event_source *io;
         size_t rcvbuf;
+
+        /* The refresh dump (netlink_refresh()): opened on first use, its event source enabled
+         * only while a dump runs (idle means idle). */
+        int refresh_fd;
+        sd_event_source *refresh_io;
+        uint32_t refresh_seq;
+        bool refresh_running;
+        void *refresh_buf;
+        size_t refresh_buf_size;
 };
 
 static void altnames_free(char **l)
@@ -94,7 +108,7 @@ static void parse_devconf(struct nlattr *spec, LinkMessage *msg)
 /* One AF_UNSPEC RTM_NEWLINK/RTM_DELLINK, read with a plain walk of the attributes igmpd uses.
  * (libnl's cache parser built a full rtnl_link object per message, with a type lookup and a
  * dozen allocations: 90 % of igmpd's user time at start and in every re-enumeration.) */
-static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi)
+static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler)
 {
         struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
         char ifname[IFNAMSIZ], kind[64], type[32], *altnames[ALTNAMES_MAX + 1];
@@ -138,7 +152,7 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
                 .full = true,
         };
         parse_devconf(tb[IFLA_AF_SPEC], &msg);
-        n->handlers->link(&msg, n->userdata);
+        handler(&msg, n->userdata);
         altnames_free(altnames);
 }
 
@@ -164,7 +178,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
         if (ifi->ifi_family != AF_UNSPEC)
                 return NL_OK;
 
-        on_link_message(n, nlh, ifi);
+        on_link_message(n, nlh, ifi, n->handlers->link);
         return NL_OK;
 }
 
@@ -232,6 +246,8 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
                 return -ENOMEM;
         n->handlers = handlers;
         n->userdata = userdata;
+        n->event = sd_event_ref(event);
+        n->refresh_fd = -EBADF;
 
         r = socket_open(n, &n->events);
         if (r < 0)
@@ -276,6 +292,10 @@ Netlink *netlink_free(Netlink *n)
         if (!n)
                 return NULL;
         sd_event_source_disable_unref(n->io);
+        sd_event_source_disable_unref(n->refresh_io);
+        safe_close(n->refresh_fd);
+        free(n->refresh_buf);
+        sd_event_unref(n->event);
         if (n->events)
                 nl_socket_free(n->events);
         if (n->dump)
@@ -311,4 +331,157 @@ int netlink_enumerate(Netlink *n)
         if (r < 0)
                 return r == -NLE_NOMEM ? -ENOBUFS : -EIO;
         return 0;
+}
+
+/* ---- the refresh dump ---- */
+
+static void refresh_finish(Netlink *n, int r)
+{
+        n->refresh_running = false;
+        if (r < 0) {
+                /* The kernel may still be in the middle of the dump, and would refuse the next
+                 * one on this socket (EBUSY): start afresh with a new socket then. */
+                n->refresh_io = sd_event_source_disable_unref(n->refresh_io);
+                n->refresh_fd = safe_close(n->refresh_fd);
+        } else
+                (void) sd_event_source_set_enabled(n->refresh_io, SD_EVENT_OFF);
+        n->handlers->refresh_done(r, n->userdata);
+}
+
+/* Hands on the links of one datagram. Returns 1 at the end of the dump (NLMSG_DONE), 0 to go
+ * on, -errno if the kernel answered with an error. */
+static int refresh_datagram(Netlink *n, struct nlmsghdr *nlh, size_t len)
+{
+        for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+                const struct ifinfomsg *ifi;
+
+                if (nlh->nlmsg_seq != n->refresh_seq)
+                        continue; /* the answer to an earlier request */
+                if (nlh->nlmsg_type == NLMSG_DONE)
+                        return 1;
+                if (nlh->nlmsg_type == NLMSG_ERROR) {
+                        const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+                        if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof *e))
+                                return -EBADMSG;
+                        return e->error < 0 ? e->error : -EIO;
+                }
+                if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
+                        continue;
+                ifi = NLMSG_DATA(nlh);
+                if (ifi->ifi_family == AF_UNSPEC)
+                        on_link_message(n, nlh, ifi, n->handlers->refreshed);
+        }
+        return 0;
+}
+
+/* One datagram per dispatch: the kernel fills the next one while this one is read, so the
+ * dump costs the loop no more than one datagram's worth of links at a time. */
+static int on_refresh_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Netlink *n = userdata;
+        struct sockaddr_nl sa = {};
+        socklen_t sl = sizeof sa;
+        ssize_t len;
+        int r;
+
+        if (!n->refresh_running)
+                return 0;
+
+        /* The datagram's size first: a link with many VFs makes a big one. */
+        len = recv(n->refresh_fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+        if (len < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return 0;
+                refresh_finish(n, -errno);
+                return 0;
+        }
+        if ((size_t) len > n->refresh_buf_size) {
+                void *b = realloc(n->refresh_buf, (size_t) len);
+                if (!b) {
+                        refresh_finish(n, -ENOMEM);
+                        return 0;
+                }
+                n->refresh_buf = b;
+                n->refresh_buf_size = (size_t) len;
+        }
+        len = recvfrom(n->refresh_fd, n->refresh_buf, n->refresh_buf_size, MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
+        if (len < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return 0;
+                refresh_finish(n, -errno);
+                return 0;
+        }
+        if (sa.nl_pid != 0)
+                return 0; /* not from the kernel */
+
+        r = refresh_datagram(n, n->refresh_buf, (size_t) len);
+        if (r != 0)
+                refresh_finish(n, r < 0 ? r : 0);
+        return 0;
+}
+
+static int refresh_open(Netlink *n)
+{
+        int fd, r;
+
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0)
+                return negative_errno();
+        r = sd_event_add_io(n->event, &n->refresh_io, fd, EPOLLIN, on_refresh_io, n);
+        /* The normal priority, so that it takes turns with link events and bus calls (sd-event
+         * dispatches pending sources of one priority in the order they became pending): below
+         * them, a stream of bus calls would hold the refresh back for as long as it lasts. */
+        if (r >= 0)
+                r = sd_event_source_set_enabled(n->refresh_io, SD_EVENT_OFF);
+        if (r < 0) {
+                n->refresh_io = sd_event_source_disable_unref(n->refresh_io);
+                safe_close(fd);
+                return r;
+        }
+        n->refresh_fd = fd;
+        return 0;
+}
+
+int netlink_refresh(Netlink *n)
+{
+        struct {
+                struct nlmsghdr nh;
+                struct ifinfomsg ifi;
+                struct rtattr ext;
+                uint32_t ext_mask;
+        } req = {
+                .nh = {
+                        .nlmsg_len = sizeof req,
+                        .nlmsg_type = RTM_GETLINK,
+                        .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+                },
+                .ifi = { .ifi_family = AF_UNSPEC },
+                /* Skip the per-link statistics, as netlink_enumerate() does. */
+                .ext = { .rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = IFLA_EXT_MASK },
+                .ext_mask = RTEXT_FILTER_SKIP_STATS,
+        };
+        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+        int r;
+
+        if (n->refresh_running)
+                return -EBUSY;
+        if (n->refresh_fd < 0) {
+                r = refresh_open(n);
+                if (r < 0)
+                        return r;
+        }
+        req.nh.nlmsg_seq = ++n->refresh_seq;
+        if (sendto(n->refresh_fd, &req, sizeof req, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
+                return negative_errno();
+        r = sd_event_source_set_enabled(n->refresh_io, SD_EVENT_ON);
+        if (r < 0)
+                return r;
+        n->refresh_running = true;
+        return 0;
+}
+
+bool netlink_refresh_running(const Netlink *n)
+{
+        return n && n->refresh_running;
 }

@@ -3,8 +3,9 @@
 
 /*
  * libnl glue: one socket subscribed to link events, driven by sd-event; a second, synchronous
- * one for full dumps (start-up and resynchronisation after ENOBUFS). It parses link messages
- * and hands them to its owner's handlers; it knows nothing of what becomes of them.
+ * one for full dumps (start-up and resynchronisation after ENOBUFS); a third, asynchronous one
+ * for refresh dumps, read by the event loop a datagram at a time. It parses link messages and
+ * hands them to its owner's handlers; it knows nothing of what becomes of them.
  */
 
 #include <net/ethernet.h>
@@ -45,6 +46,11 @@ typedef struct NetlinkHandlers {
         void (*ipv6_changed)(int ifindex, void *userdata);
         /* The kernel dropped events (ENOBUFS): nothing tells which, only a new dump does. */
         void (*overrun)(void *userdata);
+        /* A link as a refresh dump (netlink_refresh()) shows it. Only its values are news: the
+         * event socket still carries every change, in order. */
+        void (*refreshed)(const LinkMessage *msg, void *userdata);
+        /* The refresh dump is over: 0, or -errno if it ended early (what was handed on holds). */
+        void (*refresh_done)(int r, void *userdata);
 } NetlinkHandlers;
 
 /* handlers (static storage) and userdata are used for every message from then on. */
@@ -54,3 +60,10 @@ Netlink *netlink_free(Netlink *n);
 /* Dumps all links, each through handlers->link. 0, -EAGAIN if the kernel flagged the dump as
  * interrupted by concurrent changes (what was received is still valid), or -errno. */
 int netlink_enumerate(Netlink *n);
+
+/* Starts a dump of all links on a socket of its own and returns at once. The event loop reads
+ * it one datagram (a few dozen links) per dispatch, taking turns with the other event sources;
+ * each link goes to handlers->refreshed, then handlers->refresh_done says it is over. 0,
+ * -EBUSY while one runs, or -errno. */
+int netlink_refresh(Netlink *n);
+bool netlink_refresh_running(const Netlink *n);

@@ -4,7 +4,8 @@
 # sd-bus: it must list exactly the links ListLinks lists, each with sd-bus's standard
 # interfaces and org.igmpd1.Link with the same properties GetAll returns for that object —
 # for configured, unmanaged, runtime-changed and IPv6-less links — with kernel values
-# refreshed by the call (an out-of-band sysctl write shows), and bad calls still get errors.
+# refreshed after the call (an out-of-band sysctl write shows in the calls that follow: reads
+# answer at once and refresh asynchronously), and bad calls still get errors.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
 need_jq
@@ -44,12 +45,17 @@ bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager SetLinkKnobs 'ia{sv}u' "$IPT
 expect_knob "$NS" ipv4 iptv0 force_igmp_version 3
 
 # Out of band: a knob no policy sets, written behind igmpd's back. igmpd gets no event for it;
-# the call itself must show it.
+# the call asks for a refresh, and the calls after it show the value.
 in_ns "$NS" sh -c 'echo 7777 > /proc/sys/net/ipv4/conf/v1/igmpv2_unsolicited_report_interval'
 
 OBJ=$T_TMP/objects.json
-bctl --json=short call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects > "$OBJ" ||
-        fail "GetManagedObjects failed"
+objects_show_7777() {
+        bctl --json=short call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects > "$OBJ" ||
+                fail "GetManagedObjects failed"
+        jq -e --arg p "$(link_path "$(ifindex_of "$NS" v1)")" \
+                '.data[0][$p]["org.igmpd1.Link"].Knobs.data.igmpv2_unsolicited_report_interval[0] == 7777' "$OBJ" > /dev/null
+}
+wait_until objects_show_7777 || fail "the out-of-band write never showed in GetManagedObjects"
 jq_true "$OBJ" '.type == "a{oa{sa{sv}}}"'
 
 info "the same objects as ListLinks"
