@@ -14,6 +14,7 @@
 
 #include "igmpctl.h"
 #include "macro.h"
+#include "strv.h"
 
 JsonMode arg_json = JSON_OFF;
 bool arg_legend = true;
@@ -348,53 +349,180 @@ int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_
         return 0;
 }
 
-/* Links fetched in one GetManagedObjects call by client_links_prefetch(); client_link_fetch()
- * takes them from here instead of asking once per link (4000 links: one call, not 4000). */
-typedef struct Prefetched {
-        char *path;
-        ClientLink link;
-        bool taken;
-} Prefetched;
-
-static Prefetched *prefetched;
-static size_t n_prefetched;
-
-static void prefetched_free(void)
+void client_links_free(ClientLink *links, size_t n)
 {
-        for (size_t i = 0; i < n_prefetched; i++) {
-                if (!prefetched[i].taken)
-                        client_link_done(&prefetched[i].link);
-                free(prefetched[i].path);
+        for (size_t i = 0; i < n; i++)
+                client_link_done(&links[i]);
+        free(links);
+}
+
+static int client_link_compare(const void *a, const void *b)
+{
+        int x = ((const ClientLink *) a)->ifindex, y = ((const ClientLink *) b)->ifindex;
+
+        return (x > y) - (x < y);
+}
+
+/* A growing array of links. */
+typedef struct LinkArray {
+        ClientLink *v;
+        size_t n, n_alloc;
+} LinkArray;
+
+static ClientLink *link_array_new(LinkArray *a)
+{
+        if (a->n == a->n_alloc) {
+                size_t n_alloc = a->n_alloc * 2 + 64;
+                ClientLink *v = realloc(a->v, n_alloc * sizeof *v);
+
+                if (!v)
+                        return NULL;
+                a->v = v;
+                a->n_alloc = n_alloc;
         }
-        free(prefetched);
-        prefetched = NULL;
-        n_prefetched = 0;
+        client_link_init(&a->v[a->n]);
+        return &a->v[a->n++];
 }
 
-static int prefetched_compare(const void *a, const void *b)
+/* strv of the strings tab[idx[0…n)]. */
+static int strv_from_indexes(const char *const *tab, size_t n_tab, const uint32_t *idx, size_t n, char ***ret)
 {
-        return strcmp(((const Prefetched *) a)->path, ((const Prefetched *) b)->path);
+        char **l = calloc(n + 1, sizeof *l);
+
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (idx[i] >= n_tab || !(l[i] = strdup(tab[idx[i]]))) {
+                        strv_freep(&l);
+                        return idx[i] >= n_tab ? -EBADMSG : -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
 }
 
-int client_links_prefetch(sd_bus *bus)
+/* One (iuuuuuuauauaiaiau) of ListLinksState. */
+static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_tab, const Knob *knob_at,
+                           size_t n_knobs, ClientLink *l)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        const char *path;
+        uint32_t s[6];
+        const uint32_t *alt, *matched, *source;
+        const int32_t *kernel, *policy;
+        size_t n_alt, n_matched, n_kernel, n_policy, n_source;
+        char **strings[] = { &l->name, &l->type, &l->kind, &l->mac_address, &l->state, &l->last_error };
         int r;
 
-        if (!prefetched && atexit(prefetched_free) != 0)
-                return 0;
-        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
-                               "GetManagedObjects", &error, &reply, NULL);
-        if (r < 0) {
-                /* Not fatal: client_link_fetch() falls back to one call per link. */
-                sd_bus_error_free(&error);
-                return 0;
+        r = sd_bus_message_enter_container(m, 'r', "iuuuuuuauauaiaiau");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "iuuuuuu", &l->ifindex, &s[0], &s[1], &s[2], &s[3], &s[4], &s[5]);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &alt, &n_alt);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &matched, &n_matched);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'i', (const void **) &kernel, &n_kernel);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'i', (const void **) &policy, &n_policy);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &source, &n_source);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
+                if (s[i] >= n_tab)
+                        return -EBADMSG;
+                *strings[i] = strdup(tab[s[i]]);
+                if (!*strings[i])
+                        return -ENOMEM;
         }
+        r = strv_from_indexes(tab, n_tab, alt, n_alt / sizeof *alt, &l->alternative_names);
+        if (r >= 0)
+                r = strv_from_indexes(tab, n_tab, matched, n_matched / sizeof *matched, &l->matched_files);
+        if (r < 0)
+                return r;
+        n_kernel /= sizeof *kernel, n_policy /= sizeof *policy, n_source /= sizeof *source;
+        for (size_t i = 0; i < n_knobs; i++) {
+                Knob k = knob_at[i];
+
+                if (k < 0)
+                        continue; /* a newer daemon's knob */
+                if (i >= n_kernel || i >= n_policy || i >= n_source || source[i] >= n_tab)
+                        return -EBADMSG;
+                l->kernel[k] = kernel[i];
+                l->policy[k] = policy[i];
+                l->has[k] = true;
+                l->source[k] = strdup(tab[source[i]]);
+                if (!l->source[k])
+                        return -ENOMEM;
+        }
+        return 1;
+}
+
+static int links_from_state(sd_bus_message *reply, LinkArray *out)
+{
+        _cleanup_free_ const char **tab = NULL;
+        _cleanup_strv_free_ char **knobs = NULL;
+        _cleanup_free_ Knob *knob_at = NULL;
+        size_t n_tab = 0, n_knobs;
+        const char *s;
+        int r;
+
+        r = sd_bus_message_read_strv(reply, &knobs);
+        if (r < 0)
+                return r;
+        n_knobs = strv_length(knobs);
+        knob_at = calloc(MAX(n_knobs, (size_t) 1), sizeof *knob_at);
+        if (!knob_at)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_knobs; i++)
+                knob_at[i] = knob_from_string(knobs[i]);
+
+        /* The string table, borrowed from the reply. */
+        r = sd_bus_message_enter_container(reply, 'a', "s");
+        while (r >= 0 && (r = sd_bus_message_read_basic(reply, 's', &s)) > 0) {
+                if ((n_tab & (n_tab - 1)) == 0) { /* 0, 1, 2, 4, …: grow */
+                        const char **t = realloc(tab, MAX(n_tab * 2, (size_t) 1) * sizeof *t);
+                        if (!t)
+                                return -ENOMEM;
+                        tab = t;
+                }
+                tab[n_tab++] = s;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0 && n_tab == 0)
+                r = -EBADMSG;
+
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(iuuuuuuauauaiaiau)");
+        while (r >= 0) {
+                ClientLink *l = link_array_new(out);
+
+                if (!l)
+                        return -ENOMEM;
+                r = read_link_state(reply, tab, n_tab, knob_at, n_knobs, l);
+                if (r <= 0) {
+                        client_link_done(l);
+                        out->n--;
+                        break;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r;
+}
+
+/* From an igmpd without ListLinksState: the org.igmpd1.Link entries of GetManagedObjects. */
+static int links_from_objects(sd_bus_message *reply, LinkArray *out)
+{
+        int r;
+
         r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-                r = sd_bus_message_read(reply, "o", &path);
+                r = sd_bus_message_skip(reply, "o");
                 if (r >= 0)
                         r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
                 while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
@@ -404,24 +532,10 @@ int client_links_prefetch(sd_bus *bus)
                         if (r < 0)
                                 break;
                         if (streq(iface, IGMPD_LINK_INTERFACE)) {
-                                Prefetched *a = realloc(prefetched, (n_prefetched + 1) * sizeof *a);
-                                if (!a) {
-                                        r = -ENOMEM;
-                                        break;
-                                }
-                                prefetched = a;
-                                Prefetched *p = &prefetched[n_prefetched];
-                                *p = (Prefetched) { .path = strdup(path) };
-                                client_link_init(&p->link);
-                                r = client_link_read_properties(reply, &p->link, NULL);
-                                if (!p->path && r >= 0)
-                                        r = -ENOMEM;
-                                if (r < 0) {
-                                        client_link_done(&p->link);
-                                        free(p->path);
-                                        break;
-                                }
-                                n_prefetched++;
+                                ClientLink *l = link_array_new(out);
+                                if (!l)
+                                        return -ENOMEM;
+                                r = client_link_read_properties(reply, l, NULL);
                         } else
                                 r = sd_bus_message_skip(reply, "a{sv}");
                         if (r >= 0)
@@ -432,27 +546,43 @@ int client_links_prefetch(sd_bus *bus)
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
         }
+        return r;
+}
+
+int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        LinkArray links = {};
+        bool state = true;
+        int r;
+
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ListLinksState",
+                               &error, &reply, NULL);
+        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                /* An older igmpd (igmpctl -H to another host): the standard way. */
+                sd_bus_error_free(&error);
+                state = false;
+                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager",
+                                       "GetManagedObjects", &error, &reply, NULL);
+        }
+        if (r < 0) {
+                r = client_call_error(&error, r, "list links", NULL);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = state ? links_from_state(reply, &links) : links_from_objects(reply, &links);
         sd_bus_message_unref(reply);
-        /* Sorted by path for client_link_fetch()'s binary search (object paths are unique). */
-        if (n_prefetched > 1)
-                qsort(prefetched, n_prefetched, sizeof *prefetched, prefetched_compare);
-        return r < 0 ? r : 0;
-}
-
-static Prefetched *prefetched_find(const char *path)
-{
-        Prefetched key = { .path = (char *) path };
-
-        if (n_prefetched == 0)
-                return NULL;
-        return bsearch(&key, prefetched, n_prefetched, sizeof *prefetched, prefetched_compare);
-}
-
-const ClientLink *client_link_peek(const char *path)
-{
-        Prefetched *p = prefetched_find(path);
-
-        return p && !p->taken ? &p->link : NULL;
+        if (r < 0) {
+                client_links_free(links.v, links.n);
+                fprintf(stderr, "Failed to read the links igmpd sent: %s\n", strerror(-r));
+                return r;
+        }
+        if (links.n > 1)
+                qsort(links.v, links.n, sizeof *links.v, client_link_compare);
+        *ret = links.v;
+        *ret_n = links.n;
+        return 0;
 }
 
 int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
@@ -460,14 +590,6 @@ int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         int r;
-
-        Prefetched *p = prefetched_find(path);
-
-        if (p && !p->taken) {
-                p->taken = true;
-                *ret = p->link; /* ownership moves to the caller */
-                return 0;
-        }
 
         r = sd_bus_call_method(bus, IGMPD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "GetAll",
                                &error, &reply, "s", IGMPD_LINK_INTERFACE);

@@ -77,10 +77,10 @@ void client_link_done(ClientLink *l);
  * (may be NULL) to a bit mask of CLIENT_PROP_* seen. */
 int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed);
 int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret);
-/* The prefetched link at path, still owned by the cache (NULL if none): for looking, not taking. */
-const ClientLink *client_link_peek(const char *path);
-/* Fetches every link in one GetManagedObjects call for the following client_link_fetch() calls. */
-int client_links_prefetch(sd_bus *bus);
+/* Every link igmpd has, ordered by ifindex, in one call: ListLinksState (or, from an igmpd
+ * without it, GetManagedObjects). Prints what went wrong. Free with client_links_free(). */
+int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n);
+void client_links_free(ClientLink *links, size_t n);
 /* LinkStatus view for JSON (borrows from l). */
 void client_link_status(const ClientLink *l, LinkStatus *ret);
 

@@ -14,73 +14,16 @@
 #include "output.h"
 #include "terminal.h"
 
-typedef struct LinkRef {
-        int ifindex;
-        char *name;
-        char *path;
-} LinkRef;
-
-static void link_refs_free(LinkRef *refs, size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                free(refs[i].name);
-                free(refs[i].path);
-        }
-        free(refs);
-}
-
-static int list_links(sd_bus *bus, LinkRef **ret, size_t *ret_n)
-{
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        LinkRef *refs = NULL;
-        size_t n = 0;
-        const char *name, *path;
-        int32_t ifindex;
-        int r;
-
-        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ListLinks",
-                               &error, &reply, NULL);
-        if (r < 0) {
-                r = client_call_error(&error, r, "list links", NULL);
-                sd_bus_error_free(&error);
-                return r;
-        }
-        r = sd_bus_message_enter_container(reply, 'a', "(iso)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(iso)", &ifindex, &name, &path)) > 0) {
-                LinkRef *a = realloc(refs, (n + 1) * sizeof *a);
-                if (!a) {
-                        r = -ENOMEM;
-                        break;
-                }
-                refs = a;
-                refs[n] = (LinkRef) { .ifindex = ifindex, .name = strdup(name), .path = strdup(path) };
-                n++;
-                if (!refs[n - 1].name || !refs[n - 1].path)
-                        r = -ENOMEM;
-        }
-        sd_bus_message_unref(reply);
-        if (r < 0) {
-                link_refs_free(refs, n);
-                fprintf(stderr, "Failed to parse the link list: %s\n", strerror(-r));
-                return r;
-        }
-        *ret = refs;
-        *ret_n = n;
-        return 0;
-}
-
 int verb_list(int argc, char **argv, sd_bus *bus)
 {
-        LinkRef *refs = NULL;
+        ClientLink *links = NULL;
         Table *t = NULL;
         size_t n = 0;
         int r;
 
-        r = list_links(bus, &refs, &n);
+        r = client_links_get_all(bus, &links, &n);
         if (r < 0)
                 return r;
-        (void) client_links_prefetch(bus);
         pager_open(arg_no_pager);
 
         if (arg_json != JSON_OFF) {
@@ -89,24 +32,18 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 json_start(&w);
                 json_begin_array(&w);
                 for (size_t i = 0; i < n; i++) {
-                        ClientLink l;
+                        const ClientLink *l = &links[i];
 
-                        r = client_link_fetch(bus, refs[i].path, &l);
-                        if (r == -ENODEV)
-                                continue; /* went away meanwhile */
-                        if (r < 0)
-                                goto finish;
                         json_begin_object(&w);
                         json_key(&w, "index");
-                        json_int(&w, l.ifindex);
+                        json_int(&w, l->ifindex);
                         json_key(&w, "name");
-                        json_string(&w, strempty(l.name));
+                        json_string(&w, strempty(l->name));
                         json_key(&w, "kind");
-                        json_string(&w, isempty(l.kind) ? NULL : l.kind);
+                        json_string(&w, isempty(l->kind) ? NULL : l->kind);
                         json_key(&w, "state");
-                        json_string(&w, strempty(l.state));
+                        json_string(&w, strempty(l->state));
                         json_end_object(&w);
-                        client_link_done(&l);
                 }
                 json_end_array(&w);
                 r = json_done(&w);
@@ -120,31 +57,24 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         }
         table_set_align_right(t, 0);
         table_set_ellipsize(t, 1, ELLIPSIZE_END);
-        for (size_t i = 0; i < n; i++) {
-                ClientLink l;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                const ClientLink *l = &links[i];
 
-                r = client_link_fetch(bus, refs[i].path, &l);
-                if (r == -ENODEV)
-                        continue;
-                if (r < 0)
-                        goto finish;
-                r = table_add_cellf(t, "%d", l.ifindex);
+                r = table_add_cellf(t, "%d", l->ifindex);
                 if (r >= 0)
-                        r = table_add_cell(t, l.name);
+                        r = table_add_cell(t, l->name);
                 if (r >= 0)
-                        r = table_add_cell(t, isempty(l.kind) ? "-" : l.kind);
+                        r = table_add_cell(t, isempty(l->kind) ? "-" : l->kind);
                 if (r >= 0)
-                        r = table_add_cell_color(t, l.state, state_color(l.state));
-                client_link_done(&l);
-                if (r < 0)
-                        goto finish;
+                        r = table_add_cell_color(t, l->state, state_color(l->state));
         }
-        r = table_print(t, stdout, arg_legend);
+        if (r >= 0)
+                r = table_print(t, stdout, arg_legend);
         if (r >= 0 && arg_legend)
                 printf("\n%zu link%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
 finish:
         table_free(t);
-        link_refs_free(refs, n);
+        client_links_free(links, n);
         return r;
 }
 
@@ -228,146 +158,157 @@ static bool link_matches(const ClientLink *l, const char *pattern)
         return false;
 }
 
-static bool refs_contain(const LinkRef *refs, size_t n, int ifindex)
+static bool contains(const int *v, size_t n, int x)
 {
         for (size_t i = 0; i < n; i++)
-                if (refs[i].ifindex == ifindex)
+                if (v[i] == x)
                         return true;
         return false;
 }
 
-/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to links,
- * in argument order (a glob's matches in index order), each link once. A glob that matches
- * nothing is an error, as is an unknown LINK. */
-static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkRef **ret, size_t *ret_n)
+/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to
+ * ifindexes, in argument order (a glob's matches in index order), each link once. A glob that
+ * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
+ * link, fetched on the first glob; the caller frees it). */
+static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
+                            int **ret, size_t *ret_n)
 {
-        LinkRef *all = NULL, *refs = NULL;
-        size_t n_all = 0, n = 0;
+        _cleanup_free_ int *idx = NULL;
+        size_t n = 0;
         int r = 0;
 
-        refs = calloc(1, sizeof *refs); /* grown below; never NULL on success */
-        if (!refs)
+        idx = calloc(1, sizeof *idx); /* grown below; never NULL on success */
+        if (!idx)
                 return -ENOMEM;
         for (size_t i = 0; i < n_args && r >= 0; i++) {
                 bool any = false;
 
                 if (!is_pattern(args[i])) {
-                        LinkRef ref = {};
+                        int ifindex;
 
-                        r = client_resolve_link(bus, args[i], &ref.ifindex, &ref.path);
+                        r = client_resolve_link(bus, args[i], &ifindex, NULL);
                         if (r < 0)
                                 break;
-                        if (refs_contain(refs, n, ref.ifindex)) {
-                                free(ref.path);
+                        if (contains(idx, n, ifindex))
                                 continue;
-                        }
-                        LinkRef *a = realloc(refs, (n + 1) * sizeof *a);
-                        if (!a) {
-                                free(ref.path);
-                                r = -ENOMEM;
-                                break;
-                        }
-                        refs = a;
-                        refs[n++] = ref;
+                        int *a = realloc(idx, (n + 1) * sizeof *a);
+                        if (!a)
+                                return -ENOMEM;
+                        idx = a;
+                        idx[n++] = ifindex;
                         continue;
                 }
 
-                if (!all) {
-                        r = list_links(bus, &all, &n_all);
+                if (!*all) {
+                        r = client_links_get_all(bus, all, n_all);
                         if (r < 0)
                                 break;
-                        (void) client_links_prefetch(bus);
                 }
-                for (size_t j = 0; j < n_all && r >= 0; j++) {
-                        const ClientLink *l = client_link_peek(all[j].path);
-                        ClientLink fetched;
-                        bool match;
+                for (size_t j = 0; j < *n_all; j++) {
+                        const ClientLink *l = &(*all)[j];
 
-                        if (!l) {
-                                if (client_link_fetch(bus, all[j].path, &fetched) < 0)
-                                        continue; /* went away meanwhile */
-                                l = &fetched;
-                        }
-                        match = link_matches(l, args[i]);
-                        if (l == &fetched)
-                                client_link_done(&fetched);
-                        any = any || match;
-                        if (!match || refs_contain(refs, n, all[j].ifindex))
+                        if (!link_matches(l, args[i]))
                                 continue;
-                        LinkRef *a = realloc(refs, (n + 1) * sizeof *a);
-                        if (!a) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        refs = a;
-                        refs[n] = (LinkRef) { .ifindex = all[j].ifindex, .path = strdup(all[j].path) };
-                        if (!refs[n++].path)
-                                r = -ENOMEM;
+                        any = true;
+                        if (contains(idx, n, l->ifindex))
+                                continue;
+                        int *a = realloc(idx, (n + 1) * sizeof *a);
+                        if (!a)
+                                return -ENOMEM;
+                        idx = a;
+                        idx[n++] = l->ifindex;
                 }
-                if (r >= 0 && !any) {
+                if (!any) {
                         fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", args[i]);
                         r = -ENODEV;
                 }
         }
-        link_refs_free(all, n_all);
-        if (r < 0) {
-                link_refs_free(refs, n);
+        if (r < 0)
                 return r;
-        }
-        *ret = refs;
+        *ret = TAKE_PTR(idx);
         *ret_n = n;
         return 0;
 }
 
+static int compare_ifindex(const void *key, const void *elem)
+{
+        int x = *(const int *) key, y = ((const ClientLink *) elem)->ifindex;
+
+        return (x > y) - (x < y);
+}
+
+/* links is ordered by ifindex (client_links_get_all()). */
+static const ClientLink *find_link(const ClientLink *links, size_t n, int ifindex)
+{
+        return n > 0 ? bsearch(&ifindex, links, n, sizeof *links, compare_ifindex) : NULL;
+}
+
+/* Prints one link, as a table or as JSON. */
+static int show_link(const ClientLink *l, bool first, JsonWriter *w)
+{
+        if (arg_json != JSON_OFF) {
+                LinkStatus s;
+
+                client_link_status(l, &s);
+                json_write_link(w, &s);
+                return 0;
+        }
+        if (!first)
+                putchar('\n');
+        return print_link_status(l);
+}
+
 int verb_status(int argc, char **argv, sd_bus *bus)
 {
-        LinkRef *refs = NULL;
-        size_t n = 0;
+        ClientLink *all = NULL;
+        _cleanup_free_ int *idx = NULL;
+        size_t n_all = 0, n = 0;
         JsonWriter w;
         int r = 0;
 
+        /* Without arguments every link comes in one call; with names, each is looked up and
+         * read (GetAll), and globs are matched against every link (one call). */
         if (argc > 1)
-                r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &refs, &n);
-        else {
-                r = list_links(bus, &refs, &n);
-                if (r >= 0)
-                        (void) client_links_prefetch(bus);
-        }
+                r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+        else
+                r = client_links_get_all(bus, &all, &n_all);
         if (r < 0)
-                return r;
+                goto finish;
         pager_open(arg_no_pager);
 
         if (arg_json != JSON_OFF) {
                 json_start(&w);
                 json_begin_array(&w);
         }
-        for (size_t i = 0; i < n; i++) {
-                ClientLink l;
+        if (argc <= 1)
+                for (size_t i = 0; i < n_all && r >= 0; i++)
+                        r = show_link(&all[i], i == 0, &w);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                const ClientLink *l = find_link(all, n_all, idx[i]);
+                ClientLink fetched;
+                _cleanup_free_ char *path = NULL;
+                char buf[16];
 
-                r = client_link_fetch(bus, refs[i].path, &l);
-                if (r == -ENODEV && argc <= 1)
-                        continue;
-                if (r < 0)
-                        goto finish;
-                if (arg_json != JSON_OFF) {
-                        LinkStatus s;
-                        client_link_status(&l, &s);
-                        json_write_link(&w, &s);
-                } else {
-                        if (i > 0)
-                                putchar('\n');
-                        r = print_link_status(&l);
+                if (!l) {
+                        snprintf(buf, sizeof buf, "%d", idx[i]);
+                        r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
+                        if (r < 0)
+                                break;
+                        r = client_link_fetch(bus, path, &fetched);
+                        if (r < 0)
+                                break;
+                        l = &fetched;
                 }
-                client_link_done(&l);
-                if (r < 0)
-                        goto finish;
+                r = show_link(l, i == 0, &w);
+                if (l == &fetched)
+                        client_link_done(&fetched);
         }
-        if (arg_json != JSON_OFF) {
+        if (arg_json != JSON_OFF && r >= 0) {
                 json_end_array(&w);
                 r = json_done(&w);
         }
 finish:
-        link_refs_free(refs, n);
+        client_links_free(all, n_all);
         return r;
 }
 
@@ -451,14 +392,16 @@ int verb_link(int argc, char **argv, sd_bus *bus)
 
 int verb_reconfigure(int argc, char **argv, sd_bus *bus)
 {
-        LinkRef *refs = NULL;
-        size_t n = 0;
+        ClientLink *all = NULL;
+        _cleanup_free_ int *idx = NULL;
+        size_t n_all = 0, n = 0;
         int r;
 
         if (argc < 2)
                 return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
 
-        r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &refs, &n);
+        r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+        client_links_free(all, n_all);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++) {
@@ -466,14 +409,13 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
                 char what[64];
 
                 r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "ReconfigureLink", &error, NULL, "i", (int32_t) refs[i].ifindex);
+                                       "ReconfigureLink", &error, NULL, "i", (int32_t) idx[i]);
                 if (r < 0) {
-                        snprintf(what, sizeof what, "%d", refs[i].ifindex);
+                        snprintf(what, sizeof what, "%d", idx[i]);
                         r = client_call_error(&error, r, "reconfigure the link", what);
                         sd_bus_error_free(&error);
                 }
         }
-        link_refs_free(refs, n);
         return r;
 }
 

@@ -109,6 +109,24 @@ if ip -n "$NS" link show dev v0 | grep -q 'altname uplink-0'; then
 fi
 [ "$(entry v1 '.AlternativeNames.data')" = '[]' ] || fail "v1 AlternativeNames: $(entry v1 '.AlternativeNames.data')"
 
+info "ListLinksState: the same links and values, as indexes into its string table"
+bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinksState > "$T_TMP/state.json" ||
+        fail "ListLinksState failed"
+jq_true "$T_TMP/state.json" '.type == "asasa(iuuuuuuauauaiaiau)" and .data[1][0] == ""'
+jq -S '.data as [$k, $s, $l] | $l | map({Index: .[0], Name: $s[.[1]], AlternativeNames: [.[7][] | $s[.]],
+        Kind: $s[.[3]], Type: $s[.[2]], MACAddress: $s[.[4]], State: $s[.[5]],
+        Knobs: ([range(0; $k | length) as $i | {key: $k[$i], value: [.[9][$i], .[10][$i], $s[.[11][$i]]]}]
+                | from_entries),
+        MatchedFiles: [.[8][] | $s[.]], LastError: $s[.[6]]})' "$T_TMP/state.json" > "$T_TMP/state.links"
+jq -S '[.data[0][]["org.igmpd1.Link"] | map_values(.data)] | sort_by(.Index)' "$OBJ" > "$T_TMP/objects.links"
+diff -u "$T_TMP/objects.links" "$T_TMP/state.links" || fail "ListLinksState differs from GetManagedObjects"
+jq_true "$T_TMP/state.json" '.data[0] == ["igmpv2_unsolicited_report_interval", "igmpv3_unsolicited_report_interval",
+        "force_igmp_version", "mldv1_unsolicited_report_interval", "mldv2_unsolicited_report_interval",
+        "force_mld_version"]'
+# Shared strings once: the policy file that matches three links is in the table once.
+[ "$(jq --arg f "$T_CONF/10-site.conf" '[.data[1][] | select(. == $f)] | length' "$T_TMP/state.json")" = 1 ] ||
+        fail "10-site.conf is not in the string table exactly once: $(jq -c '.data[1]' "$T_TMP/state.json")"
+
 info "bad calls still get errors; a call that wants no reply gets none, and igmpd lives"
 expect_dbus_error org.freedesktop.DBus.Error.InvalidArgs /org/igmpd1 \
         org.freedesktop.DBus.ObjectManager.GetManagedObjects string:x

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Reads never write and never block (DESIGN.md, Behaviour; issue 14, item 6). An unprivileged
-# caller's reads — GetManagedObjects, Describe, a link's Get/GetAll, igmpctl status/list — are
-# answered from igmpd's state: after another process wrote 7777 over igmpd's 200, the kernel
+# caller's reads — GetManagedObjects, Describe, ListLinksState, a link's Get/GetAll, igmpctl
+# status/list — are answered from igmpd's state: after another process wrote 7777 over igmpd's 200, the kernel
 # keeps 7777 whoever reads (the link events decide, as when the link goes up), and the reads
 # show 7777 once the refresh they asked for has run. A loop of reads costs at most one link
 # dump per second (counted with strace: every RTM_GETLINK dump igmpd asks the kernel for),
@@ -38,6 +38,8 @@ reads_as_nobody() {
         as_nobody busctl --system call "${M[@]}" org.freedesktop.DBus.ObjectManager GetManagedObjects > /dev/null ||
                 fail "GetManagedObjects as nobody failed"
         as_nobody busctl --system call "${M[@]}" org.igmpd1.Manager Describe > /dev/null || fail "Describe as nobody failed"
+        as_nobody busctl --system call "${M[@]}" org.igmpd1.Manager ListLinksState > /dev/null ||
+                fail "ListLinksState as nobody failed"
         as_nobody busctl --system get-property org.igmpd1 "$P" org.igmpd1.Link Knobs > /dev/null ||
                 fail "Get Knobs as nobody failed"
         as_nobody busctl --system call org.igmpd1 "$P" org.freedesktop.DBus.Properties GetAll s org.igmpd1.Link > /dev/null ||

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The string table of a reply; see strpool.h.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fnv.h"
+#include "strpool.h"
+#include "utf8.h"
+
+static bool utf8_is_valid(const char *s)
+{
+        for (size_t n; *s; s += n) {
+                n = utf8_valid_len(s, SIZE_MAX);
+                if (n == 0)
+                        return false;
+        }
+        return true;
+}
+
+/* s with every byte that starts no valid sequence replaced by U+FFFD, or NULL. */
+static char *utf8_replace_invalid(const char *s)
+{
+        char *r = malloc(strlen(s) * 3 + 1), *o = r;
+
+        if (!r)
+                return NULL;
+        while (*s) {
+                size_t n = utf8_valid_len(s, SIZE_MAX);
+
+                if (n == 0) {
+                        memcpy(o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        s++;
+                        continue;
+                }
+                memcpy(o, s, n);
+                o += n;
+                s += n;
+        }
+        *o = '\0';
+        return r;
+}
+
+static int strpool_append(StrPool *p, const char *s, uint32_t *ret)
+{
+        if (p->n + 1 >= p->n_alloc) {
+                size_t n_alloc = p->n_alloc * 2 + 64;
+                const char **a;
+
+                if (n_alloc > UINT32_MAX)
+                        return -ENOMEM;
+                a = realloc(p->strings, n_alloc * sizeof *a);
+                if (!a)
+                        return -ENOMEM;
+                p->strings = a;
+                p->n_alloc = n_alloc;
+        }
+        p->strings[p->n] = s;
+        *ret = (uint32_t) p->n++;
+        p->strings[p->n] = NULL;
+        return 0;
+}
+
+/* s, or a copy with U+FFFD for invalid bytes that the pool keeps; NULL on -ENOMEM. */
+static const char *strpool_valid(StrPool *p, const char *s, bool *ret_owned)
+{
+        char **a, *r;
+
+        *ret_owned = false;
+        if (utf8_is_valid(s))
+                return s;
+        a = realloc(p->owned, (p->n_owned + 1) * sizeof *a);
+        if (!a)
+                return NULL;
+        p->owned = a;
+        r = utf8_replace_invalid(s);
+        if (!r)
+                return NULL;
+        p->owned[p->n_owned++] = r;
+        *ret_owned = true;
+        return r;
+}
+
+int strpool_init(StrPool *p)
+{
+        uint32_t i;
+
+        *p = (StrPool) {};
+        return strpool_append(p, "", &i);
+}
+
+int strpool_add(StrPool *p, const char *s, uint32_t *ret)
+{
+        bool owned;
+
+        if (!s || !*s) {
+                *ret = 0;
+                return 0;
+        }
+        s = strpool_valid(p, s, &owned);
+        if (!s)
+                return -ENOMEM;
+        return strpool_append(p, s, ret);
+}
+
+static int strpool_grow(StrPool *p)
+{
+        size_t n_slots = p->n_slots ? p->n_slots * 2 : 64;
+        uint32_t *slots = calloc(n_slots, sizeof *slots);
+
+        if (!slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_slots; i++) {
+                uint32_t v = p->slots[i];
+                size_t j;
+
+                if (v == 0)
+                        continue;
+                j = (size_t) fnv1a64_str(FNV1A64_INIT, p->strings[v - 1]) & (n_slots - 1);
+                while (slots[j] != 0)
+                        j = (j + 1) & (n_slots - 1);
+                slots[j] = v;
+        }
+        free(p->slots);
+        p->slots = slots;
+        p->n_slots = n_slots;
+        return 0;
+}
+
+int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
+{
+        bool owned;
+        size_t j;
+        int r;
+
+        if (!s || !*s) {
+                *ret = 0;
+                return 0;
+        }
+        s = strpool_valid(p, s, &owned);
+        if (!s)
+                return -ENOMEM;
+        if ((p->n_interned + 1) * 2 > p->n_slots) {
+                r = strpool_grow(p);
+                if (r < 0)
+                        return r;
+        }
+        j = (size_t) fnv1a64_str(FNV1A64_INIT, s) & (p->n_slots - 1);
+        for (; p->slots[j] != 0; j = (j + 1) & (p->n_slots - 1))
+                if (strcmp(p->strings[p->slots[j] - 1], s) == 0) {
+                        *ret = p->slots[j] - 1;
+                        if (owned) /* the copy just made is not needed */
+                                free(p->owned[--p->n_owned]);
+                        return 0;
+                }
+        r = strpool_append(p, s, ret);
+        if (r < 0)
+                return r;
+        p->slots[j] = *ret + 1;
+        p->n_interned++;
+        return 0;
+}
+
+void strpool_done(StrPool *p)
+{
+        for (size_t i = 0; i < p->n_owned; i++)
+                free(p->owned[i]);
+        free(p->owned);
+        free(p->strings);
+        free(p->slots);
+        *p = (StrPool) {};
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A string table built for one reply (ListLinksState): strings by index, index 0 always "".
+ * strpool_intern() gives each distinct string one index, found by content (for what many links
+ * share: kinds, states, policy file paths, sources); strpool_add() appends without looking (for
+ * what each link has of its own: names, addresses). A string that is not valid UTF-8 (D-Bus
+ * refuses those) is stored with each invalid byte replaced by U+FFFD, as the JSON output does.
+ * Other strings are borrowed: the pool must not outlive them. The content hash is FNV-1a: feed
+ * it only strings that no unprivileged peer chooses (fnv.h).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct StrPool {
+        const char **strings; /* n strings, NULL-terminated */
+        size_t n, n_alloc;
+        uint32_t *slots;      /* open addressing over interned strings: index + 1, 0 = free */
+        size_t n_slots, n_interned;
+        char **owned;         /* replacements made for invalid UTF-8 */
+        size_t n_owned;
+} StrPool;
+
+/* An empty pool holding "" at index 0. 0 or -ENOMEM. */
+int strpool_init(StrPool *p);
+/* The index of a string equal to s, added if there is none. NULL counts as "". 0 or -ENOMEM. */
+int strpool_intern(StrPool *p, const char *s, uint32_t *ret);
+/* Appends s as a new entry. NULL and "" give 0. 0 or -ENOMEM. */
+int strpool_add(StrPool *p, const char *s, uint32_t *ret);
+void strpool_done(StrPool *p);
