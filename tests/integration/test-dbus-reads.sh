@@ -33,27 +33,31 @@ expect_knob "$NS" ipv4 v0 $V3 200
 P=$(link_path "$(ifindex_of "$NS" v0)")
 M=(org.igmpd1 /org/igmpd1)
 
-# Reads as nobody, each of which used to dump all links and correct what had drifted.
+# Reads as nobody, each of which used to dump all links and correct what had drifted. Each
+# comes right after another process wrote 7777 over igmpd's 200, and must leave 7777 in the
+# kernel: a read never writes (the old binary's GetManagedObjects put 200 back before replying).
+read_keeps_7777() { # read_keeps_7777 WHAT COMMAND...
+        local what=$1
+        shift
+        in_ns "$NS" sh -c "echo 7777 > /proc/sys/net/ipv4/conf/v0/$V3"
+        as_nobody "$@" > /dev/null || fail "$what as nobody failed"
+        [ "$(knob_get "$NS" ipv4 v0 $V3)" = 7777 ] ||
+                fail "$what as nobody rewrote $V3 in the kernel: 7777 → $(knob_get "$NS" ipv4 v0 $V3)"
+}
 reads_as_nobody() {
-        as_nobody busctl --system call "${M[@]}" org.freedesktop.DBus.ObjectManager GetManagedObjects > /dev/null ||
-                fail "GetManagedObjects as nobody failed"
-        as_nobody busctl --system call "${M[@]}" org.igmpd1.Manager Describe > /dev/null || fail "Describe as nobody failed"
-        as_nobody busctl --system call "${M[@]}" org.igmpd1.Manager ListLinksState > /dev/null ||
-                fail "ListLinksState as nobody failed"
-        as_nobody busctl --system get-property org.igmpd1 "$P" org.igmpd1.Link Knobs > /dev/null ||
-                fail "Get Knobs as nobody failed"
-        as_nobody busctl --system call org.igmpd1 "$P" org.freedesktop.DBus.Properties GetAll s org.igmpd1.Link > /dev/null ||
-                fail "GetAll as nobody failed"
-        as_nobody "$IGMPCTL" status > /dev/null || fail "igmpctl status as nobody failed"
-        as_nobody "$IGMPCTL" status v0 > /dev/null || fail "igmpctl status v0 as nobody failed"
-        as_nobody "$IGMPCTL" --json=short list > /dev/null || fail "igmpctl --json=short list as nobody failed"
+        read_keeps_7777 GetManagedObjects busctl --system call "${M[@]}" org.freedesktop.DBus.ObjectManager GetManagedObjects
+        read_keeps_7777 Describe busctl --system call "${M[@]}" org.igmpd1.Manager Describe
+        read_keeps_7777 "Get Knobs" busctl --system get-property org.igmpd1 "$P" org.igmpd1.Link Knobs
+        read_keeps_7777 GetAll busctl --system call org.igmpd1 "$P" org.freedesktop.DBus.Properties GetAll s org.igmpd1.Link
+        read_keeps_7777 ListLinksState busctl --system call "${M[@]}" org.igmpd1.Manager ListLinksState
+        read_keeps_7777 "igmpctl status" "$IGMPCTL" status
+        read_keeps_7777 "igmpctl status v0" "$IGMPCTL" status v0
+        read_keeps_7777 "igmpctl --json=short list" "$IGMPCTL" --json=short list
 }
 
-info "another process writes 7777 over igmpd's 200; reads by nobody leave it"
-in_ns "$NS" sh -c "echo 7777 > /proc/sys/net/ipv4/conf/v0/$V3"
+info "another process writes 7777 over igmpd's 200; no read by nobody puts 200 back"
 writes_before=$(log_count "Set $V3=200")
 reads_as_nobody
-[ "$(knob_get "$NS" ipv4 v0 $V3)" = 7777 ] || fail "a read by nobody rewrote $V3: $(knob_get "$NS" ipv4 v0 $V3)"
 
 info "the reads show the kernel's value once their refresh has run, and still write nothing"
 knobs_v3() {
