@@ -3,7 +3,8 @@
 # Smoke test of the benchmark (bench/run.sh --quick): it must run to the end in its throwaway
 # namespaces and print every section of the table. No timing is asserted — CI machines are
 # noisy; the figures of a quick run mean nothing. What is asserted besides completion: igmpd
-# configured every link (cold start, hot-plug), nothing is left behind (namespaces, temp dirs).
+# configured every link (cold start, hot-plug), nothing is left behind (namespaces, temp dirs),
+# counting only this run's namespaces: other benchmark runs may share the machine.
 . "$(dirname "$0")/lib.sh"
 
 BENCH_BIN=${BENCH_BIN:-$(dirname "$IGMPD")/../../bench}
@@ -11,11 +12,20 @@ BENCH_BIN=${BENCH_BIN:-$(dirname "$IGMPD")/../../bench}
 [ -x "$HELPERS/mcast-join" ] || fail "mcast-join not built in $HELPERS"
 command -v python3 > /dev/null || skip "python3 is not installed"
 
-ns_before=$(ip netns list | grep -c '^igb' || true)
 out=$T_TMP/table.md
+# run.sh names its namespaces after its pid (igb<PID>-…, igflood-<PID>-…): only those are this
+# run's. Other engineers' or CI jobs' benchmark runs may have theirs on the same machine.
 BENCH_BIN=$BENCH_BIN MCAST_JOIN=$HELPERS/mcast-join IGMPD=$IGMPD IGMPCTL=$IGMPCTL \
-        "$SRCDIR/bench/run.sh" --quick --out "$out" > "$T_TMP/stdout" 2> "$T_TMP/stderr" ||
-        { cat "$T_TMP/stderr" >&2; fail "bench/run.sh --quick failed"; }
+        "$SRCDIR/bench/run.sh" --quick --out "$out" > "$T_TMP/stdout" 2> "$T_TMP/stderr" &
+bench_pid=$!
+# A namespace named like another run's, made while this one runs, must not count as this run's.
+decoy="igb0$$-decoy"
+echo "$decoy" >> "$T_TMP/.namespaces"
+sleep 1
+ip netns add "$decoy" || fail "cannot create the decoy namespace $decoy"
+bench_rc=0
+wait "$bench_pid" || bench_rc=$?
+[ "$bench_rc" = 0 ] || { cat "$T_TMP/stderr" >&2; fail "bench/run.sh --quick failed (exit $bench_rc)"; }
 cat "$T_TMP/stdout"
 
 for section in "### 7. Channel change" "### 1. Cold start" "### 2. Hot-plug" "### 3. Memory" "### 4. Idle"; do
@@ -29,5 +39,6 @@ grep -q 'NOT all configured' "$T_TMP/stdout" && fail "igmpd left links unconfigu
 grep -q 'wrong knob values after the run: 0\.' "$T_TMP/stdout" || fail "hot-plug left wrong knob values"
 # Every channel-change cell holds joins (the upstream stand-in saw the reports).
 grep -qE '^\| IGMPv3 \| 2 \| 0\.1 \| [1-9]' "$T_TMP/stdout" || fail "no channel-change joins were measured"
-[ "$(ip netns list | grep -c '^igb' || true)" -le "$ns_before" ] || fail "run.sh left network namespaces behind"
+left=$(ip netns list | awk '{print $1}' | grep -E "^(igb$bench_pid-|igflood-$bench_pid-)" || true)
+[ -z "$left" ] || fail "run.sh left network namespaces behind: $left"
 info "benchmark smoke run complete"
