@@ -112,7 +112,8 @@ void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void
                 link_bus_emit_changes(c->bus, l, before);
                 break;
         case LINK_EVENT_REMOVED:
-                link_bus_emit_object(c->bus, l, false);
+                if (l->announced)
+                        link_bus_emit_object(c->bus, l, false);
                 break;
         }
 }

@@ -56,6 +56,14 @@ Link *link_free(Link *l)
         return NULL;
 }
 
+/* The record changed in a way the owner may write later. */
+static void link_record_touch(Link *l)
+{
+        l->record_dirty = true;
+        if (l->ctx->record)
+                (void) l->ctx->record(l, false, l->ctx->record_userdata);
+}
+
 static int link_set_info(Link *l, const LinkMessage *msg)
 {
         int r;
@@ -164,8 +172,11 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
                     !knob_value_matches(k, l->effective[k].value, l->kernel[k]))
                         drift = true;
 
-        if (renamed)
+        if (renamed) {
                 log_link_debug(l, "Link %d renamed, matching policy by the new name.", l->ifindex);
+                if (link_has_record(l))
+                        link_record_touch(l); /* the record names the link */
+        }
         if (went_up)
                 log_link_debug(l, "Link went up, re-checking values.");
         if (ipv6_appeared)
@@ -193,11 +204,6 @@ void link_to_info(const Link *l, LinkInfo *ret)
         };
 }
 
-static bool knob_matches_cb(int32_t want, int32_t have, const void *userdata)
-{
-        return knob_value_matches(*(const Knob *) userdata, want, have);
-}
-
 static void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
 static void link_set_error(Link *l, const char *fmt, ...)
 {
@@ -212,26 +218,46 @@ static void link_set_error(Link *l, const char *fmt, ...)
         l->last_error = s;
 }
 
-/* Applies the knobs of one family through an already verified directory fd. Returns the number
- * of knobs that failed, or -ENOENT if the directory vanished under us (renamed). */
-static int link_apply_family(Link *l, KnobFamily family, int dfd)
+/* What one configuration pass does with one knob. */
+typedef struct KnobPlan {
+        bool act;    /* the knob has a value to hold */
+        bool known;  /* old is the kernel's value now */
+        bool write;  /* old is not what the knob should hold */
+        bool record; /* writing it changes what the record of originals says: recorded first */
+        int32_t want, old;
+} KnobPlan;
+
+/* Whether v is a value igmpd wrote to knob k (as recorded). */
+static bool link_holds_own_value(const Link *l, Knob k, int32_t v)
+{
+        return l->changed[k] && (knob_value_matches(k, l->written[k], v) ||
+                                 (l->has_previous[k] && knob_value_matches(k, l->previous[k], v)));
+}
+
+static void link_plan_known(const Link *l, Knob k, KnobPlan *p, int32_t old)
+{
+        p->known = true;
+        p->old = old;
+        p->write = !knob_value_matches(k, p->want, old);
+        p->record = p->write && l->effective[k].set && (!l->changed[k] || l->written[k] != p->want);
+}
+
+/* What each knob should hold: its effective value, or the original of a knob igmpd changed that
+ * no source covers any more. Knows the kernel value where the message being handled brought it;
+ * link_read_family() reads the others. No I/O. */
+static void link_plan(Link *l, KnobPlan plan[_KNOB_MAX])
 {
         LinkContext *ctx = l->ctx;
-        unsigned failed = 0;
 
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 const KnobInfo *i = knob_info(k);
-                int32_t old = 0, want;
-                bool written = false;
-                int r;
+                KnobPlan *p = &plan[k];
 
-                if (i->family != family)
-                        continue;
-
+                *p = (KnobPlan) {};
                 if (l->effective[k].set)
-                        want = l->effective[k].value;
+                        p->want = l->effective[k].value;
                 else if (l->changed[k])
-                        want = l->original[k]; /* no longer covered: put back what we found */
+                        p->want = l->original[k]; /* no longer covered: put back what we found */
                 else
                         continue;
 
@@ -244,38 +270,172 @@ static int link_apply_family(Link *l, KnobFamily family, int dfd)
                         }
                         continue;
                 }
+                p->act = true;
+                if (l->kernel_fresh[k])
+                        link_plan_known(l, k, p, l->kernel[k]);
+        }
+}
 
-                if (l->kernel_fresh[k]) {
-                        /* The netlink message told us the current value: write only if needed. */
-                        old = l->kernel[k];
-                        written = !knob_value_matches(k, want, old);
-                        r = written ? sysctl_write_int_at(dfd, i->name, want) : 0;
-                } else
-                        r = sysctl_update_int_at(dfd, i->name, want, knob_matches_cb, &k, &old, &written);
+/* Whether every knob to act on has a known kernel value, and at least one needs recording. */
+static bool link_plan_records_from_message(const KnobPlan plan[_KNOB_MAX])
+{
+        bool record = false;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                if (plan[k].act && !plan[k].known)
+                        return false;
+                record = record || plan[k].record;
+        }
+        return record;
+}
+
+/* Reads the knobs of one family the message did not bring, through an already verified
+ * directory fd. Returns the number of knobs that failed, or -ENOENT if the directory vanished
+ * under us (renamed). */
+static int link_read_family(Link *l, KnobFamily family, int dfd, KnobPlan plan[_KNOB_MAX])
+{
+        unsigned failed = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                int32_t old;
+                int r;
+
+                if (i->family != family || !plan[k].act || plan[k].known)
+                        continue;
+                r = sysctl_read_int_at(dfd, i->name, &old);
                 if (r == -ENOENT)
                         return -ENOENT;
                 if (r < 0) {
-                        log_link_warning_errno(l, r, "Failed to set %s to %d, ignoring: %m", i->name, want);
-                        link_set_error(l, "Failed to set %s to %d: %s", i->name, want, strerror(-r));
+                        log_link_warning_errno(l, r, "Failed to read %s, not setting it to %d: %m", i->name,
+                                               plan[k].want);
+                        link_set_error(l, "Failed to read %s: %s", i->name, strerror(-r));
+                        plan[k].act = false;
                         failed++;
                         continue;
                 }
-
-                if (l->effective[k].set) {
-                        if (written && !l->changed[k]) {
-                                l->original[k] = old;
-                                l->changed[k] = true;
-                        }
-                } else
-                        l->changed[k] = false;
-
-                link_set_kernel(l, k, true, written ? want : old);
-
-                if (written)
-                        log_link_debug(l, "Set %s=%d (was %d, from %s).", i->name, want, old,
-                                       l->effective[k].set ? l->effective[k].source : "value before igmpd");
+                link_plan_known(l, k, &plan[k], old);
         }
         return (int) failed;
+}
+
+/* Takes the planned writes that change the record into it (a first change keeps the value found
+ * as the original; a new value keeps the one it replaces as igmpd's previous one, should a crash
+ * come before the write), and has the owner record them. Returns false when those writes must
+ * wait for the owner's batch. */
+static bool link_record_plan(Link *l, const KnobPlan plan[_KNOB_MAX])
+{
+        bool any = false;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobPlan *p = &plan[k];
+
+                if (!p->act || !p->record)
+                        continue;
+                if (!l->changed[k]) {
+                        l->original[k] = p->old;
+                        l->changed[k] = true;
+                        l->has_previous[k] = false;
+                } else if (link_holds_own_value(l, k, p->old)) {
+                        l->previous[k] = p->old;
+                        l->has_previous[k] = true;
+                } else
+                        l->has_previous[k] = false; /* someone else's value: not ours to claim */
+                l->written[k] = p->want;
+                any = true;
+        }
+        if (!any)
+                return true;
+        l->record_dirty = true;
+        return !l->ctx->record || l->ctx->record(l, true, l->ctx->record_userdata) != -EAGAIN;
+}
+
+/* Writes the planned knobs of one family through an already verified directory fd; with
+ * recorded false, those whose write needs a record wait. Returns the number of knobs that
+ * failed, or -ENOENT if the directory vanished under us (renamed). */
+static int link_write_family(Link *l, KnobFamily family, int dfd, const KnobPlan plan[_KNOB_MAX], bool recorded)
+{
+        unsigned failed = 0;
+        bool touched = false;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                const KnobPlan *p = &plan[k];
+                int r;
+
+                if (i->family != family || !p->act || !p->known || (p->record && !recorded))
+                        continue;
+                if (p->write) {
+                        r = sysctl_write_int_at(dfd, i->name, p->want);
+                        if (r == -ENOENT)
+                                return -ENOENT;
+                        if (r < 0) {
+                                log_link_warning_errno(l, r, "Failed to set %s to %d, ignoring: %m", i->name, p->want);
+                                link_set_error(l, "Failed to set %s to %d: %s", i->name, p->want, strerror(-r));
+                                failed++;
+                                continue;
+                        }
+                }
+
+                if (l->effective[k].set) {
+                        if (p->write && l->has_previous[k]) {
+                                l->has_previous[k] = false; /* the write is in: only written[] is ours */
+                                touched = true;
+                        }
+                } else if (l->changed[k]) {
+                        l->changed[k] = false; /* back at the original */
+                        l->has_previous[k] = false;
+                        touched = true;
+                }
+
+                link_set_kernel(l, k, true, p->write ? p->want : p->old);
+
+                if (p->write)
+                        log_link_debug(l, "Set %s=%d (was %d, from %s).", i->name, p->want, p->old,
+                                       l->effective[k].set ? l->effective[k].source : "value before igmpd");
+        }
+        if (touched)
+                link_record_touch(l);
+        return (int) failed;
+}
+
+/* Writes waiting for the record keep the kernel values they were planned with, so the pass
+ * after the record does not read them again. Returns whether any write waits. */
+static bool link_hold(Link *l, const KnobPlan plan[_KNOB_MAX], bool recorded)
+{
+        bool held = false;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                if (recorded || !plan[k].act || !plan[k].known || !plan[k].record)
+                        continue;
+                link_set_kernel(l, k, true, plan[k].old);
+                l->kernel_fresh[k] = true;
+                held = true;
+        }
+        l->record_wait = l->record_wait || held;
+        return held;
+}
+
+void link_record_entry(const Link *l, OriginalEntry *ret)
+{
+        *ret = (OriginalEntry) { .ifindex = l->ifindex };
+        if (!ifname_valid(l->ifname) || strlen(l->ifname) >= sizeof ret->ifname)
+                return; /* not a name a record can hold: "forgotten" */
+        strcpy(ret->ifname, l->ifname);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                if (!l->changed[k])
+                        continue;
+                ret->set[k] = true;
+                ret->original[k] = l->original[k];
+                ret->written[k] = l->written[k];
+                ret->has_previous[k] = l->has_previous[k];
+                ret->previous[k] = l->previous[k];
+        }
+}
+
+bool link_has_record(const Link *l)
+{
+        return memchr(l->changed, true, sizeof l->changed);
 }
 
 static bool link_wants_family(Link *l, KnobFamily family)
@@ -428,12 +588,23 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
 
 int link_configure(Link *l)
 {
+        KnobPlan plan[_KNOB_MAX];
         unsigned failed = 0;
-        bool any = false;
+        bool any = false, recorded = true;
         int r;
 
         if (link_update_effective(l) < 0)
                 return log_oom();
+        l->record_wait = false;
+
+        /* The usual first pass (a new link, every value in its message): if the writes need a
+         * record and the owner batches records, wait for it without touching the kernel. */
+        link_plan(l, plan);
+        if (l->ctx->record && link_plan_records_from_message(plan) && !link_record_plan(l, plan)) {
+                (void) link_hold(l, plan, false);
+                l->state = LINK_STATE_PENDING;
+                return 0;
+        }
 
         for (int attempt = 0;; attempt++) {
                 int dfd[_KNOB_FAMILY_MAX] = { -EBADF, -EBADF };
@@ -447,21 +618,41 @@ int link_configure(Link *l)
 
                 r = link_open_dirs(l, dfd, &any);
                 if (r == 0) {
+                        link_plan(l, plan);
                         failed = 0;
                         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX && !renamed; f++) {
+                                int k;
+
                                 if (dfd[f] < 0)
                                         continue;
                                 if (f == KNOB_FAMILY_IPV6)
                                         link_check_mld_all(l);
-                                int k = link_apply_family(l, f, dfd[f]);
-                                if (k == -ENOENT) {
-                                        /* The directory went away under us: renamed meanwhile. */
-                                        char now[IF_NAMESIZE];
+                                k = link_read_family(l, f, dfd[f], plan);
+                                if (k == -ENOENT)
                                         renamed = true;
-                                        if (link_current_name(l, now) >= 0)
-                                                (void) free_and_strdup(&l->ifname, now);
-                                } else
+                                else
                                         failed += (unsigned) k;
+                        }
+                        if (!renamed)
+                                recorded = link_record_plan(l, plan);
+                        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX && !renamed; f++) {
+                                int k;
+
+                                if (dfd[f] < 0)
+                                        continue;
+                                k = link_write_family(l, f, dfd[f], plan, recorded);
+                                if (k == -ENOENT)
+                                        renamed = true;
+                                else
+                                        failed += (unsigned) k;
+                        }
+                        if (renamed) {
+                                /* The directory went away under us: renamed meanwhile. */
+                                char now[IF_NAMESIZE];
+
+                                if (link_current_name(l, now) >= 0 && !streq(now, l->ifname) &&
+                                    free_and_strdup(&l->ifname, now) >= 0 && link_has_record(l))
+                                        link_record_touch(l);
                         }
                 }
                 for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
@@ -476,9 +667,11 @@ int link_configure(Link *l)
                                                  "waiting for the next event of this link.");
                         return 0;
                 }
-                if (r == -ESTALE)
+                if (r == -ESTALE) {
                         renamed = true;
-                else if (r < 0) {
+                        if (link_has_record(l))
+                                link_record_touch(l); /* link_open_dirs() took the new name */
+                } else if (r < 0) {
                         link_set_error(l, "Cannot open the conf directory: %s", strerror(-r));
                         l->state = LINK_STATE_FAILED;
                         return log_link_warning_errno(l, r, "Failed to open the conf directory: %m");
@@ -498,8 +691,13 @@ int link_configure(Link *l)
                         return log_oom();
         }
 
-        /* Values from the message are only trusted for the configure pass it triggered. */
+        /* Values from the message are only trusted for the configure pass it triggered (and
+         * the one that follows the record the writes waited for). */
         memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
+        if (link_hold(l, plan, recorded) && failed == 0) {
+                l->state = LINK_STATE_PENDING;
+                return 0;
+        }
 
         if (failed > 0) {
                 l->state = LINK_STATE_FAILED;
@@ -621,12 +819,16 @@ void link_begin_change(const Link *l, LinkSnapshot *ret)
 
 void link_end_change(Link *l, const LinkSnapshot *before)
 {
-        if (l->ctx->observer)
+        if (l->ctx->observer && l->announced)
                 l->ctx->observer(l, LINK_EVENT_CHANGED, before, l->ctx->observer_userdata);
 }
 
 void link_notify(Link *l, LinkEvent event)
 {
+        /* A link waiting for its first write is announced once configured; before that the
+         * observer hears of no change, and at LINK_EVENT_REMOVED it can tell (l->announced). */
+        if (event == LINK_EVENT_ADDED)
+                l->announced = true;
         if (l->ctx->observer)
                 l->ctx->observer(l, event, NULL, l->ctx->observer_userdata);
 }

@@ -13,6 +13,7 @@
 
 #include "knob.h"
 #include "netlink.h"
+#include "originals.h"
 #include "policy.h"
 
 typedef struct Link Link;
@@ -30,7 +31,8 @@ typedef enum LinkState {
 typedef enum LinkEvent {
         LINK_EVENT_ADDED,   /* new in the table (after its first configuration pass) */
         LINK_EVENT_CHANGED, /* something it shows may have changed since before */
-        LINK_EVENT_REMOVED, /* about to be freed (it can still be looked up) */
+        LINK_EVENT_REMOVED, /* about to be freed (it can still be looked up; Link.announced
+                             * says whether it was ever announced) */
 } LinkEvent;
 
 /* What a link shows, as hashes, to tell what changed (link_snapshot_diff()). Plain data. */
@@ -81,6 +83,17 @@ typedef struct LinkContext {
         /* Bumped whenever any link's kernel[] takes a value (link_set_kernel()), so that a
          * refresh dump can tell values newer than itself (link_take_refreshed()). */
         uint64_t kernel_seq;
+
+        /* The record of originals (originals.h), kept by the owner from the links' record_*
+         * fields and link_record_entry(). Told with before_write before a write that changes
+         * what the record must say (a knob's first change, or a new value igmpd writes): 0
+         * means go ahead (recorded, or it cannot be and the owner said so), -EAGAIN that the
+         * owner records a whole batch first: link_configure() then leaves those knobs alone
+         * (record_wait) and the owner configures the link again after recording. Told without
+         * before_write of changes it may record later (a knob back at its original, a rename).
+         * NULL: nothing is recorded (igmpd --check). */
+        int (*record)(Link *l, bool before_write, void *userdata);
+        void *record_userdata;
 } LinkContext;
 
 struct Link {
@@ -106,7 +119,13 @@ struct Link {
         uint64_t kernel_seq;            /* ctx->kernel_seq when kernel[] last took a value */
         bool kernel_fresh[_KNOB_MAX];   /* kernel[] came with the message being handled now */
         int32_t original[_KNOB_MAX];    /* value before igmpd first changed the knob */
-        bool changed[_KNOB_MAX];
+        bool changed[_KNOB_MAX];        /* igmpd changed it: original[] is to be put back */
+        int32_t written[_KNOB_MAX];     /* igmpd's value of a changed knob, as recorded */
+        int32_t previous[_KNOB_MAX];    /* igmpd's value before, while a write of written[] is unconfirmed */
+        bool has_previous[_KNOB_MAX];
+        bool record_dirty; /* the record (above) changed since the owner last wrote it */
+        bool record_wait;  /* a write waits for the owner to record a batch (LinkContext.record) */
+        bool announced;    /* the observer heard LINK_EVENT_ADDED */
 
         const PolicyFile **matched; /* borrowed from the manager's Policy; refreshed on every apply */
         size_t n_matched;
@@ -140,6 +159,11 @@ void link_notify(Link *l, LinkEvent event);
 void link_snapshot(const Link *l, LinkSnapshot *ret);
 /* LinkChange bits of what differs between before and now. */
 unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before);
+
+/* The link's record of originals (what changed[] covers); no knob set if none. */
+void link_record_entry(const Link *l, OriginalEntry *ret);
+/* Whether igmpd changed any knob of the link (it has a record). */
+bool link_has_record(const Link *l);
 
 /* Fills info for policy matching. */
 void link_to_info(const Link *l, LinkInfo *ret);

@@ -28,8 +28,6 @@
 #include "nm.h"
 #include "sysctl-util.h"
 
-#define ORIGINALS_DIR "/run/igmpd"
-
 void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message)
 {
         if (file && line > 0)
@@ -61,6 +59,134 @@ static void manager_link_effective(const LinkInfo *info, KnobValue out[_KNOB_MAX
         manager_effective(userdata, info, out, matched, max_matched, ret_n_matched);
 }
 
+/* ---- the record of originals (see originals.h) ---- */
+
+static int manager_forget_record(Manager *m, int ifindex)
+{
+        if (m->n_originals_forget == m->n_originals_forget_allocated) {
+                size_t n = MAX(m->n_originals_forget_allocated * 2, (size_t) 16);
+                int *a = realloc(m->originals_forget, n * sizeof *a);
+
+                if (!a)
+                        return -ENOMEM;
+                m->originals_forget = a;
+                m->n_originals_forget_allocated = n;
+        }
+        m->originals_forget[m->n_originals_forget++] = ifindex;
+        return 0;
+}
+
+/* Writes what changed in the links' records since the last time: appended, or the whole record
+ * anew (the first time, after a failure, when the appends outgrew it, or with rewrite). A
+ * failure is said once; igmpd goes on configuring links without a record then (as it did
+ * before there was one: a crash would lose the originals). */
+static void manager_write_originals(Manager *m, bool rewrite)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, allocated = 0, i = 0;
+        void *v;
+        int r;
+
+        if (!m->originals.dir || (!m->originals_dirty && !rewrite))
+                return;
+        rewrite = rewrite || originals_journal_wants_rewrite(&m->originals);
+
+        while (intmap_iterate(&m->links, &i, &v)) {
+                Link *l = v;
+                OriginalEntry e;
+
+                if (!rewrite && !l->record_dirty)
+                        continue;
+                link_record_entry(l, &e);
+                if (rewrite && !memchr(e.set, true, sizeof e.set))
+                        continue;
+                if (originals_format_entry(&e, &buf, &len, &allocated) < 0) {
+                        log_oom();
+                        return; /* still dirty: tried again with the next record */
+                }
+        }
+        for (size_t j = 0; !rewrite && j < m->n_originals_forget; j++) {
+                OriginalEntry e = { .ifindex = m->originals_forget[j] };
+
+                if (originals_format_entry(&e, &buf, &len, &allocated) < 0) {
+                        log_oom();
+                        return;
+                }
+        }
+
+        if (rewrite)
+                r = originals_journal_rewrite(&m->originals, buf ?: "", len);
+        else
+                r = len > 0 ? originals_journal_append(&m->originals, buf, len) : 0;
+        if (r < 0) {
+                if (!m->originals_failed)
+                        log_warning_errno(r, "Failed to record the knob values found before igmpd changed them "
+                                          "in %s/" ORIGINALS_NAME ", continuing without: should igmpd crash, a "
+                                          "policy removed afterwards would not put them back: %m",
+                                          m->originals.dir);
+                m->originals_failed = true; /* the next write is a whole one, with everything */
+        } else if (m->originals_failed) {
+                log_info("Recording the knob values found before igmpd changed them works again (%s/" ORIGINALS_NAME ").",
+                         m->originals.dir);
+                m->originals_failed = false;
+        }
+
+        i = 0;
+        while (intmap_iterate(&m->links, &i, &v))
+                ((Link *) v)->record_dirty = false;
+        m->n_originals_forget = 0;
+        m->originals_dirty = false;
+}
+
+/* The end of a batch: writes the records its writes wait for, then configures the links that
+ * wait. A link never announced is announced now; notify false leaves telling the observer of
+ * the others' changes to the caller. */
+static void manager_end_batch(Manager *m, bool notify)
+{
+        size_t i = 0;
+        void *v;
+
+        manager_write_originals(m, false);
+        while (intmap_iterate(&m->links, &i, &v)) {
+                Link *l = v;
+
+                if (!l->record_wait)
+                        continue;
+                if (!l->announced) {
+                        (void) link_configure(l);
+                        if (!l->record_wait)
+                                link_notify(l, LINK_EVENT_ADDED);
+                } else if (notify)
+                        (void) link_reconfigure(l);
+                else
+                        (void) link_configure(l);
+        }
+}
+
+static int manager_on_originals_batch_end(sd_event_source *s, void *userdata)
+{
+        manager_end_batch(userdata, true);
+        return 0;
+}
+
+/* LinkContext.record: a link's record changed. Before a write, it is written at once, unless a
+ * batch is being handled: then the writes wait for the end of the batch. */
+static int manager_link_record(Link *l, bool before_write, void *userdata)
+{
+        Manager *m = userdata;
+
+        if (!m->originals.dir)
+                return 0; /* not recording (igmpd --check, --restore) */
+        m->originals_dirty = true;
+        if (before_write && !m->originals_batch) {
+                manager_write_originals(m, false);
+                return 0;
+        }
+        /* Link events: after the burst being read. Other batches end it themselves. */
+        (void) sd_event_source_set_enabled(m->originals_source, SD_EVENT_ONESHOT);
+        return before_write ? -EAGAIN : 0;
+}
+
 int manager_new(const char *root, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -75,6 +201,9 @@ int manager_new(const char *root, Manager **ret)
         m->link_ctx.ioctl_fd = -EBADF;
         m->link_ctx.effective = manager_link_effective;
         m->link_ctx.effective_userdata = m;
+        m->link_ctx.record = manager_link_record;
+        m->link_ctx.record_userdata = m;
+        m->originals.fd = -EBADF;
         daemon_config_defaults(&m->config);
 
         m->root = strdup(root ?: "");
@@ -107,6 +236,11 @@ int manager_new(const char *root, Manager **ret)
         r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m);
         if (r < 0)
                 return r;
+        r = sd_event_add_defer(m->event, &m->originals_source, manager_on_originals_batch_end, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(m->originals_source, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->originals_source, "originals-batch");
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 m->link_ctx.conf_fd[f] = sysctl_open_conf_dir(m->proc_root, knob_family_dir(f));
@@ -134,50 +268,6 @@ static void manager_netns_id(Manager *m, char buf[ORIGINALS_NETNS_MAX])
                  (unsigned long long) st.st_ino);
 }
 
-/* After a completed first pass, what igmpd changed can be undone by the next start: the
- * original of every knob igmpd changed, with the value it wrote, one entry per link. */
-static int manager_save_originals(Manager *m)
-{
-        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
-        _cleanup_free_ OriginalEntry *entries = NULL;
-        char netns[ORIGINALS_NETNS_MAX];
-        size_t n = 0, n_knobs = 0, i = 0;
-        void *v;
-        int r;
-
-        if (!dir)
-                return -ENOMEM;
-        manager_netns_id(m, netns);
-        if (isempty(netns))
-                return -EOPNOTSUPP;
-        entries = calloc(MAX(intmap_size(&m->links), (size_t) 1), sizeof *entries);
-        if (!entries)
-                return -ENOMEM;
-        while (intmap_iterate(&m->links, &i, &v)) {
-                const Link *l = v;
-                OriginalEntry *e = &entries[n];
-
-                if (!ifname_valid(l->ifname) || strlen(l->ifname) >= sizeof e->ifname)
-                        continue;
-                *e = (OriginalEntry) { .ifindex = l->ifindex };
-                strcpy(e->ifname, l->ifname);
-                for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        if (!l->changed[k] || !l->kernel_known[k])
-                                continue;
-                        e->set[k] = true;
-                        e->original[k] = l->original[k];
-                        e->written[k] = l->kernel[k];
-                        n_knobs++;
-                }
-                if (n_knobs > 0 && memchr(e->set, true, sizeof e->set))
-                        n++;
-        }
-        r = originals_save(dir, netns, entries, n);
-        if (r > 0)
-                log_debug("Saved %zu original knob value(s) to %s/" ORIGINALS_NAME ".", n_knobs, dir);
-        return r;
-}
-
 Manager *manager_free(Manager *m)
 {
         void **links = NULL;
@@ -186,13 +276,13 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
 
-        if (m->ready && !m->check_only) {
-                int r = manager_save_originals(m);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to save the knob values found before igmpd changed them; "
-                                          "a policy removed while igmpd is stopped will not be undone: %m");
-        }
+        /* A clean stop leaves the record whole and compact (or none, with nothing to undo). */
+        if (m->ready && !m->check_only)
+                manager_write_originals(m, true);
         originals_done(&m->saved_originals);
+        originals_journal_done(&m->originals);
+        free(m->originals_forget);
+        sd_event_source_disable_unref(m->originals_source);
         m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
         manager_refresh_done(m);
         netlink_free(m->netlink);
@@ -306,11 +396,16 @@ int manager_load_config(Manager *m)
  * observes the links (or out of memory): no change is announced then. */
 static void manager_configure_all(Manager *m, void **links, size_t n, const LinkSnapshot *before)
 {
-        for (size_t i = 0; i < n; i++) {
+        bool batch = m->originals_batch;
+
+        /* One record for the whole pass, before its writes. */
+        m->originals_batch = true;
+        for (size_t i = 0; i < n; i++)
                 (void) link_configure(links[i]);
-                if (before)
-                        link_end_change(links[i], &before[i]);
-        }
+        m->originals_batch = batch;
+        manager_end_batch(m, !before);
+        for (size_t i = 0; before && i < n; i++)
+                link_end_change(links[i], &before[i]);
 }
 
 /* NetworkManager's values for a link changed: configure that link again. */
@@ -424,9 +519,8 @@ int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
         return 0;
 }
 
-static void manager_on_link_message(const LinkMessage *msg, void *userdata)
+static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
 {
-        Manager *m = userdata;
         LinkSnapshot before = {};
         Link *l;
         bool reconfigure = true, is_new = false;
@@ -454,7 +548,8 @@ static void manager_on_link_message(const LinkMessage *msg, void *userdata)
                 is_new = true;
                 saved = originals_find(&m->saved_originals, l->ifindex, l->ifname);
                 if (saved)
-                        originals_take(saved, msg->devconf, msg->devconf_known, l->original, l->changed);
+                        originals_take(saved, msg->devconf, msg->devconf_known, l->original, l->written,
+                                       l->changed);
         } else {
                 link_begin_change(l, &before);
                 r = link_update(l, msg, &reconfigure);
@@ -467,10 +562,22 @@ static void manager_on_link_message(const LinkMessage *msg, void *userdata)
 
         if (reconfigure && !m->check_only)
                 (void) link_configure(l);
-        if (is_new)
-                link_notify(l, LINK_EVENT_ADDED);
-        else
+        if (is_new && !l->record_wait)
+                link_notify(l, LINK_EVENT_ADDED); /* else once configured (manager_end_batch()) */
+        else if (!is_new)
                 link_end_change(l, &before);
+}
+
+/* Link events come in bursts (one netlink read hands over many): the records their writes need
+ * are written once, after the burst (manager_on_originals_batch_end()). */
+static void manager_on_link_message(const LinkMessage *msg, void *userdata)
+{
+        Manager *m = userdata;
+        bool batch = m->originals_batch;
+
+        m->originals_batch = true;
+        manager_handle_link_message(m, msg);
+        m->originals_batch = batch;
 }
 
 static void manager_on_link_removed(int ifindex, void *userdata)
@@ -481,6 +588,12 @@ static void manager_on_link_removed(int ifindex, void *userdata)
         if (!l)
                 return;
         link_notify(l, LINK_EVENT_REMOVED); /* while the link can still be found */
+        if (link_has_record(l) && m->originals.dir) {
+                if (manager_forget_record(m, ifindex) < 0)
+                        log_oom(); /* its line stays: harmless, ifindexes are not reused */
+                else
+                        (void) manager_link_record(l, false, m);
+        }
         intmap_remove(&m->links, ifindex);
         log_link_debug(l, "Link %d removed.", ifindex);
         link_free(l);
@@ -499,10 +612,14 @@ static void manager_on_ipv6_changed(int ifindex, void *userdata)
                 .type = l->type, .mac = l->has_mac ? &l->mac : NULL, .flags = l->flags, .mtu = l->mtu,
         };
         LinkSnapshot before;
+        bool batch = m->originals_batch;
+
+        m->originals_batch = true;
         link_begin_change(l, &before);
         if (link_update(l, &same, &reconfigure) >= 0 && reconfigure)
                 (void) link_configure(l);
         link_end_change(l, &before);
+        m->originals_batch = batch;
 }
 
 #define ENUMERATE_ATTEMPTS 3
@@ -518,12 +635,18 @@ int manager_enumerate(Manager *m)
         for (size_t i = 0; i < n; i++)
                 ((Link *) links[i])->seen = false;
 
+        /* One record for the whole dump, before its writes. */
+        bool batch = m->originals_batch;
+        m->originals_batch = true;
         for (int attempt = 1;; attempt++) {
                 r = netlink_enumerate(m->netlink);
                 if (r != -EAGAIN || attempt >= ENUMERATE_ATTEMPTS)
                         break;
                 log_debug("Link dump interrupted by concurrent changes, dumping again.");
         }
+        m->originals_batch = batch;
+        if (!batch)
+                manager_end_batch(m, true);
         if (r == -EAGAIN)
                 log_debug("Link dump still interrupted after %d attempts; link events fill the gaps.",
                           ENUMERATE_ATTEMPTS);
@@ -619,12 +742,23 @@ int manager_read_originals(Manager *m, Originals *ret)
         return originals_load(dir, netns, ret);
 }
 
-/* Reads (and removes) what the last clean stop saved, for the links of the first pass. */
+/* Reads what the last run recorded, for the links of the first pass, and sets up this run's
+ * record; the first pass writes it anew. */
 static void manager_load_originals(Manager *m)
 {
-        int r = manager_read_originals(m, &m->saved_originals);
+        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+        char netns[ORIGINALS_NETNS_MAX];
+        int r;
+
+        r = manager_read_originals(m, &m->saved_originals);
         if (r < 0)
-                log_warning_errno(r, "Failed to read the knob values saved at the last stop, ignoring: %m");
+                log_warning_errno(r, "Failed to read the knob values recorded by the last run, ignoring: %m");
+        manager_netns_id(m, netns);
+        if (!dir || originals_journal_init(&m->originals, dir, netns) < 0) {
+                log_oom();
+                return;
+        }
+        m->originals_dirty = true;
 }
 
 int manager_start(Manager *m)

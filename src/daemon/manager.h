@@ -96,8 +96,18 @@ struct Manager {
         AuditManager *audit;
         const char *kmsg_path; /* --kmsg-path= (tests), NULL: /dev/kmsg */
 
-        /* Originals saved at the last clean stop (originals.c), applied during the first pass. */
+        /* The knob values found before igmpd changed them (originals.h): what the last run
+         * recorded, taken by the links of the first pass; and the record of this run, written
+         * before the writes that need it — at once, or once for a batch (the first pass, a
+         * reload, a burst of link events) before its writes. */
         Originals saved_originals;
+        OriginalsJournal originals;
+        bool originals_batch;   /* records wait for the end of the batch being handled */
+        bool originals_dirty;   /* a link's record changed, or a link with one went away */
+        bool originals_failed;  /* the last write of the record failed (said once) */
+        int *originals_forget;  /* ifindexes of links gone with a record */
+        size_t n_originals_forget, n_originals_forget_allocated;
+        sd_event_source *originals_source; /* writes what a burst of link events left */
         bool ready;
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf-files.h"
 #include "log.h"
 #include "originals.h"
 #include "restore.h"
@@ -49,7 +50,7 @@ static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_re
                                 printf("%s: %s unreadable (%s), left as is\n", e->ifname, name, strerror(-r));
                                 continue;
                         }
-                        if (!knob_value_matches(k, e->written[k], now)) {
+                        if (!originals_entry_holds(e, k, now)) {
                                 printf("%s: %s is %d, not the %d igmpd had set: changed by someone else, left as is\n",
                                        e->ifname, name, now, e->written[k]);
                                 continue;
@@ -82,5 +83,14 @@ int restore_run(Manager *m)
         for (size_t i = 0; i < o.n; i++)
                 n_failed += restore_entry(m, &o.entries[i], &n_restored);
         printf("Restored %u knob value%s.\n", n_restored, n_restored == 1 ? "" : "s");
+        /* Used once: what is left in it is someone else's now. Kept if a write failed, so
+         * that the same command can be run again. */
+        if (r > 0 && n_failed == 0) {
+                _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+
+                r = dir ? originals_remove(dir) : -ENOMEM;
+                if (r < 0)
+                        log_warning_errno(r, "Failed to remove %s/" ORIGINALS_NAME ", ignoring: %m", strna(dir));
+        }
         return n_failed > 0;
 }

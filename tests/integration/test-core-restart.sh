@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # A removed policy puts back the value found before igmpd changed the knob — also across a
-# daemon restart: a clean stop saves those values (ROOT/run/igmpd/originals), the next start
-# reads them once. Removed while igmpd was stopped: undone at start. Still in force after the
-# restart: undone on the reload that removes it. A knob someone else set while igmpd was
-# stopped is left alone; a file from another network namespace is ignored; a crash leaves
-# nothing stale behind.
+# daemon restart and a crash: igmpd records those values (ROOT/run/igmpd/originals) before it
+# writes, the next start reads them. Removed while igmpd was stopped or dead: undone at start.
+# Still in force after the restart: undone on the reload that removes it. A knob someone else
+# set while igmpd was not running is left alone; a file from another network namespace is
+# ignored; a line torn by a crash is ignored.
 . "$(dirname "$0")/lib.sh"
 
 NS=$(ns_new restart)
@@ -100,13 +100,80 @@ igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 1234
 igmpd_stop
 
-info "SIGKILL: nothing saved, nothing stale applied later"
+crash() { kill -KILL "$T_IGMPD_PID"; wait "$T_IGMPD_PID" 2>/dev/null || true; T_IGMPD_PID=""; }
+
+# A crash (SIGKILL, the OOM killer, a watchdog kill) skips the clean stop: the originals must
+# have been recorded before igmpd's first write.
+info "SIGKILL, then the policy removed by a reload after the restart: the originals come back"
+# The foreign file above left igmpd's values in place, with nothing to restore them from.
+in_ns "$NS" sh -c "echo 4321 > /proc/sys/net/ipv4/conf/v0/$V2; echo 1234 > /proc/sys/net/ipv4/conf/v0/$V3"
+in_ns "$NS" sh -c "echo 2000 > /proc/sys/net/ipv6/conf/v0/$MLD"
 policy
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 300
-kill -KILL "$T_IGMPD_PID"; wait "$T_IGMPD_PID" 2>/dev/null || true; T_IGMPD_PID=""
-[ ! -e "$ORIG" ] || fail "$ORIG exists after SIGKILL"
+expect_knob "$NS" ipv6 v0 $MLD 400
+crash
+[ -f "$ORIG" ] || fail "no $ORIG after SIGKILL: the originals were not recorded before the writes"
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 300
+rm "$T_CONF/20-v.conf"
+igmpd_reload
+expect_knob "$NS" ipv4 v0 $V2 4321
+expect_knob "$NS" ipv4 v0 $V3 1234
+expect_knob "$NS" ipv6 v0 $MLD 2000
+igmpd_stop
+[ ! -e "$ORIG" ] || fail "$ORIG left after a clean stop with nothing to undo: $(cat "$ORIG")"
+
+info "SIGKILL, policy removed while igmpd was dead: undone at the next start"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+crash
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V2 4321
+expect_knob "$NS" ipv4 v0 $V3 1234
+expect_knob "$NS" ipv6 v0 $MLD 2000
+igmpd_stop
+
+info "SIGKILL after the policy changed the value again: the original is still the first one"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+sed -i 's/^V3UnsolicitedReportInterval=300$/V3UnsolicitedReportInterval=350/' "$T_CONF/20-v.conf"
+igmpd_reload
+expect_knob "$NS" ipv4 v0 $V3 350
+crash
+grep -q "^[0-9]* v0 .*$V3=1234/350" "$ORIG" || fail "$ORIG does not record 1234 and igmpd's 350: $(cat "$ORIG")"
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 1234
+expect_knob "$NS" ipv4 v0 $V2 4321
+igmpd_stop
+
+info "SIGKILL, then someone else sets a knob: left alone"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+crash
+in_ns "$NS" sh -c "echo 777 > /proc/sys/net/ipv4/conf/v0/$V3"
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V2 4321
+sleep 0.3
+[ "$(knob_get "$NS" ipv4 v0 $V3)" = 777 ] || fail "$V3 is $(knob_get "$NS" ipv4 v0 $V3), not the 777 set after the crash"
+igmpd_stop
+
+info "a line torn by a crash is ignored, the ones before it used"
+in_ns "$NS" sh -c "echo 1234 > /proc/sys/net/ipv4/conf/v0/$V3"
+policy
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+crash
+idx=$(in_ns "$NS" cat /sys/class/net/v0/ifindex)
+printf '%s v0 %s=1/2' "$idx" "$V3" >> "$ORIG"   # no newline: the write never finished
+rm "$T_CONF/20-v.conf"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 1234
 igmpd_stop
 echo "PASS: $T_NAME"

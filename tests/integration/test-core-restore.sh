@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # igmpd --restore (what the Debian package's prerm runs on removal, after stopping the service):
-# the values found before igmpd changed the knobs come back, from the file its last clean stop
-# saved; a knob someone else changed since, and a link renamed since, are left alone; the file
-# is used once; no file is no error.
+# the values found before igmpd changed the knobs come back, from the record its last run kept
+# (before its writes, so also after a crash); a knob someone else changed since, and a link
+# renamed since, are left alone; the file is used once; no file is no error.
 . "$(dirname "$0")/lib.sh"
 
 NS=$(ns_new restore)
@@ -62,6 +62,23 @@ info "used once: a second run changes nothing"
 in_ns "$NS" sh -c "echo 300 > /proc/sys/net/ipv4/conf/v0/$V3"
 restore || fail "second igmpd --restore failed"
 [ "$(knob_get "$NS" ipv4 v0 $V3)" = 300 ] || fail "a second --restore wrote again"
+
+info "after a crash: what igmpd recorded before it wrote, a value changed by a reload included"
+in_ns "$NS" sh -c "echo 4321 > /proc/sys/net/ipv4/conf/v0/$V2; echo 1234 > /proc/sys/net/ipv4/conf/v0/$V3"
+in_ns "$NS" sh -c "echo 2000 > /proc/sys/net/ipv6/conf/v0/$MLD"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+sed -i 's/^V3UnsolicitedReportInterval=300$/V3UnsolicitedReportInterval=350/' "$T_CONF/20-v.conf"
+igmpd_reload
+expect_knob "$NS" ipv4 v0 $V3 350
+kill -KILL "$T_IGMPD_PID"; wait "$T_IGMPD_PID" 2>/dev/null || true; T_IGMPD_PID=""
+restore || fail "igmpd --restore after a crash failed: $(cat "$T_TMP/restore.out")"
+sed 's/^/# /' "$T_TMP/restore.out"
+expect_knob "$NS" ipv4 v0 $V3 1234
+expect_knob "$NS" ipv4 v0 $V2 4321
+expect_knob "$NS" ipv6 v0 $MLD 2000
+grep -q "^Restored 3 knob values" "$T_TMP/restore.out" || fail "expected 3 restored values"
+[ ! -e "$ORIG" ] || fail "$ORIG still there after --restore"
 
 info "bad usage"
 rc=0

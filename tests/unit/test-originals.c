@@ -3,6 +3,10 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "originals.h"
 
@@ -59,4 +63,153 @@ Test(originals, bad_lines)
 
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
                 cr_assert_eq(originals_parse_line(bad[i], &e), -EINVAL, "accepted: '%s'", bad[i]);
+}
+
+Test(originals, previous_and_forgotten)
+{
+        OriginalEntry e;
+
+        /* While a write of a new value is not confirmed, the value it replaces is igmpd's too. */
+        cr_assert_eq(originals_parse_line("7 eth0 igmpv3_unsolicited_report_interval=1000/350/300", &e), 0);
+        cr_assert_eq(e.original[KNOB_IGMPV3_INTERVAL], 1000);
+        cr_assert_eq(e.written[KNOB_IGMPV3_INTERVAL], 350);
+        cr_assert(e.has_previous[KNOB_IGMPV3_INTERVAL]);
+        cr_assert_eq(e.previous[KNOB_IGMPV3_INTERVAL], 300);
+        cr_assert(originals_entry_holds(&e, KNOB_IGMPV3_INTERVAL, 350));
+        cr_assert(originals_entry_holds(&e, KNOB_IGMPV3_INTERVAL, 300));
+        cr_assert_not(originals_entry_holds(&e, KNOB_IGMPV3_INTERVAL, 1000));
+        cr_assert_not(originals_entry_holds(&e, KNOB_IGMPV2_INTERVAL, 350));
+
+        cr_assert_eq(originals_parse_line("7 eth0 igmpv3_unsolicited_report_interval=1000/200", &e), 0);
+        cr_assert_not(e.has_previous[KNOB_IGMPV3_INTERVAL]);
+        cr_assert_not(originals_entry_holds(&e, KNOB_IGMPV3_INTERVAL, 300));
+
+        /* "IFINDEX -": the ifindex has no record any more. */
+        cr_assert_eq(originals_parse_line("12 -", &e), 0);
+        cr_assert_eq(e.ifindex, 12);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                cr_assert_not(e.set[k]);
+
+        static const char *const bad[] = {
+                "12 - x",
+                "0 -",
+                "7 eth0 igmpv3_unsolicited_report_interval=1/2/",
+                "7 eth0 igmpv3_unsolicited_report_interval=1/2/3/4",
+                "7 eth0 igmpv3_unsolicited_report_interval=1/2/x",
+                "7 eth0 igmpv3_unsolicited_report_interval=1/2 igmpv3_unsolicited_report_interval=1/3", /* twice */
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+                cr_assert_eq(originals_parse_line(bad[i], &e), -EINVAL, "accepted: '%s'", bad[i]);
+}
+
+Test(originals, format_round_trip)
+{
+        OriginalEntry e = { .ifindex = 2147483647, .ifname = "abcdefghijklmno" }, back;
+        char *buf = NULL;
+        size_t len = 0, allocated = 0;
+
+        e.set[KNOB_IGMPV2_INTERVAL] = true;
+        e.original[KNOB_IGMPV2_INTERVAL] = INT32_MIN;
+        e.written[KNOB_IGMPV2_INTERVAL] = INT32_MAX;
+        e.set[KNOB_MLD_VERSION] = true;
+        e.original[KNOB_MLD_VERSION] = 0;
+        e.written[KNOB_MLD_VERSION] = 2;
+        e.has_previous[KNOB_MLD_VERSION] = true;
+        e.previous[KNOB_MLD_VERSION] = -1;
+        cr_assert_eq(originals_format_entry(&e, &buf, &len, &allocated), 0);
+        cr_assert_str_eq(buf, "2147483647 abcdefghijklmno igmpv2_unsolicited_report_interval=-2147483648/2147483647 "
+                                        "force_mld_version=0/2/-1\n");
+        buf[len - 1] = '\0';
+        cr_assert_eq(originals_parse_line(buf, &back), 0);
+        cr_assert_eq(back.ifindex, e.ifindex);
+        cr_assert_str_eq(back.ifname, e.ifname);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                cr_assert_eq(back.set[k], e.set[k]);
+                cr_assert_eq(back.has_previous[k], e.has_previous[k]);
+                if (!e.set[k])
+                        continue;
+                cr_assert_eq(back.original[k], e.original[k]);
+                cr_assert_eq(back.written[k], e.written[k]);
+                if (e.has_previous[k])
+                        cr_assert_eq(back.previous[k], e.previous[k]);
+        }
+
+        /* No knob: the ifindex is forgotten. Appended after the first line. */
+        buf[len - 1] = '\n';
+        cr_assert_eq(originals_format_entry(&(OriginalEntry) { .ifindex = 5, .ifname = "x" }, &buf, &len, &allocated), 0);
+        cr_assert_str_eq(strchr(buf, '\n') + 1, "5 -\n");
+        free(buf);
+}
+
+/* The journal: the last line of an ifindex wins, "IFINDEX -" forgets, a torn last line (no
+ * newline: the crash came while it was written) is ignored, and the other namespace's file is
+ * not read. */
+Test(originals, load_journal)
+{
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX", path[64];
+        Originals o;
+        FILE *f;
+
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/originals", dir);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("igmpd-originals 3 1:2\n"
+              "3 v0 igmpv3_unsolicited_report_interval=1000/200\n"
+              "4 v1 igmpv3_unsolicited_report_interval=1000/200\n"
+              "5 v2 igmpv3_unsolicited_report_interval=1000/200\n"
+              "3 v0 igmpv3_unsolicited_report_interval=1000/300/200 igmpv2_unsolicited_report_interval=10000/100\n"
+              "4 -\n"
+              "garbage\n"
+              "5 v2 igmpv3_unsolicited_report_interval=1/2", f); /* torn */
+        cr_assert_eq(fclose(f), 0);
+
+        cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+        cr_assert_eq(o.n, 2);
+        const OriginalEntry *e = originals_find(&o, 3, "v0");
+        cr_assert_not_null(e);
+        cr_assert_eq(e->written[KNOB_IGMPV3_INTERVAL], 300);
+        cr_assert_eq(e->previous[KNOB_IGMPV3_INTERVAL], 200);
+        cr_assert(e->set[KNOB_IGMPV2_INTERVAL]);
+        cr_assert_null(originals_find(&o, 3, "v0x")); /* same index, another name */
+        cr_assert_null(originals_find(&o, 4, "v1"));
+        e = originals_find(&o, 5, "v2");
+        cr_assert_not_null(e);
+        cr_assert_eq(e->original[KNOB_IGMPV3_INTERVAL], 1000);
+        originals_done(&o);
+
+        cr_assert_eq(originals_load(dir, "9:9", &o), 0); /* another namespace */
+        cr_assert_eq(o.n, 0);
+        cr_assert_eq(originals_remove(dir), 0);
+        cr_assert_eq(originals_load(dir, "1:2", &o), 0);
+        cr_assert_eq(originals_remove(dir), 0); /* no file is fine */
+        cr_assert_eq(rmdir(dir), 0);
+}
+
+/* Appends go after a rewrite; a rewrite with nothing removes the file. */
+Test(originals, journal_write)
+{
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
+        OriginalsJournal j;
+        Originals o;
+        const char *line1 = "3 v0 igmpv3_unsolicited_report_interval=1000/200\n",
+                   *line2 = "3 v0 igmpv3_unsolicited_report_interval=1000/250/200\n";
+
+        cr_assert_not_null(mkdtemp(dir));
+        cr_assert_eq(originals_journal_init(&j, dir, "1:2"), 0);
+        cr_assert(originals_journal_wants_rewrite(&j));
+        cr_assert_eq(originals_journal_append(&j, line2, strlen(line2)), -EBADF);
+        cr_assert_eq(originals_journal_rewrite(&j, line1, strlen(line1)), 0);
+        cr_assert_not(originals_journal_wants_rewrite(&j));
+        cr_assert_eq(originals_journal_append(&j, line2, strlen(line2)), 0);
+        cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+        cr_assert_eq(o.n, 1);
+        cr_assert_eq(o.entries[0].written[KNOB_IGMPV3_INTERVAL], 250);
+        originals_done(&o);
+
+        cr_assert_eq(originals_journal_rewrite(&j, "", 0), 0);
+        cr_assert_eq(originals_load(dir, "1:2", &o), 0);
+        cr_assert(originals_journal_wants_rewrite(&j));
+        originals_journal_done(&j);
+        cr_assert_eq(rmdir(dir), 0);
 }
