@@ -29,6 +29,9 @@ struct BusPolkitQuery {
         sd_bus_message *request;
         sd_bus_slot *slot;
         char *action;
+        char *sender;  /* the caller's unique name */
+        uid_t uid;     /* and its uid, for the per-caller caps */
+        int ifindex;   /* the link the call is about, or 0 */
         bool done;
         bool authorized;
         uint64_t done_usec;
@@ -59,6 +62,7 @@ static void polkit_query_free(BusPolkitQuery *q)
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->request);
         free(q->action);
+        free(q->sender);
         free(q);
 }
 
@@ -139,28 +143,65 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         return 1;
 }
 
-static int sender_is_root(sd_bus_message *call)
+static int sender_uid(sd_bus_message *call, uid_t *ret)
 {
         sd_bus_creds *creds = NULL;
-        uid_t uid;
         int r;
 
         r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
                 return r;
-        r = sd_bus_creds_get_euid(creds, &uid);
+        r = sd_bus_creds_get_euid(creds, ret);
         sd_bus_creds_unref(creds);
-        if (r < 0)
-                return r;
-        return uid == 0;
+        return r;
 }
 
-int bus_verify_polkit_async(sd_bus_message *call, const char *action, BusPolkitRegistry *reg,
+/* 0 if a new query of sender (uid) stays within the caps, else -errno with error set. Only
+ * queries still waiting for polkit count: answered ones are gone within the next dispatch. */
+static int polkit_check_caps(BusPolkitRegistry *reg, const char *sender, uid_t uid, sd_bus_error *error)
+{
+        size_t n_sender = 0, n_uid = 0;
+
+        if (reg->n >= BUS_POLKIT_PENDING_MAX)
+                return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                        "Too many authorization requests pending, try again later.");
+        for (BusPolkitQuery *q = reg->queries; q; q = q->next) {
+                if (q->done)
+                        continue;
+                n_sender += streq(q->sender, sender);
+                n_uid += q->uid == uid;
+        }
+        if (n_sender >= BUS_POLKIT_PENDING_PER_SENDER || n_uid >= BUS_POLKIT_PENDING_PER_UID)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "Too many authorization requests of yours are pending (%zu of this "
+                                         "connection, %zu of uid %u); answer or cancel those first.",
+                                         n_sender, n_uid, (unsigned) uid);
+        return 0;
+}
+
+void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex)
+{
+        for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
+                next = q->next;
+                /* An answered query's call is on its way back: its handler finds no link. */
+                if (ifindex <= 0 || q->ifindex != ifindex || q->done)
+                        continue;
+                log_debug("Link %d went away while %s waited for polkit (%s), failing the call.", ifindex,
+                          strna(q->sender), q->action);
+                (void) sd_bus_reply_method_errorf(q->request, BUS_ERROR_NO_SUCH_LINK,
+                                                  "Link %d went away while waiting for authorization.", ifindex);
+                polkit_query_free(q); /* and with its slot, the call to polkit: its answer is dropped */
+        }
+}
+
+int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
                             sd_bus_error *error)
 {
         sd_bus_message *pk = NULL;
         BusPolkitQuery *q;
         const char *sender;
+        uint32_t flags;
+        uid_t uid;
         int r;
 
         assert(call);
@@ -183,44 +224,54 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, BusPolkitR
                 return authorized ? 1 : deny(error, action);
         }
 
-        r = sender_is_root(call);
-        if (r > 0)
-                return 1;
+        r = sender_uid(call, &uid);
         if (r < 0) {
                 log_debug_errno(r, "Cannot determine the caller's uid, denying: %m");
                 return deny(error, action);
         }
+        if (uid == 0)
+                return 1;
 
         sender = sd_bus_message_get_sender(call);
         if (!sender)
                 return deny(error, action);
 
         polkit_prune(reg, now_usec(call));
-        if (reg->n >= BUS_POLKIT_PENDING_MAX)
-                return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                        "Too many authorization requests pending, try again later.");
+        r = polkit_check_caps(reg, sender, uid, error);
+        if (r < 0)
+                return r;
 
         q = calloc(1, sizeof *q);
         if (!q)
                 return -ENOMEM;
+        q->uid = uid;
+        q->ifindex = ifindex;
         q->action = strdup(action);
-        if (!q->action) {
+        q->sender = strdup(sender);
+        if (!q->action || !q->sender) {
+                free(q->action);
+                free(q->sender);
                 free(q);
                 return -ENOMEM;
         }
+
+        /* Ask for a password only if the caller said it can take one (igmpctl on a terminal,
+         * without --no-ask-password): otherwise polkit answers from its rules alone. */
+        flags = sd_bus_message_get_allow_interactive_authorization(call) > 0 ? UINT32_C(1) /* AllowUserInteraction */
+                                                                             : 0;
 
         r = sd_bus_message_new_method_call(sd_bus_message_get_bus(call), &pk, "org.freedesktop.PolicyKit1",
                                            "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r >= 0)
                 r = sd_bus_message_append(pk, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender,
-                                          action, 0, UINT32_C(1) /* AllowUserInteraction */, "");
+                                          action, 0, flags, "");
         if (r >= 0)
                 r = sd_bus_call_async(sd_bus_message_get_bus(call), &q->slot, pk, on_polkit_reply, q, 0);
         sd_bus_message_unref(pk);
         if (r < 0) {
                 log_debug_errno(r, "Cannot ask polkit, denying: %m");
-                polkit_query_free(q);
+                polkit_query_free(q); /* not in the registry yet */
                 return deny(error, action);
         }
 

@@ -23,9 +23,13 @@
 #define POLKIT_ACTION_SET_LINK "org.igmpd1.set-link"
 #define POLKIT_ACTION_RELOAD "org.igmpd1.reload"
 
-/* At most this many authorization queries wait for polkit at once; more are refused with
+/* Authorization queries waiting for polkit (an authentication dialog may stay open for
+ * minutes) are capped per caller — per connection and per uid — so that one user cannot shut
+ * out everybody else, and in all; past a cap a call is refused with
  * org.freedesktop.DBus.Error.LimitsExceeded. */
-#define BUS_POLKIT_PENDING_MAX 64
+#define BUS_POLKIT_PENDING_PER_SENDER 4
+#define BUS_POLKIT_PENDING_PER_UID 16
+#define BUS_POLKIT_PENDING_MAX 256
 
 typedef struct BusPolkitQuery BusPolkitQuery;
 typedef struct Manager Manager;
@@ -54,9 +58,16 @@ static inline bool bus_is_up(sd_bus *bus)
 
 /* Returns 1 if the sender of call may perform action now, 0 if a polkit query was started
  * (the handler returns 1 and is called again with the same message when the answer is in),
- * or a negative errno with error set to AccessDenied or LimitsExceeded. */
-int bus_verify_polkit_async(sd_bus_message *call, const char *action, BusPolkitRegistry *reg,
+ * or a negative errno with error set to AccessDenied or LimitsExceeded. polkit may interact
+ * with the user (ask for a password) only if the caller allowed it (the message's
+ * ALLOW_INTERACTIVE_AUTHORIZATION flag). ifindex (> 0) names the link the call is about, so
+ * that the query ends when the link goes (bus_polkit_release_link()); 0 for none. */
+int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
                             sd_bus_error *error);
+
+/* The link ifindex is gone: every call about it still waiting for polkit is answered with
+ * NoSuchLink now and its query dropped (polkit's answer, if it ever comes, is ignored). */
+void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex);
 
 /* Drops a finished query for call that its handler will not consume (the call failed for
  * another reason on its second dispatch). */

@@ -102,6 +102,10 @@ void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void
 {
         BusContext *c = userdata;
 
+        /* Calls about the link that wait for polkit fail now, not when polkit answers (which,
+         * with an authentication dialog open, may be minutes). */
+        if (event == LINK_EVENT_REMOVED)
+                bus_polkit_release_link(&c->polkit_registry, l->ifindex);
         if (!bus_is_up(c->bus))
                 return;
         switch (event) {
@@ -531,7 +535,7 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         if (r < 0)
                 return bus_validate_error(error, r, msg);
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &c->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -577,7 +581,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         if (r < 0)
                 return bus_validate_error(error, r, msg);
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &c->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -605,7 +609,7 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
         BusContext *c = link_bus_context(l);
         int r;
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, &c->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)

@@ -249,7 +249,7 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
         Manager *m = c->manager;
         int r;
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, &c->polkit_registry, error);
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, 0, &c->polkit_registry, error);
         if (r < 0)
                 return r;
         if (r == 0)

@@ -6,17 +6,40 @@
  *
  *   CheckAuthorization action=org.igmpd1.set-link subject=system-bus-name:1.7 flags=1
  *
- * Usage: fake-polkit [ACTION…]   (runs until SIGTERM/SIGINT)
+ *   CheckAuthorization action=… subject=… flags=0 -> held
+ *
+ * Usage: fake-polkit [--hold-uid=UID] [ACTION…]   (runs until SIGTERM/SIGINT)
+ *
+ * --hold-uid=UID  never answers queries whose subject belongs to UID, as polkit with an
+ *                 authentication dialog nobody answers (printed "-> held")
  */
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
 static char **arg_allowed;
+static long arg_hold_uid = -1;
+static sd_bus_message *held[4096];
+static size_t n_held;
+
+/* The uid of the bus name, or -1. */
+static long name_uid(sd_bus *bus, const char *name)
+{
+        sd_bus_creds *creds = NULL;
+        uid_t uid;
+        long r = -1;
+
+        if (sd_bus_get_name_creds(bus, name, SD_BUS_CREDS_EUID, &creds) >= 0 &&
+            sd_bus_creds_get_euid(creds, &uid) >= 0)
+                r = (long) uid;
+        sd_bus_creds_unref(creds);
+        return r;
+}
 
 static int method_check_authorization(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
@@ -65,6 +88,14 @@ static int method_check_authorization(sd_bus_message *m, void *userdata, sd_bus_
         if (r < 0)
                 return r;
 
+        if (arg_hold_uid >= 0 && n_held < sizeof held / sizeof held[0] &&
+            name_uid(sd_bus_message_get_bus(m), name) == arg_hold_uid) {
+                printf("CheckAuthorization action=%s subject=%s:%s flags=%u -> held\n", action, kind, name, flags);
+                fflush(stdout);
+                held[n_held++] = sd_bus_message_ref(m);
+                return 1;
+        }
+
         for (char **a = arg_allowed; *a; a++)
                 if (strcmp(*a, action) == 0)
                         allowed = 1;
@@ -91,6 +122,10 @@ int main(int argc, char *argv[])
         int r;
 
         arg_allowed = argv + 1;
+        if (argv[1] && strncmp(argv[1], "--hold-uid=", 11) == 0) {
+                arg_hold_uid = strtol(argv[1] + 11, NULL, 10);
+                arg_allowed = argv + 2;
+        }
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -119,6 +154,8 @@ int main(int argc, char *argv[])
         fflush(stdout);
 
         r = sd_event_loop(event);
+        for (size_t i = 0; i < n_held; i++)
+                sd_bus_message_unref(held[i]);
         sd_bus_flush_close_unref(bus);
         sd_event_unref(event);
         return r < 0 ? 1 : 0;
