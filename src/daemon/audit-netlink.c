@@ -2,11 +2,13 @@
 /*
  * Audit source 2: SYSCALL records from the audit multicast group, and the optional rule that
  * makes the kernel produce them. Owns the multicast socket, its event source, and the record of
- * what it changed in the host's audit configuration (to undo exactly that on exit).
+ * what it changed in the host's audit configuration (to undo exactly that on exit, or at the
+ * next start after a crash: ROOT/run/igmpd/audit-changes).
  */
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
@@ -21,11 +23,13 @@
 
 #include "audit-netlink.h"
 #include "audit-record.h"
+#include "conf-files.h"
+#include "fs-util.h"
 #include "log.h"
+#include "parse-util.h"
 
 /* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
 #define AUDIT_READ_SIZE 16384
-#define AUDIT_RULES_MAX 2
 /* Receive buffer of the multicast listener: at ~1 KiB of kernel memory per queued record, room
  * for a few thousand sysctl(2) calls while igmpd is scheduled out. */
 #define AUDIT_RCVBUF (8 * 1024 * 1024)
@@ -48,9 +52,7 @@ struct AuditNetlink {
         sd_event_source *source;
         bool active;
 
-        bool rule_added[AUDIT_RULES_MAX];
-        bool enabled_changed;     /* we set enabled=1; put back enabled_before on exit */
-        uint32_t enabled_before;
+        AuditChanges changes;     /* what to undo on exit, kept in ROOT/run/igmpd/audit-changes */
 
         uint64_t n_records, n_bad;
         uint64_t n_overruns;          /* ENOBUFS: records the kernel dropped for us */
@@ -158,7 +160,210 @@ static struct audit_rule_data *rule_build(const AuditRuleSpec *s, size_t *ret_le
         return r;
 }
 
-static void audit_netlink_add_rules(AuditNetlink *n)
+/* ---- what igmpd changed, recorded against a crash ---- */
+
+bool audit_changes_any(const AuditChanges *c)
+{
+        return c->rule[0] || c->rule[1] || c->enabled_changed;
+}
+
+int audit_changes_parse(const char *text, AuditChanges *ret)
+{
+        AuditChanges c = {};
+        const char *p = text, *nl;
+        bool header = false;
+
+        while (*p) {
+                char line[64];
+                size_t len;
+
+                nl = strchr(p, '\n');
+                if (!nl)
+                        return -EINVAL; /* torn */
+                len = (size_t) (nl - p);
+                if (len >= sizeof line)
+                        return -EINVAL;
+                memcpy(line, p, len);
+                line[len] = '\0';
+                p = nl + 1;
+
+                if (!header) {
+                        if (!streq(line, AUDIT_CHANGES_HEADER))
+                                return -EINVAL;
+                        header = true;
+                        continue;
+                }
+                if (startswith(line, "rule ")) {
+                        size_t i;
+
+                        for (i = 0; i < AUDIT_RULES_MAX; i++)
+                                if (streq(line + 5, rule_specs[i].arch_name))
+                                        break;
+                        if (i >= AUDIT_RULES_MAX)
+                                return -EINVAL;
+                        c.rule[i] = true;
+                } else if (startswith(line, "enabled-before ")) {
+                        int v;
+
+                        if (parse_int_range(line + 15, line + len, &v) < 0 || v < 0 || v > 1)
+                                return -EINVAL;
+                        c.enabled_changed = true;
+                        c.enabled_before = (uint32_t) v;
+                } else
+                        return -EINVAL;
+        }
+        if (!header)
+                return -EINVAL;
+        *ret = c;
+        return 0;
+}
+
+char *audit_changes_format(const AuditChanges *c)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        if (!f)
+                return NULL;
+        fputs(AUDIT_CHANGES_HEADER "\n", f);
+        for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
+                if (c->rule[i])
+                        fprintf(f, "rule %s\n", rule_specs[i].arch_name);
+        if (c->enabled_changed)
+                fprintf(f, "enabled-before %" PRIu32 "\n", c->enabled_before);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* What an igmpd that did not stop cleanly left: 1 with *ret, 0 if nothing, -errno. */
+static int audit_changes_load(const char *root, AuditChanges *ret)
+{
+        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *path = NULL;
+        char buf[512];
+        ssize_t n;
+        int fd, r;
+
+        *ret = (AuditChanges) {};
+        if (!dir || asprintf(&path, "%s/" AUDIT_CHANGES_NAME, dir) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        n = read(fd, buf, sizeof buf - 1);
+        r = n < 0 ? -errno : 0;
+        safe_close(fd);
+        if (r < 0)
+                return r;
+        buf[n] = '\0';
+        r = audit_changes_parse(buf, ret);
+        if (r < 0) {
+                log_warning("%s is not a valid record of igmpd's audit changes, ignoring it.", path);
+                return 0;
+        }
+        return audit_changes_any(ret);
+}
+
+/* Writes c (atomically), or removes the record when nothing is left to undo. */
+static void audit_changes_save(const char *root, const AuditChanges *c)
+{
+        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *content = NULL;
+        int r;
+
+        if (!dir) {
+                log_oom();
+                return;
+        }
+        if (!audit_changes_any(c)) {
+                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                r = dfd < 0 ? (errno == ENOENT ? 0 : -errno)
+                            : unlinkat(dfd, AUDIT_CHANGES_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
+        } else {
+                content = audit_changes_format(c);
+                r = content ? write_file_atomic(dir, AUDIT_CHANGES_NAME, content) : -ENOMEM;
+        }
+        if (r < 0)
+                log_warning_errno(r, "Failed to record igmpd's changes to the audit configuration in %s/"
+                                  AUDIT_CHANGES_NAME ", ignoring: should igmpd crash, they would stay: %m", dir);
+}
+
+/* Undoes c as far as it can: deletes its rules, and puts the enabled flag back if it still
+ * is what igmpd set (1). What could not be undone stays in c. */
+static void audit_changes_undo(int fd, AuditChanges *c)
+{
+        int r;
+
+        for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
+                _cleanup_free_ struct audit_rule_data *rule = NULL;
+                size_t len;
+
+                if (!c->rule[i])
+                        continue;
+                rule = rule_build(&rule_specs[i], &len);
+                if (!rule) {
+                        log_oom();
+                        continue;
+                }
+                r = audit_control(fd, AUDIT_DEL_RULE, rule, len, 0, NULL, 0);
+                if (r < 0 && r != -ENOENT) {
+                        log_error_errno(r, "Failed to remove the audit rule for sysctl(2) on arch=%s: %m",
+                                        rule_specs[i].arch_name);
+                        continue;
+                }
+                log_debug("Removed audit rule for sysctl(2) on arch=%s.", rule_specs[i].arch_name);
+                c->rule[i] = false;
+        }
+        if (c->enabled_changed) {
+                struct audit_status st, set = { .mask = AUDIT_STATUS_ENABLED, .enabled = c->enabled_before };
+
+                r = audit_control(fd, AUDIT_GET, NULL, 0, AUDIT_GET, &st, sizeof st);
+                if (r >= 0 && st.enabled != 1) {
+                        /* Someone else switched it since (or locked it): theirs now. */
+                        log_info("Kernel auditing is enabled=%u now, not the 1 igmpd had set: left as it is.",
+                                 st.enabled);
+                        c->enabled_changed = false;
+                        return;
+                }
+                r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to switch kernel auditing back off: %m");
+                        return;
+                }
+                log_debug("Kernel auditing switched back to enabled=%u.", c->enabled_before);
+                c->enabled_changed = false;
+        }
+}
+
+void audit_netlink_undo_left(const AuditSourceContext *ctx)
+{
+        _cleanup_close_ int fd = -EBADF;
+        AuditChanges left;
+        int r;
+
+        r = audit_changes_load(ctx->root, &left);
+        if (r <= 0) {
+                if (r < 0)
+                        log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
+                return;
+        }
+        log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
+        fd = audit_control_open();
+        if (fd < 0) {
+                log_warning_errno(fd, "Cannot talk to the kernel's audit subsystem to undo them, leaving the record: %m");
+                return;
+        }
+        audit_changes_undo(fd, &left);
+        audit_changes_save(ctx->root, &left);
+}
+
+/* Adds the rules and enables auditing if it is off. left: what an igmpd that did not stop
+ * cleanly had added; a rule of it that is still loaded is taken over (and removed on exit),
+ * as is the enabled flag it switched on. */
+static void audit_netlink_add_rules(AuditNetlink *n, AuditChanges *left)
 {
         _cleanup_close_ int fd = -EBADF;
         struct audit_status st;
@@ -190,7 +395,11 @@ static void audit_netlink_add_rules(AuditNetlink *n)
                         continue;
                 }
                 r = audit_control(fd, AUDIT_ADD_RULE, rule, len, 0, NULL, 0);
-                if (r == -EEXIST)
+                if (r == -EEXIST && left->rule[i]) {
+                        n->changes.rule[i] = true;
+                        log_info("Audit rule for sysctl(2) on arch=%s was added by an igmpd that did not stop "
+                                 "cleanly: taken over (removed on exit).", rule_specs[i].arch_name);
+                } else if (r == -EEXIST)
                         log_info("Audit rule for sysctl(2) on arch=%s is already loaded (not ours, left alone on exit).",
                                  rule_specs[i].arch_name);
                 else if (r < 0)
@@ -198,67 +407,55 @@ static void audit_netlink_add_rules(AuditNetlink *n)
                                           rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY,
                                           r == -EPERM ? " (needs CAP_AUDIT_CONTROL)" : "");
                 else {
-                        n->rule_added[i] = true;
+                        n->changes.rule[i] = true;
+                        /* Recorded right after: had it been before, a crash between the two
+                         * would have made someone else's identical rule ours. */
+                        audit_changes_save(n->ctx->root, &n->changes);
                         log_info("Added audit rule -a always,exit -F arch=%s -S %d -k %s (removed on exit).",
                                  rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY);
                 }
+                left->rule[i] = false; /* settled either way */
         }
 
-        if (st.enabled == 0 && (n->rule_added[0] || n->rule_added[1])) {
+        if (!n->changes.rule[0] && !n->changes.rule[1])
+                return; /* whatever else was left: audit_netlink_new() undoes it */
+        if (left->enabled_changed && st.enabled == 1) {
+                n->changes.enabled_changed = true;
+                n->changes.enabled_before = left->enabled_before;
+                left->enabled_changed = false;
+                log_info("Kernel auditing was enabled by an igmpd that did not stop cleanly: taken over "
+                         "(switched back to enabled=%u on exit).", n->changes.enabled_before);
+        } else if (st.enabled == 0) {
                 struct audit_status set = { .mask = AUDIT_STATUS_ENABLED, .enabled = 1 };
 
+                /* Recorded first: if the crash comes before the switch, putting back 0 is a no-op. */
+                n->changes.enabled_changed = true;
+                n->changes.enabled_before = st.enabled;
+                audit_changes_save(n->ctx->root, &n->changes);
                 r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
-                if (r < 0)
+                if (r < 0) {
                         log_warning_errno(r, "Failed to enable auditing, the sysctl(2) audit rule has no effect: %m");
-                else {
-                        n->enabled_changed = true;
-                        n->enabled_before = st.enabled;
+                        n->changes.enabled_changed = false;
+                } else
                         log_info("Enabled kernel auditing (was off; switched off again on exit).");
-                }
         }
+        left->enabled_changed = false;
+        audit_changes_save(n->ctx->root, &n->changes);
 }
 
 static void audit_netlink_remove_rules(AuditNetlink *n)
 {
         _cleanup_close_ int fd = -EBADF;
-        int r;
 
-        if (!n->rule_added[0] && !n->rule_added[1] && !n->enabled_changed)
+        if (!audit_changes_any(&n->changes))
                 return;
         fd = audit_control_open();
         if (fd < 0) {
                 log_error_errno(fd, "Cannot talk to the audit subsystem to remove igmpd's audit rule: %m");
                 return;
         }
-        for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
-                _cleanup_free_ struct audit_rule_data *rule = NULL;
-                size_t len;
-
-                if (!n->rule_added[i])
-                        continue;
-                rule = rule_build(&rule_specs[i], &len);
-                if (!rule) {
-                        log_oom();
-                        continue;
-                }
-                r = audit_control(fd, AUDIT_DEL_RULE, rule, len, 0, NULL, 0);
-                if (r < 0 && r != -ENOENT)
-                        log_error_errno(r, "Failed to remove the audit rule for sysctl(2) on arch=%s: %m",
-                                        rule_specs[i].arch_name);
-                else
-                        log_debug("Removed audit rule for sysctl(2) on arch=%s.", rule_specs[i].arch_name);
-                n->rule_added[i] = false;
-        }
-        if (n->enabled_changed) {
-                struct audit_status set = { .mask = AUDIT_STATUS_ENABLED, .enabled = n->enabled_before };
-
-                r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
-                if (r < 0)
-                        log_error_errno(r, "Failed to switch kernel auditing back off: %m");
-                else
-                        log_debug("Kernel auditing switched back to enabled=%u.", n->enabled_before);
-                n->enabled_changed = false;
-        }
+        audit_changes_undo(fd, &n->changes);
+        audit_changes_save(n->ctx->root, &n->changes); /* removed once nothing is left */
 }
 
 AuditNetlink *audit_netlink_free(AuditNetlink *n)
@@ -404,6 +601,7 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
 {
         _cleanup_(audit_netlink_freep) AuditNetlink *n = NULL;
         struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1) };
+        AuditChanges left = {};
         int r;
 
         assert(ctx);
@@ -455,11 +653,31 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
          * by more than the batch being read (the receive buffer holds the rest meanwhile). */
         (void) sd_event_source_set_priority(n->source, AUDIT_EVENT_PRIORITY);
 
+        r = audit_changes_load(ctx->root, &left);
+        if (r < 0)
+                log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
         if (add_rule)
-                audit_netlink_add_rules(n);
+                audit_netlink_add_rules(n, &left);
         else
                 log_debug("AuditRule=no: the audit source sees sysctl(2) calls only if a rule is loaded "
                           "some other way (e.g. auditd with igmpd-sysctl.rules).");
+        if (audit_changes_any(&left)) {
+                /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
+                _cleanup_close_ int fd = audit_control_open();
+
+                log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
+                if (fd >= 0) {
+                        audit_changes_undo(fd, &left);
+                }
+                /* What could not be undone joins ours, to be tried again on exit. */
+                for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
+                        n->changes.rule[i] = n->changes.rule[i] || left.rule[i];
+                if (left.enabled_changed && !n->changes.enabled_changed) {
+                        n->changes.enabled_changed = true;
+                        n->changes.enabled_before = left.enabled_before;
+                }
+                audit_changes_save(ctx->root, &n->changes);
+        }
 
         n->active = true;
         reason[0] = '\0';

@@ -377,7 +377,8 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                         (void) audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_AUDIT, CAP_AUDIT_CONTROL);
                 if (r < 0)
                         log_notice("Audit source audit is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
-        }
+        } else
+                audit_netlink_undo_left(&a->source_ctx); /* what a crashed igmpd may have left */
         audit_manager_start_bpf(a, config->audit_sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL));
         log_info("Deprecated sysctl(2) audit: kmsg %s, audit %s, libc %s, syscall %s, history of %zu events.",
                  audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) ? "active" :

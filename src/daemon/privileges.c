@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "audit-netlink.h"
 #include "audit.h"
 #include "cap-util.h"
 #include "daemon-config.h"
@@ -19,7 +20,17 @@
 /* Set for the re-executed image: what the first one lowered, for the log and for the sources. */
 #define PRIVILEGES_ENV "IGMPD_DROPPED_CAPABILITIES"
 
-static uint64_t privileges_needed(const DaemonConfig *c, const char *kmsg_path)
+/* Whether an igmpd that did not stop cleanly left audit changes to undo (audit-netlink.h). */
+static bool privileges_audit_changes_left(const char *root)
+{
+        _cleanup_free_ char *path = NULL;
+
+        if (asprintf(&path, "%s" AUDIT_CHANGES_DIR "/" AUDIT_CHANGES_NAME, root) < 0)
+                return true; /* keep the capability rather than leave the changes */
+        return access(path, F_OK) == 0;
+}
+
+static uint64_t privileges_needed(const DaemonConfig *c, const char *root, const char *kmsg_path)
 {
         uint64_t keep = CAP_MASK(CAP_NET_ADMIN);
         char reason[256];
@@ -30,6 +41,10 @@ static uint64_t privileges_needed(const DaemonConfig *c, const char *kmsg_path)
                 keep |= CAP_MASK(CAP_AUDIT_READ);
         if (c->audit_rule)
                 keep |= CAP_MASK(CAP_AUDIT_CONTROL);
+        else if (privileges_audit_changes_left(root)) {
+                log_info("Keeping CAP_AUDIT_CONTROL to undo the audit rule an igmpd that did not stop cleanly left.");
+                keep |= CAP_MASK(CAP_AUDIT_CONTROL);
+        }
         return keep;
 }
 
@@ -75,7 +90,7 @@ void privileges_drop_unneeded(const char *root, const char *kmsg_path, char **ar
                 log_warning_errno(r, "Failed to read the capabilities, keeping them: %m");
                 return;
         }
-        keep = privileges_needed(&c, kmsg_path);
+        keep = privileges_needed(&c, root, kmsg_path);
         /* The inheritable set on its own gives nothing (no ambient or file capabilities): it is
          * cleared where capset() is allowed, and not worth a re-exec where it is not. */
         drop = (s.effective | s.permitted | s.ambient) & ~keep;

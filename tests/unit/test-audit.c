@@ -4,11 +4,13 @@
  * the bounded history ring, and per-key coalescing against an explicit clock.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit-netlink.h"
 #include "audit.h"
 
 #define SEC 1000000ULL
@@ -307,4 +309,43 @@ Test(audit, history_resize_keeps_newest)
         for (size_t i = 0; i < 5; i++)
                 cr_expect_eq(audit_history_get(&h, i)->pid, 6 + i);
         audit_history_done(&h);
+}
+
+/* ---- the record of what igmpd changed in the audit configuration (audit-netlink.h) ---- */
+
+Test(audit_changes, round_trip)
+{
+        AuditChanges c = { .rule = { true, false }, .enabled_changed = true, .enabled_before = 0 }, back;
+        char *text = audit_changes_format(&c);
+
+        cr_assert_not_null(text);
+        cr_assert_str_eq(text, "igmpd-audit-changes 1\nrule b64\nenabled-before 0\n");
+        cr_assert_eq(audit_changes_parse(text, &back), 0);
+        cr_assert(back.rule[0] && !back.rule[1] && back.enabled_changed && back.enabled_before == 0);
+        free(text);
+
+        cr_assert_eq(audit_changes_parse("igmpd-audit-changes 1\nrule b32\nrule b64\n", &back), 0);
+        cr_assert(back.rule[0] && back.rule[1] && !back.enabled_changed);
+        cr_assert(audit_changes_any(&back));
+        cr_assert_eq(audit_changes_parse("igmpd-audit-changes 1\n", &back), 0);
+        cr_assert_not(audit_changes_any(&back));
+}
+
+Test(audit_changes, refused)
+{
+        static const char *const bad[] = {
+                "",
+                "igmpd-audit-changes 2\nrule b64\n",  /* another version */
+                "rule b64\n",                         /* no header */
+                "igmpd-audit-changes 1\nrule b64",    /* torn */
+                "igmpd-audit-changes 1\nrule x86\n",
+                "igmpd-audit-changes 1\nenabled-before 2\n", /* igmpd never locks */
+                "igmpd-audit-changes 1\nenabled-before -1\n",
+                "igmpd-audit-changes 1\nenabled-before \n",
+                "igmpd-audit-changes 1\nsomething else\n",
+        };
+        AuditChanges c;
+
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+                cr_assert_eq(audit_changes_parse(bad[i], &c), -EINVAL, "accepted: '%s'", bad[i]);
 }
