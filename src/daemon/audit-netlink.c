@@ -34,6 +34,9 @@
  * for a few thousand sysctl(2) calls while igmpd is scheduled out. */
 #define AUDIT_RCVBUF (8 * 1024 * 1024)
 #define AUDIT_OVERRUN_LOG_USEC (60 * 1000000ULL)
+#define AUDIT_RETRY_FIRST_USEC (100 * 1000ULL)
+#define AUDIT_RETRY_MAX_USEC (60 * 1000000ULL)
+#define AUDIT_ERROR_LOG_USEC (60 * 1000000ULL)
 
 typedef struct AuditRuleSpec {
         uint32_t arch;
@@ -57,6 +60,15 @@ struct AuditNetlink {
         uint64_t n_records, n_bad;
         uint64_t n_overruns;          /* ENOBUFS: records the kernel dropped for us */
         uint64_t n_overruns_logged;   /* … of which the last warning told */
+        uint64_t n_forged;            /* messages not from the kernel, ignored */
+
+        /* A receive error other than an overrun: the source pauses (retry_timer), for
+         * AUDIT_RETRY_FIRST_USEC doubling up to AUDIT_RETRY_MAX_USEC, instead of being woken
+         * again at once by the data still queued, and says so once a minute at most. */
+        sd_event_source *retry_timer;
+        uint64_t retry_usec;          /* the current pause; 0 while receiving works */
+        uint64_t n_errors, n_errors_logged;
+        uint64_t error_logged_usec;
         uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
 };
 
@@ -463,6 +475,7 @@ AuditNetlink *audit_netlink_free(AuditNetlink *n)
         if (!n)
                 return NULL;
         audit_netlink_remove_rules(n);
+        sd_event_source_disable_unref(n->retry_timer);
         sd_event_source_disable_unref(n->source);
         safe_close(n->fd);
         free(n);
@@ -520,13 +533,61 @@ static void audit_netlink_overrun(AuditNetlink *n)
         n->overrun_logged_usec = now;
 }
 
+static int audit_netlink_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        AuditNetlink *n = userdata;
+
+        log_debug("Trying again to read audit records (paused %" PRIu64 " ms after a failure).",
+                  n->retry_usec / 1000);
+        (void) sd_event_source_set_enabled(n->source, SD_EVENT_ON);
+        return 0;
+}
+
+/* A receive error other than an overrun. The data that caused it is still queued, so the
+ * socket stays readable: without a pause this would spin and log for ever. */
+static void audit_netlink_receive_failed(AuditNetlink *n, int error)
+{
+        uint64_t now = 0;
+        int r;
+
+        (void) sd_event_now(n->ctx->event, CLOCK_MONOTONIC, &now);
+        n->n_errors++;
+        n->retry_usec = n->retry_usec == 0 ? AUDIT_RETRY_FIRST_USEC : MIN(n->retry_usec * 2, AUDIT_RETRY_MAX_USEC);
+        if (n->error_logged_usec == 0 || now - n->error_logged_usec >= AUDIT_ERROR_LOG_USEC) {
+                log_warning_errno(error, "Failed to read audit records%s; pausing the audit source, trying again "
+                                  "in %" PRIu64 " ms and less often while it fails (said at most once a minute): %m",
+                                  n->n_errors - n->n_errors_logged > 1 ? " (again)" : "", n->retry_usec / 1000);
+                n->n_errors_logged = n->n_errors;
+                n->error_logged_usec = now;
+        } else
+                log_debug_errno(error, "Failed to read audit records again (%" PRIu64 " times), next try in %" PRIu64
+                                " ms: %m", n->n_errors, n->retry_usec / 1000);
+
+        (void) sd_event_source_set_enabled(n->source, SD_EVENT_OFF);
+        if (n->retry_timer)
+                r = sd_event_source_set_time_relative(n->retry_timer, n->retry_usec);
+        else
+                r = sd_event_add_time_relative(n->ctx->event, &n->retry_timer, CLOCK_MONOTONIC, n->retry_usec, 0,
+                                               audit_netlink_on_retry, n);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(n->retry_timer, SD_EVENT_ONESHOT);
+        if (r < 0) {
+                /* No timer, no retry: stop rather than spin. */
+                log_warning_errno(r, "Failed to schedule reading audit records again, the audit source stops: %m");
+                n->active = false;
+                n->ctx->state_changed(n->ctx->userdata);
+        }
+}
+
 static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         AuditNetlink *n = userdata;
         static char buf[AUDIT_READ_SIZE];
 
         for (unsigned i = 0; i < 256; i++) {
-                ssize_t len = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+                struct sockaddr_nl from = {};
+                socklen_t from_len = sizeof from;
+                ssize_t len = recvfrom(fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *) &from, &from_len);
                 const struct nlmsghdr *h = (const struct nlmsghdr *) buf;
                 size_t payload;
 
@@ -534,13 +595,21 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
                         if (errno == EINTR)
                                 continue;
                         if (errno == EAGAIN)
-                                return 0;
+                                break;
                         if (errno == ENOBUFS) {
                                 audit_netlink_overrun(n);
                                 continue;
                         }
-                        log_error_errno(errno, "Failed to read audit records, ignoring: %m");
+                        audit_netlink_receive_failed(n, errno);
                         return 0;
+                }
+                /* Only the kernel (port 0) speaks for audit: a process with CAP_NET_ADMIN can send
+                 * to our port too, and must not make up deprecated sysctl(2) calls. */
+                if (from_len < sizeof from || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
+                        if (n->n_forged++ == 0)
+                                log_notice("Ignoring audit messages not sent by the kernel (this one from netlink "
+                                           "port %" PRIu32 "); said once.", from.nl_pid);
+                        continue;
                 }
                 if ((size_t) len < NLMSG_HDRLEN)
                         continue;
@@ -550,6 +619,10 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
                 payload = h->nlmsg_len >= NLMSG_HDRLEN && h->nlmsg_len <= (size_t) len ? h->nlmsg_len - NLMSG_HDRLEN
                                                                                        : (size_t) len - NLMSG_HDRLEN;
                 audit_netlink_handle(n, buf + NLMSG_HDRLEN, payload);
+        }
+        if (n->retry_usec > 0) {
+                log_info("Reading audit records works again (after %" PRIu64 " failures).", n->n_errors);
+                n->retry_usec = 0;
         }
         return 0;
 }

@@ -5,7 +5,7 @@
  * among it). Sets no_new_privs, as a filter without CAP_SYS_ADMIN requires (and the unit's
  * NoNewPrivileges=yes does).
  *
- *   deny-syscall NAME[,NAME…] COMMAND [ARG…]     NAME: capset, capget, bpf (x86_64 numbers)
+ *   deny-syscall NAME[,NAME…] COMMAND [ARG…]     NAME: capset, capget, bpf, recvfrom (x86_64 numbers)
  */
 
 #include <errno.h>
@@ -26,6 +26,7 @@ static const struct {
         { "capset", SYS_capset },
         { "capget", SYS_capget },
         { "bpf", SYS_bpf },
+        { "recvfrom", SYS_recvfrom },
 };
 
 int main(int argc, char *argv[])
