@@ -309,6 +309,7 @@ static void kmsg_stop(AuditKmsg *k, int error, const char *what)
         k->active = false;
         k->source = sd_event_source_disable_unref(k->source);
         k->fd = safe_close(k->fd);
+        k->ctx->state_changed(k->ctx->userdata); /* Sources changed */
 }
 
 /* Splits stream input into lines; each line not starting with a space is one record. */

@@ -19,6 +19,7 @@
 #include "audit-netlink.h"
 #include "audit.h"
 #include "bpf-helper-client.h"
+#include "fnv.h"
 #include "cap-util.h"
 #include "log.h"
 
@@ -393,8 +394,24 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                  a->history.max);
 }
 
+/* What the Sources and SourceStates properties show, as a hash, to tell whether they changed. */
+static uint64_t audit_manager_states_hash(const AuditManager *a)
+{
+        uint64_t h = FNV1A64_INIT;
+
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
+                char note[sizeof a->reason[0] + 64];
+                AuditSourceState st = audit_manager_source_state(a, s, note, sizeof note);
+
+                h = fnv1a64(h, &st, sizeof st);
+                h = fnv1a64_str(h, note);
+        }
+        return h;
+}
+
 void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
+        uint64_t before;
         int r;
 
         assert(a);
@@ -413,6 +430,7 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         }
 
         log_info("Audit settings changed, restarting the audit sources.");
+        before = audit_manager_states_hash(a);
         a->kmsg = audit_kmsg_free(a->kmsg);
         a->netlink = audit_netlink_free(a->netlink); /* removes the rules it added */
         a->libc = audit_bpf_free(a->libc);           /* detaches its programs */
@@ -420,4 +438,7 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
                 a->reason[s][0] = '\0';
         audit_manager_start(a, config, kmsg_path);
+        /* Sources and SourceStates are EMITS_CHANGE: tell the observer when they did. */
+        if (audit_manager_states_hash(a) != before)
+                audit_manager_on_state_changed(a);
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Change signals: InterfacesAdded/InterfacesRemoved as links come and go, PropertiesChanged
-# for knob values, renames, alternative names, state and the manager's ConfigFiles — seen on
-# the wire with busctl monitor, and as igmpctl monitor prints them (text and JSON): every line
-# and event with its time, lists (matched files) whole.
+# for knob values, renames, alternative names, state, the manager's ConfigFiles and the audit
+# Sources — seen on the wire with busctl monitor, and as igmpctl monitor prints them (text and
+# JSON): every line and event with its time, lists (matched files) whole.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
 need_jq
@@ -97,6 +97,24 @@ wait_until "mon_has '^igmpd: started'" || fail "igmpctl monitor: no 'started'"
 wait_until "mon_has 'kernel 200ms → 150ms, policy 200ms → 150ms (runtime)'" ||
         fail "igmpctl monitor: no change after the restart: $(cat "$T_TMP/mon.txt")"
 
+info "the audit sources change with a reload: Sources is announced"
+# A kernel log stream of the test's own (--kmsg-path): no capability needed to switch it on
+# by a reload (igmpd drops CAP_SYSLOG at start when its configuration does not use /dev/kmsg).
+mkfifo "$T_TMP/kmsg"
+mkdir -p "$T_ROOT/etc/igmpd"
+printf '[Daemon]\nAuditSources=none\n' > "$T_ROOT/etc/igmpd/igmpd.conf"
+igmpd_stop
+igmpd_start "$NS" --kmsg-path "$T_TMP/kmsg"
+igmpd_wait_bus
+sources() { bctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Audit Sources; }
+[ "$(sources)" = 'as 0' ] || fail "AuditSources=none: Sources is $(sources)"
+printf '[Daemon]\nAuditSources=kmsg\n' > "$T_ROOT/etc/igmpd/igmpd.conf"
+"$IGMPCTL" reload
+wait_until "[ \"\$(sources)\" = 'as 1 \"kmsg\"' ]" || fail "AuditSources=kmsg: Sources is $(sources)"
+printf '[Daemon]\nAuditSources=none\n' > "$T_ROOT/etc/igmpd/igmpd.conf"
+"$IGMPCTL" reload
+wait_until "[ \"\$(sources)\" = 'as 0' ]" || fail "AuditSources=none again: Sources is $(sources)"
+
 sleep 0.5
 cat "$T_TMP/mon.txt"
 kill -INT $MON_TXT $MON_JSON
@@ -127,6 +145,10 @@ if [ -n "$ALTNAME" ]; then
         [ -n "$(sig PropertiesChanged "| select(.path == \"$P2\") | select(.payload.data[1].AlternativeNames.data == [\"v2alt\"])")" ] ||
                 fail "no PropertiesChanged(AlternativeNames) for the new alternative name"
 fi
+for want in '["kmsg"]' '[]'; do
+        [ -n "$(sig PropertiesChanged "| select(.path == \"/org/igmpd1\" and .payload.data[0] == \"org.igmpd1.Audit\") | select(.payload.data[1].Sources.data == $want)")" ] ||
+                fail "no PropertiesChanged(Sources = $want) after the reload that changed the audit sources"
+done
 # only what changed is announced: never an empty PropertiesChanged
 [ -z "$(sig PropertiesChanged '| select(.payload.data[1] == {} and .payload.data[2] == [])')" ] ||
         fail "empty PropertiesChanged sent"
