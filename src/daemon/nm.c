@@ -41,6 +41,9 @@ struct NMState {
         NMSync *sync;     /* the read in flight */
         bool read_again;  /* a full read is due after it */
 
+        bool first_done;    /* the first answer is in: profiles read, or NetworkManager absent */
+        bool first_present; /* … and it was on the bus and read */
+
         NMProfileReports reports;
 };
 
@@ -58,6 +61,10 @@ static void nm_on_read(NMSync *s, bool ok, const NMDeviceResult *results, size_t
                 r = nm_table_update(&nm->table, nm_sync_device(s), results, n, nm->changed, nm->userdata);
         if (r < 0)
                 log_oom();
+        if (!nm->first_done) {
+                nm->first_done = true;
+                nm->first_present = ok && r >= 0;
+        }
         nm->sync = nm_sync_free(s);
         if (nm->read_again)
                 nm_read(nm, NULL);
@@ -150,6 +157,7 @@ static int nm_on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_er
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 log_info("NetworkManager is not on the bus; igmpd will follow it when it appears.");
                 nm_table_clear(&nm->table, nm->changed, nm->userdata); /* values kept from an earlier connection */
+                nm->first_done = true;
                 return 0;
         }
         if (sd_bus_message_read(reply, "s", &owner) < 0)
@@ -305,6 +313,14 @@ NMState *nm_free(NMState *nm)
         nm_table_done(&nm->table);
         free(nm);
         return NULL;
+}
+
+int nm_first_read_done(const NMState *nm, bool *ret_present)
+{
+        if (!nm || !nm->first_done)
+                return 0;
+        *ret_present = nm->first_present;
+        return 1;
 }
 
 void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX])

@@ -9,6 +9,7 @@
  * NetworkManager being absent, restarting or appearing later only changes which values apply.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
@@ -32,6 +33,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(NMState *, nm_free);
  * calls it whenever its connection changes. Calls made on a connection that is not up yet wait
  * in it. A NULL nm is a no-op. */
 void nm_set_bus(NMState *nm, sd_bus *bus);
+
+/* For a one-shot reader (igmpd --check): 1 once the first answer is in — NetworkManager's
+ * profiles read (*ret_present true) or NetworkManager not on the bus, or not readable (false) —
+ * 0 while it is awaited. */
+int nm_first_read_done(const NMState *nm, bool *ret_present);
 
 /* Overlays the values of the NetworkManager profile active on the device with this ifindex,
  * with source "NetworkManager:<profile id>". No-op for nm == NULL or an unknown ifindex. The
