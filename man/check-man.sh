@@ -25,6 +25,9 @@
 # Exit:  0 pass, 1 fail, 77 if nothing at all could be checked.
 
 set -uo pipefail
+# With pipefail, never end a pipeline in grep -q: it exits at the first match, and the writer
+# (awk, printf) dies of SIGPIPE if it still has output, failing the pipeline — a match taken
+# for a miss, more often the busier the machine. grep > /dev/null reads everything.
 
 SRCDIR=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BUILDDIR=${2:-}
@@ -146,7 +149,7 @@ report_extra_options() {
         [ -f "$scd" ] || return
         # Only the option definitions: lines starting with "*-" ("*-h*, *--help*").
         while IFS= read -r doc; do
-                printf '%s\n' "$@" | grep -qxF -- "$doc" ||
+                printf '%s\n' "$@" | grep -xF -- "$doc" > /dev/null ||
                         echo "note: $page.scd documents --$doc, which the code does not define (yet)"
         done < <(grep -E '^[[:space:]]*\*-' "$scd" | grep -Eo -- '--[a-z][a-z0-9-]+' | sed 's/^--//' | sort -u)
 }
@@ -237,7 +240,7 @@ check_environment() {
         while read -r var; do
                 [ -n "$var" ] || continue
                 n=$((n + 1))
-                section "$page" ENVIRONMENT | grep -qF "*$var*" || missing+=("$var")
+                section "$page" ENVIRONMENT | grep -F "*$var*" > /dev/null || missing+=("$var")
         done < <(env_reads "$@")
         if [ "${#missing[@]}" -eq 0 ]; then
                 ok "all $n environment variables $what reads are in the ENVIRONMENT section of $page.scd"
@@ -259,7 +262,7 @@ if [ -f "$policy" ]; then
                                    /<allow own="org.igmpd1"/ && u != "" { print u }' "$policy" | sort -u)
         missing=()
         for u in "${owners[@]}"; do
-                section igmpd.8 "D-BUS INTERFACE" | grep -qF "*$u*" || missing+=("$u")
+                section igmpd.8 "D-BUS INTERFACE" | grep -F "*$u*" > /dev/null || missing+=("$u")
         done
         if [ "${#owners[@]}" -eq 0 ]; then
                 fail "found no owner of org.igmpd1 in $policy; has its format changed? (update man/check-man.sh)"
