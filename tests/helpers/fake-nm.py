@@ -27,6 +27,7 @@ and rules as NetworkManager 1.42 (src/core/settings/nm-settings-connection.c, de
 
 The test drives it through /org/igmpd/FakeNM, interface org.igmpd.FakeNM:
   AddDevice(s ifname, u ifindex) -> o
+  RenameDevice(o device, s ifname)                 (its link was renamed: Interface follows, as in NetworkManager)
   AddConnection(s id, a{ss} user_data) -> o        (a profile with many kinds of settings and a secret)
   AddConnectionWith(s id, s uuid, as permissions, a{ss} user_data) -> o
   UpdateConnection(o connection, a{ss} user_data)  (emits Updated, as an edited profile does)
@@ -474,6 +475,10 @@ class Control(dbus.service.Object):
         self.m.devices[path] = Device(self.m, path, ifname, ifindex)
         self.m.announce()
         return dbus.ObjectPath(path)
+
+    @dbus.service.method(CONTROL, in_signature="os", out_signature="")
+    def RenameDevice(self, path, ifname):
+        self.m.devices[path].set_props(IFACE_DEVICE, Interface=dbus.String(ifname), IpInterface=dbus.String(ifname))
 
     @dbus.service.method(CONTROL, in_signature="sa{ss}", out_signature="o")
     def AddConnection(self, conn_id, user_data):
