@@ -102,7 +102,7 @@ int check_run(Manager *m)
 
         for (size_t i = 0; i < n; i++) {
                 Link *l = links[i];
-                KnobValue eff[_KNOB_MAX];
+                KnobValue eff[_KNOB_MAX] = {};
                 LinkInfo info;
 
                 link_to_info(l, &info);
@@ -117,10 +117,12 @@ int check_run(Manager *m)
                         if (l->kernel_known[k])
                                 snprintf(now, sizeof now, "%d", l->kernel[k]);
                         if (eff[k].set)
-                                printf("    %-36s %8s -> %-8d %s\n", ki->name, now, eff[k].value, eff[k].source);
+                                printf("    %-36s %8s -> %-8d %s\n", ki->name, now, eff[k].value,
+                                       knob_value_source(&eff[k]));
                         else
                                 printf("    %-36s %8s    %-8s %s\n", ki->name, now, "", "(no policy: left as is)");
                 }
+                knob_values_clear(eff);
         }
 
         if (m->n_config_errors > 0) {

@@ -143,7 +143,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
                 ret->knobs[k] = (KnobStatus) {
                         .kernel = l->kernel_known[k] ? l->kernel[k] : KNOB_STATUS_UNKNOWN,
                         .policy = l->effective[k].set ? l->effective[k].value : KNOB_STATUS_UNKNOWN,
-                        .source = l->effective[k].set ? l->effective[k].source : NULL,
+                        .source = knob_value_source(&l->effective[k]),
                 };
 }
 
@@ -216,7 +216,7 @@ static int append_knobs(sd_bus_message *reply, const Link *l)
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
                 int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
-                const char *source = l->effective[k].set ? strempty(l->effective[k].source) : "";
+                const char *source = strempty(knob_value_source(&l->effective[k]));
 
                 r = sd_bus_message_open_container(reply, 'e', "s(iis)");
                 if (r >= 0)
@@ -418,7 +418,7 @@ static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkS
         if (r >= 0)
                 r = strpool_intern(pool, l->last_error, &row->last_error);
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
-                r = strpool_intern(pool, l->effective[k].set ? l->effective[k].source : NULL, &row->source[k]);
+                r = strpool_intern(pool, knob_value_source(&l->effective[k]), &row->source[k]);
         row->first = extra->n;
         for (char **a = l->altnames; r >= 0 && a && *a; a++) {
                 uint32_t i;

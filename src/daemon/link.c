@@ -51,6 +51,7 @@ Link *link_free(Link *l)
         free(l->kind);
         free(l->last_error);
         free(l->matched);
+        knob_values_clear(l->effective);
         sd_event_source_disable_unref(l->retry_source);
         free(l);
         return NULL;
@@ -265,7 +266,7 @@ static void link_plan(Link *l, KnobPlan plan[_KNOB_MAX])
                         if (l->effective[k].set && !ctx->knob_missing_warned[k]) {
                                 log_warning("Policy sets %s (from %s), but this kernel does not have it "
                                             "(added by %s); ignoring it on all links.",
-                                            i->name, l->effective[k].source, i->patch);
+                                            i->name, knob_value_source(&l->effective[k]), i->patch);
                                 ctx->knob_missing_warned[k] = true;
                         }
                         continue;
@@ -392,7 +393,7 @@ static int link_write_family(Link *l, KnobFamily family, int dfd, const KnobPlan
 
                 if (p->write)
                         log_link_debug(l, "Set %s=%d (was %d, from %s).", i->name, p->want, p->old,
-                                       l->effective[k].set ? l->effective[k].source : "value before igmpd");
+                                       l->effective[k].set ? knob_value_source(&l->effective[k]) : "value before igmpd");
         }
         if (touched)
                 link_record_touch(l);
@@ -457,7 +458,7 @@ static void link_check_mld_all(Link *l)
                 return;
         log_link_warning(l, "net.ipv6.conf.all.force_mld_version=%d overrides the per-link MLD version "
                          "%d set by %s.", all, l->effective[KNOB_MLD_VERSION].value,
-                         l->effective[KNOB_MLD_VERSION].source);
+                         knob_value_source(&l->effective[KNOB_MLD_VERSION]));
         ctx->mld_all_warned = true;
 }
 
@@ -780,7 +781,7 @@ void link_snapshot(const Link *l, LinkSnapshot *ret)
 
                 h = fnv1a64(h, &kernel, sizeof kernel);
                 h = fnv1a64(h, &policy, sizeof policy);
-                h = fnv1a64_str(h, l->effective[k].set ? l->effective[k].source : "");
+                h = fnv1a64_str(h, strempty(knob_value_source(&l->effective[k])));
         }
         ret->knobs = h;
 

@@ -58,18 +58,14 @@ int nm_user_data_apply(const char *profile, const char *key, const char *value, 
         return 1;
 }
 
-char *nm_source_name(const char *profile_id)
+RefStr *nm_source_new(const char *profile_id)
 {
-        char *s;
-
-        if (asprintf(&s, NM_SOURCE_PREFIX "%s", profile_id ?: "") < 0)
-                return NULL;
-        return s;
+        return refstr_newf(NM_SOURCE_PREFIX "%s", profile_id ?: "");
 }
 
-void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], const char *source, KnobValue out[_KNOB_MAX])
+void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], RefStr *source, KnobValue out[_KNOB_MAX])
 {
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 if (knobs[k].line > 0)
-                        out[k] = (KnobValue) { .value = knobs[k].value, .set = true, .source = source };
+                        knob_value_set(&out[k], knobs[k].value, source);
 }

@@ -22,8 +22,9 @@
 int nm_user_data_apply(const char *profile, const char *key, const char *value, KnobSetting knobs[_KNOB_MAX],
                        ConfigDiagFn diag, void *userdata);
 
-/* Builds the source string "NetworkManager:<id>". Caller frees. NULL on ENOMEM. */
-char *nm_source_name(const char *profile_id);
+/* Builds the source "NetworkManager:<id>", with one reference. NULL on ENOMEM. */
+RefStr *nm_source_new(const char *profile_id);
 
-/* Overlays every set knob of knobs[] onto out[] with the given source. */
-void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], const char *source, KnobValue out[_KNOB_MAX]);
+/* Overlays every set knob of knobs[] onto out[] (valid values, see KnobValue), each taking a
+ * reference to source. */
+void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], RefStr *source, KnobValue out[_KNOB_MAX]);

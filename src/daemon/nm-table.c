@@ -15,7 +15,7 @@ static void entries_free(NMEntry *e, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
                 free(e[i].device);
-                free(e[i].source);
+                refstr_unref(e[i].source);
         }
         free(e);
 }
@@ -44,7 +44,7 @@ static bool entry_equal(const NMEntry *a, const NMEntry *b)
 {
         if (!a || !b)
                 return a == b;
-        if (!streq(a->source, b->source))
+        if (!streq(refstr_str(a->source), refstr_str(b->source)))
                 return false;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 if ((a->knobs[k].line > 0) != (b->knobs[k].line > 0))
@@ -74,21 +74,16 @@ static void table_replace(NMTable *t, NMEntry *entries, size_t n, NMTableChanged
 
                         if (pass == 1 && was)
                                 continue; /* handled in the first pass */
-                        if (entry_equal(was, now)) {
-                                /* Unchanged: the link is not configured again and keeps pointing
-                                 * at the old source string, so that string moves to the new table. */
-                                if (was && was->source != now->source) {
-                                        char *s = ((NMEntry *) was)->source;
-                                        ((NMEntry *) was)->source = ((NMEntry *) now)->source;
-                                        ((NMEntry *) now)->source = s;
-                                }
+                        /* Unchanged: the link is not configured again (it keeps its own reference
+                         * to the source). */
+                        if (entry_equal(was, now))
                                 continue;
-                        }
 
                         if (now)
                                 log_info("%s: NetworkManager profile '%s' %s, %u igmpd value%s.", now->ifname,
-                                         now->source + strlen(NM_SOURCE_PREFIX),
-                                         was && streq(was->source, now->source) ? "changed" : "is active",
+                                         refstr_str(now->source) + strlen(NM_SOURCE_PREFIX),
+                                         was && streq(refstr_str(was->source), refstr_str(now->source)) ? "changed"
+                                                                                                 : "is active",
                                          nm_count_knobs(now->knobs), nm_count_knobs(now->knobs) == 1 ? "" : "s");
                         else
                                 log_info("%s: no NetworkManager profile values any more, falling back.",
@@ -120,7 +115,7 @@ static int entry_add(NMTable *t, NMEntry *entries, size_t *n, const NMDeviceResu
         strcpy(e->ifname, r->ifname);
         memcpy(e->knobs, r->knobs, sizeof e->knobs);
         e->device = strdup(r->path);
-        e->source = nm_source_name(r->profile);
+        e->source = nm_source_new(r->profile);
         (*n)++; /* freed with the array on failure */
         return e->device && e->source ? 0 : -ENOMEM;
 }
@@ -144,8 +139,8 @@ int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *result
                         continue;
                 entries[n] = *o;
                 entries[n].device = strdup(o->device);
-                entries[n].source = strdup(o->source);
-                r = entries[n].device && entries[n].source ? 0 : -ENOMEM;
+                entries[n].source = refstr_ref(o->source);
+                r = entries[n].device ? 0 : -ENOMEM;
                 n++;
         }
         for (size_t i = 0; r >= 0 && i < n_results; i++)

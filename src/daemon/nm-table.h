@@ -22,7 +22,7 @@ typedef struct NMEntry {
         char ifname[IF_NAMESIZE];
         int ifindex;
         char *device; /* object path of the device */
-        char *source; /* "NetworkManager:<id>" */
+        RefStr *source; /* "NetworkManager:<id>"; links hold references of their own */
         KnobSetting knobs[_KNOB_MAX];
 } NMEntry;
 
@@ -37,8 +37,7 @@ const NMEntry *nm_table_find(const NMTable *t, int ifindex);
 
 /* Takes in what a read found: a full read (device NULL) makes the whole table, a read of one
  * device object changes its entries only. Then reports every ifindex whose values changed to
- * changed() — while the old entries, whose source strings links still point at, are alive —
- * and frees those. 0, or -ENOMEM with the table unchanged. */
+ * changed(). 0, or -ENOMEM with the table unchanged. */
 int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *results, size_t n, NMTableChangedFn changed,
                     void *userdata);
 /* Empties the table, reporting every ifindex it had. */

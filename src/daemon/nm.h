@@ -39,7 +39,7 @@ void nm_set_bus(NMState *nm, sd_bus *bus);
  * 0 while it is awaited. */
 int nm_first_read_done(const NMState *nm, bool *ret_present);
 
-/* Overlays the values of the NetworkManager profile active on the device with this ifindex,
- * with source "NetworkManager:<profile id>". No-op for nm == NULL or an unknown ifindex. The
- * source string stays valid until changed() is called for that ifindex. */
+/* Overlays the values of the NetworkManager profile active on the device with this ifindex
+ * onto out[] (valid values, see KnobValue), with source "NetworkManager:<profile id>" (each
+ * value holds a reference of its own). No-op for nm == NULL or an unknown ifindex. */
 void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX]);

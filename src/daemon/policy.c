@@ -74,6 +74,7 @@ PolicyFile *policy_file_free(PolicyFile *f)
                 return NULL;
         match_done(&f->match);
         free(f->path);
+        refstr_unref(f->source);
         free(f->name);
         free(f);
         return NULL;
@@ -244,9 +245,10 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
         if (!f)
                 return -ENOMEM;
         f->path = strdup(path);
+        f->source = refstr_new(path);
         slash = strrchr(path, '/');
         f->name = strdup(slash ? slash + 1 : path);
-        if (!f->path || !f->name)
+        if (!f->path || !f->source || !f->name)
                 return -ENOMEM;
 
         ParseState state = { .match = &f->match, .knobs = f->knobs };
@@ -309,13 +311,28 @@ bool policy_match(const PolicyMatch *m, const LinkInfo *link)
         return true;
 }
 
+void knob_value_set(KnobValue *v, int32_t value, RefStr *source)
+{
+        RefStr *old = v->source;
+
+        *v = (KnobValue) { .value = value, .set = true, .source = refstr_ref(source) };
+        refstr_unref(old);
+}
+
+void knob_values_clear(KnobValue v[_KNOB_MAX])
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                refstr_unref(v[k].source);
+                v[k] = (KnobValue) {};
+        }
+}
+
 void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX],
                   const PolicyFile **ret_matched, size_t max_matched, size_t *ret_n_matched)
 {
         size_t n_matched = 0;
 
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                out[k] = (KnobValue) {};
+        knob_values_clear(out);
 
         for (size_t i = 0; p && i < p->n_files; i++) {
                 const PolicyFile *f = p->files[i];
@@ -327,7 +344,7 @@ void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX
                 n_matched++;
                 for (Knob k = 0; k < _KNOB_MAX; k++)
                         if (f->knobs[k].line > 0)
-                                out[k] = (KnobValue) { .value = f->knobs[k].value, .set = true, .source = f->path };
+                                knob_value_set(&out[k], f->knobs[k].value, f->source);
         }
         if (ret_n_matched)
                 *ret_n_matched = n_matched;

@@ -13,6 +13,7 @@
 
 #include "conf-parser.h"
 #include "knob.h"
+#include "refstr.h"
 
 /* The directories, strongest first (joined to the config root). */
 extern const char *const policy_dirs[];
@@ -36,6 +37,7 @@ typedef struct KnobSetting {
 
 typedef struct PolicyFile {
         char *path;
+        RefStr *source; /* path again, for the knob values it sets (KnobValue.source) */
         char *name;
         PolicyMatch match;
         KnobSetting knobs[_KNOB_MAX];
@@ -60,12 +62,24 @@ typedef struct LinkInfo {
         bool loopback;
 } LinkInfo;
 
-/* The effective value of one knob and where it came from. */
+/* The effective value of one knob and where it came from. Each value holds a reference of its
+ * own to its source, so it stays valid whatever happens to the policy set or NetworkManager
+ * table it came from: arrays of them start zeroed and end with knob_values_clear(). */
 typedef struct KnobValue {
         int32_t value;
         bool set;
-        const char *source; /* file path, "runtime", "NetworkManager:<id>"; NULL if unset */
+        RefStr *source; /* file path, "runtime", "NetworkManager:<id>"; NULL if unset */
 } KnobValue;
+
+/* Sets v to value from source (taking a reference to it), dropping what v held. */
+void knob_value_set(KnobValue *v, int32_t value, RefStr *source);
+/* Unsets every value of v[], dropping the references. */
+void knob_values_clear(KnobValue v[_KNOB_MAX]);
+/* Where v came from, or NULL if it is unset. */
+static inline const char *knob_value_source(const KnobValue *v)
+{
+        return v->set ? refstr_str(v->source) : NULL;
+}
 
 PolicyFile *policy_file_free(PolicyFile *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyFile *, policy_file_free);
@@ -84,8 +98,9 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
 
 bool policy_match(const PolicyMatch *m, const LinkInfo *link);
 
-/* Fills out[] from every matching file, in order, later files overriding earlier ones. Sets
- * ret_matched (may be NULL) to the matching files, up to max_matched. */
+/* Fills out[] from every matching file, in order, later files overriding earlier ones; what
+ * out[] held before (zeroed or valid values) is dropped. Sets ret_matched (may be NULL) to the
+ * matching files, up to max_matched. */
 void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX],
                   const PolicyFile **ret_matched, size_t max_matched, size_t *ret_n_matched);
 

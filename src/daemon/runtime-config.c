@@ -134,6 +134,7 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, Run
 
 void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue out[_KNOB_MAX])
 {
+        static RefStr runtime_source = REFSTR_STATIC(RUNTIME_SOURCE);
         const RuntimeEntry *e = runtime_config_find(c, ifname);
 
         if (!e)
@@ -143,8 +144,7 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
                 for (Knob k = 0; k < _KNOB_MAX; k++)
                         if (e->knobs[order[i]][k].line > 0)
-                                out[k] = (KnobValue) { .value = e->knobs[order[i]][k].value, .set = true,
-                                                       .source = RUNTIME_SOURCE };
+                                knob_value_set(&out[k], e->knobs[order[i]][k].value, &runtime_source);
 }
 
 char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])

@@ -37,7 +37,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RuntimeConfig *, runtime_config_free);
 
 const RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname);
 
-/* Overlays the runtime values for ifname (the /etc layer, then /run) onto out[]. */
+/* Overlays the runtime values for ifname (the /etc layer, then /run) onto out[] (valid values,
+ * see KnobValue), with source RUNTIME_SOURCE. */
 void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue out[_KNOB_MAX]);
 
 /* Stores values for ifname in scope: merges set[] knobs into what the file already holds and

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 Policy p = { .files = files, .n_files = 1 };
 
                 for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
-                        KnobValue out[_KNOB_MAX];
+                        KnobValue out[_KNOB_MAX] = {};
                         const PolicyFile *matched[4];
                         size_t n_matched = 0;
                         bool m = policy_match(&f->match, &links[i]);
@@ -79,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         for (Knob k = 0; k < _KNOB_MAX; k++)
                                 if (out[k].set)
                                         assert(knob_check_value(k, out[k].value) >= 0);
+                        knob_values_clear(out);
                 }
         }
 

@@ -102,33 +102,38 @@ Test(nm_parse, bad_value_keeps_earlier_good_one_and_null_diag_is_quiet)
 
 Test(nm_parse, source_name)
 {
-        char *s = nm_source_name("iptv wired");
+        RefStr *s = nm_source_new("iptv wired");
 
         cr_assert_not_null(s);
-        cr_expect_str_eq(s, "NetworkManager:iptv wired");
-        free(s);
-        s = nm_source_name(NULL);
-        cr_expect_str_eq(s, "NetworkManager:");
-        free(s);
+        cr_expect_str_eq(refstr_str(s), "NetworkManager:iptv wired");
+        refstr_unref(s);
+        s = nm_source_new(NULL);
+        cr_expect_str_eq(refstr_str(s), "NetworkManager:");
+        refstr_unref(s);
 }
 
 Test(nm_parse, overlay_precedence)
 {
         KnobSetting knobs[_KNOB_MAX] = {};
         KnobValue out[_KNOB_MAX] = {};
+        RefStr *file = refstr_new("/etc/igmpd/conf.d/10.conf"), *nm = nm_source_new("iptv");
 
-        out[KNOB_IGMPV3_INTERVAL] = (KnobValue) { .value = 500, .set = true, .source = "/etc/igmpd/conf.d/10.conf" };
-        out[KNOB_IGMPV2_INTERVAL] = (KnobValue) { .value = 900, .set = true, .source = "/etc/igmpd/conf.d/10.conf" };
+        knob_value_set(&out[KNOB_IGMPV3_INTERVAL], 500, file);
+        knob_value_set(&out[KNOB_IGMPV2_INTERVAL], 900, file);
         knobs[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
         knobs[KNOB_MLD_VERSION] = (KnobSetting) { .value = 0, .line = 1 };
 
-        nm_knobs_overlay(knobs, "NetworkManager:iptv", out);
+        nm_knobs_overlay(knobs, nm, out);
+        /* The values hold references of their own: the owners may let go. */
+        refstr_unref(file);
+        refstr_unref(nm);
 
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
-        cr_expect_str_eq(out[KNOB_IGMPV3_INTERVAL].source, "NetworkManager:iptv");
+        cr_expect_str_eq(knob_value_source(&out[KNOB_IGMPV3_INTERVAL]), "NetworkManager:iptv");
         cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 900, "unset NM knob must keep the policy value");
-        cr_expect_str_eq(out[KNOB_IGMPV2_INTERVAL].source, "/etc/igmpd/conf.d/10.conf");
+        cr_expect_str_eq(knob_value_source(&out[KNOB_IGMPV2_INTERVAL]), "/etc/igmpd/conf.d/10.conf");
         cr_expect(out[KNOB_MLD_VERSION].set, "version 0 (auto) is a value, not 'unset'");
         cr_expect_eq(out[KNOB_MLD_VERSION].value, 0);
         cr_expect(!out[KNOB_MLDV2_INTERVAL].set);
+        knob_values_clear(out);
 }

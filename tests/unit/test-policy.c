@@ -257,7 +257,7 @@ Test(policy, merge_later_file_wins_per_key)
         _cleanup_(policy_freep) Policy *p = policy_of(texts, ELEMENTSOF(texts));
         LinkInfo iptv = { .name = "iptv0", .type = "ether" };
         LinkInfo eth = { .name = "eth0", .type = "ether" };
-        KnobValue out[_KNOB_MAX];
+        KnobValue out[_KNOB_MAX] = {};
         const PolicyFile *matched[4];
         size_t n;
 
@@ -266,14 +266,33 @@ Test(policy, merge_later_file_wins_per_key)
         cr_expect_eq(matched[0], p->files[0]);
         cr_expect_eq(matched[1], p->files[1]);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
-        cr_expect_str_eq(out[KNOB_IGMPV3_INTERVAL].source, "/etc/igmpd/conf.d/10.conf");
+        cr_expect_str_eq(knob_value_source(&out[KNOB_IGMPV3_INTERVAL]), "/etc/igmpd/conf.d/10.conf");
         cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 5000);
-        cr_expect_str_eq(out[KNOB_IGMPV2_INTERVAL].source, "/etc/igmpd/conf.d/00.conf");
+        cr_expect_str_eq(knob_value_source(&out[KNOB_IGMPV2_INTERVAL]), "/etc/igmpd/conf.d/00.conf");
         cr_expect(!out[KNOB_MLDV2_INTERVAL].set);
 
         policy_merge(p, &eth, out, NULL, 0, &n);
         cr_expect_eq(n, 1);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 1000);
+        cr_expect(!out[KNOB_MLDV2_INTERVAL].set);
+        knob_values_clear(out);
+}
+
+/* A merged value holds its own reference to the file's path: it outlives the policy set. */
+Test(policy, merged_source_outlives_the_policy)
+{
+        const char *texts[] = { "[IGMP]\nV3UnsolicitedReportInterval=300\n" };
+        Policy *p = policy_of(texts, ELEMENTSOF(texts));
+        LinkInfo l = { .name = "eth0", .type = "ether" };
+        KnobValue out[_KNOB_MAX] = {};
+
+        policy_merge(p, &l, out, NULL, 0, NULL);
+        policy_free(p);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 300);
+        cr_expect_str_eq(knob_value_source(&out[KNOB_IGMPV3_INTERVAL]), "/etc/igmpd/conf.d/00.conf");
+        knob_values_clear(out);
+        cr_expect(!out[KNOB_IGMPV3_INTERVAL].set);
+        cr_expect_null(out[KNOB_IGMPV3_INTERVAL].source);
 }
 
 /* Directory precedence and masking, on a real tree below a temp root. */
@@ -329,11 +348,12 @@ Test(policy, directories_override_mask_and_order, .init = setup_root, .fini = te
         cr_expect_eq(p->n_masked, 2);
 
         LinkInfo l = { .name = "x", .type = "ether" };
-        KnobValue out[_KNOB_MAX];
+        KnobValue out[_KNOB_MAX] = {};
         policy_merge(p, &l, out, NULL, 0, NULL);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
         cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 7000);
         cr_expect(!out[KNOB_IGMP_VERSION].set);
+        knob_values_clear(out);
 }
 
 Test(policy, unreadable_and_oversized_files_are_skipped, .init = setup_root, .fini = teardown_root)

@@ -60,15 +60,17 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         cr_expect(strstr(run, "V3UnsolicitedReportInterval=300ms\nVersion=auto\n") != NULL, "%s", run);
 
         /* /run beats /etc, and both beat whatever was there. */
-        out[KNOB_IGMPV3_INTERVAL] = (KnobValue) { .value = 1000, .set = true, .source = "/x.conf" };
+        _cleanup_(refstr_unrefp) RefStr *file = refstr_new("/x.conf");
+        knob_value_set(&out[KNOB_IGMPV3_INTERVAL], 1000, file);
         runtime_config_merge(c, "eth0", out);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 300);
-        cr_expect_str_eq(out[KNOB_IGMPV3_INTERVAL].source, "runtime");
+        cr_expect_str_eq(knob_value_source(&out[KNOB_IGMPV3_INTERVAL]), "runtime");
+        cr_expect_eq(file->n_ref, 1u, "the value replaced gave its reference back");
 
         /* What was written reads back the same. */
         cr_assert_eq(runtime_config_load(root, NULL, NULL, &again), 0);
         cr_assert_not_null(runtime_config_find(again, "eth0"));
-        memset(out, 0, sizeof out);
+        knob_values_clear(out);
         runtime_config_merge(again, "eth0", out);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 300);
         cr_expect(out[KNOB_IGMP_VERSION].set);
@@ -79,7 +81,7 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         cr_expect_eq(system(cmd), 0);
 
         cr_assert_eq(runtime_config_revert(c, root, "eth0"), 0);
-        memset(out, 0, sizeof out);
+        knob_values_clear(out);
         runtime_config_merge(c, "eth0", out);
         cr_expect(!out[KNOB_IGMPV3_INTERVAL].set);
         char *gone = slurp("/etc/igmpd/runtime.d/eth0.conf");
