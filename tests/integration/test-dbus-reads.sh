@@ -94,7 +94,10 @@ BUS_LOOP=$HELPERS/bus-loop
 strace_start() {
         : > "$T_TMP/strace"
         # In its network namespace: strace asks the kernel there what the socket is, to decode.
-        in_ns "$NS" strace -qq -f -e trace=sendto,sendmsg -e signal=none -o "$T_TMP/strace" -p "$T_IGMPD_PID" \
+        # Started as a plain command (ip netns exec execs strace), so that $! is strace itself
+        # and the SIGINT below detaches it: a function in the background would be a subshell,
+        # and strace would go on tracing igmpd until it exits (LeakSanitizer cannot run then).
+        ip netns exec "$NS" strace -qq -f -e trace=sendto,sendmsg -e signal=none -o "$T_TMP/strace" -p "$T_IGMPD_PID" \
                 2> "$T_TMP/strace.err" &
         STRACE_PID=$!
         _T_PIDS+=("$STRACE_PID")
@@ -116,6 +119,7 @@ t0=$(ms_now)
 n=$(as_nobody "$BUS_LOOP" objects 2) || fail "the read loop failed"
 t1=$(ms_now)
 dumps=$(strace_dumps)
+wait_until "grep -qE '^TracerPid:[[:space:]]+0$' /proc/$T_IGMPD_PID/status" || fail "strace did not let go of igmpd"
 # One refresh starts per second at most, plus the one running when the loop ends.
 bound=$(( (t1 - t0 + 999) / 1000 + 1 ))
 info "$n reads in $((t1 - t0)) ms made igmpd dump all links $dumps times (at most $bound)"
