@@ -151,48 +151,38 @@ static int read_interfaces(sd_bus_message *msg, ClientLink *l, bool *ret_is_link
         return sd_bus_message_exit_container(msg);
 }
 
+/* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
+ * GetManagedObjects from an igmpd without it); their object paths follow from their ifindexes. */
 static int monitor_load(Monitor *m)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        const char *path;
+        ClientLink *links = NULL;
+        size_t n = 0;
         int r;
 
         monitor_clear(m);
-        r = sd_bus_call_method(m->bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &error, &reply,
-                               NULL);
-        if (r < 0) {
-                r = client_call_error(&error, r, "read the links", NULL);
-                sd_bus_error_free(&error);
+        r = client_links_get_all(m->bus, &links, &n);
+        if (r < 0)
                 return r;
-        }
-        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-                ClientLink l;
-                bool is_link;
+        m->links = calloc(MAX(MIN(n, (size_t) MONITOR_LINKS_MAX), (size_t) 1), sizeof *m->links);
+        if (!m->links)
+                r = -ENOMEM;
+        /* Ordered by ifindex, each once: no lookups needed. */
+        for (size_t i = 0; r >= 0 && i < n && m->n < MONITOR_LINKS_MAX; i++) {
+                MonitorLink *ml = &m->links[m->n];
+                char ifindex[16];
 
-                r = sd_bus_message_read(reply, "o", &path);
+                snprintf(ifindex, sizeof ifindex, "%d", links[i].ifindex);
+                r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", ifindex, &ml->path);
                 if (r < 0)
                         break;
-                client_link_init(&l);
-                r = read_interfaces(reply, &l, &is_link);
-                if (r >= 0 && is_link) {
-                        MonitorLink *ml = monitor_add(m, path);
-                        if (ml) {
-                                client_link_done(&ml->link);
-                                ml->link = l;
-                                client_link_init(&l);
-                        }
-                }
-                client_link_done(&l);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
+                ml->link = links[i]; /* ownership moves */
+                client_link_init(&links[i]);
+                m->n++;
         }
-        sd_bus_message_unref(reply);
+        client_links_free(links, n);
         if (r < 0)
-                fprintf(stderr, "Failed to parse the link objects: %s\n", strerror(-r));
-        return r;
+                fprintf(stderr, "Failed to read the links: %s\n", strerror(-r));
+        return r < 0 ? r : 0;
 }
 
 static void print_json_link_event(const char *event, const ClientLink *l, unsigned changed)
