@@ -11,6 +11,8 @@
  *           alternating the value so every call changes the kernel value and the runtime file
  *   objects GetManagedObjects on /org/igmpd1 (COUNT/20 times, at least 3), reply fully read
  *           ("objects": call + walking every item, "objects_received": until the reply is in)
+ *   state   ListLinksState, igmpctl's bulk read, the same way ("state", "state_received"); not
+ *           printed if igmpd lacks the method (an older igmpd)
  * and prints one line per kind: "KIND n=… p50_us=… p99_us=… max_us=…". Finally the runtime
  * change is reverted (RevertLink).
  */
@@ -112,6 +114,28 @@ int main(int argc, char *argv[])
         }
         report("objects", t, n_obj, "");
         report("objects_received", t_recv, n_obj, "");
+
+        for (unsigned i = 0; i < n_obj; i++) {
+                uint64_t t0 = now_us();
+                r = sd_bus_call_method(bus, DEST, PATH, IFACE, "ListLinksState", &e, &reply, "");
+                if (r < 0 && sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                        sd_bus_error_free(&e);
+                        n_obj = 0; /* an igmpd without it */
+                        break;
+                }
+                if (r < 0)
+                        return fail("ListLinksState", r, &e);
+                t_recv[i] = now_us() - t0;
+                r = sd_bus_message_skip(reply, "asasa(iuuuuuuauauaiaiau)");
+                if (r < 0)
+                        return fail("ListLinksState reply", r, NULL);
+                t[i] = now_us() - t0;
+                reply = sd_bus_message_unref(reply);
+        }
+        if (n_obj > 0) {
+                report("state", t, n_obj, "");
+                report("state_received", t_recv, n_obj, "");
+        }
 
         r = sd_bus_call_method(bus, DEST, PATH, IFACE, "RevertLink", &e, NULL, "iu", ifindex, 0u);
         if (r < 0)

@@ -183,52 +183,92 @@ if idle:
 
 # ---- 5 D-Bus
 db = [r for r in rows if r[0] == "dbus"]
+old = [r for r in rows if r[0] == "dbusold"]   # --old-build: the old path, same run
 if db:
     L.append("### 5. D-Bus (private dbus-daemon, N links)")
     L.append("")
     if any(r[1] == "igmpctl_missing" for r in db):
         L.append("igmpctl not built or not working: not measured.")
-    g = lambda key: med([int(r[2]) for r in db if r[1] == key])
-    rt = {r[2]: kv(r[3:]) for r in db if r[1] == "rtt"}
-    L.append("| figure | median | baseline (same run) | target | met |")
-    L.append("|---|---|---|---|---|")
+
+    def figures(rs):
+        g = lambda key: med([int(r[2]) for r in rs if r[1] == key])
+        rt = {}
+        for r in rs:
+            if r[1] == "rtt":
+                rt.setdefault(r[2], []).append(kv(r[3:]))
+        # several dbus-rtt runs (new and old take turns): the median of their medians
+        rt = {k: {f: med([d[f] for d in v]) for f in v[0]} for k, v in rt.items()}
+        return g, rt
+
+    g, rt = figures(db)
+    go, rto = figures(old) if old else (lambda key: None, {})
+    ping = ms(rt.get("ping", {}).get("p50_us"), 3)
+
+    def row(figure, new_us, old_us, baseline, target, met):
+        if old:
+            L.append("| %s | %s | %s | %s | %s | %s |" % (figure, ms(new_us), ms(old_us), baseline, target, met))
+        else:
+            L.append("| %s | %s | %s | %s | %s |" % (figure, ms(new_us), baseline, target, met))
+
+    rtv = lambda d, k, f="p50_us": d.get(k, {}).get(f)
+    if old:
+        L.append("| figure | median | old path, same run (%s) | baseline (same run) | target | met |" % meta.get("old", "old build"))
+        L.append("|---|---|---|---|---|---|")
+    else:
+        L.append("| figure | median | baseline (same run) | target | met |")
+        L.append("|---|---|---|---|---|")
     if g("igmpctl_status_us") is not None:
-        L.append("| `igmpctl status` (all links, output to /dev/null) | %s | `igmpctl --version` %s; `igmpctl list` %s | ≤ 100 ms | %s |"
-                 % (ms(g("igmpctl_status_us")), ms(g("igmpctl_version_us")), ms(g("igmpctl_list_us")),
-                    ok(g("igmpctl_status_us") <= 100000)))
-    if "objects" in rt:
-        L.append("| GetManagedObjects, in-process sd-bus call, reply walked | %s | Peer.Ping %s | ≤ 50 ms | %s |"
-                 % (ms(rt["objects"]["p50_us"]), ms(rt.get("ping", {}).get("p50_us"), 3),
-                    ok(rt["objects"]["p50_us"] <= 50000)))
+        row("`igmpctl status` (all links, output to /dev/null)", g("igmpctl_status_us"), go("igmpctl_status_us"),
+            "`igmpctl --version` %s; `igmpctl list` %s%s" % (ms(g("igmpctl_version_us")), ms(g("igmpctl_list_us")),
+                                                           " (old %s)" % ms(go("igmpctl_list_us")) if old else ""),
+            "≤ 100 ms", ok(g("igmpctl_status_us") <= 100000))
     if "objects_received" in rt:
-        L.append("| GetManagedObjects, until the reply is in (without walking it) | %s | Peer.Ping %s | — | — |"
-                 % (ms(rt["objects_received"]["p50_us"]), ms(rt.get("ping", {}).get("p50_us"), 3)))
+        row("GetManagedObjects, in-process sd-bus call, until the reply is in", rtv(rt, "objects_received"),
+            rtv(rto, "objects_received"), "Peer.Ping %s" % ping, "≤ 50 ms", ok(rtv(rt, "objects_received") <= 50000))
+    if "objects" in rt:
+        row("GetManagedObjects, reply walked by the client", rtv(rt, "objects"), rtv(rto, "objects"),
+            "Peer.Ping %s" % ping, "—", "—")
+    if "state_received" in rt:
+        row("ListLinksState (igmpctl's bulk read), until the reply is in", rtv(rt, "state_received"), None,
+            "Peer.Ping %s" % ping, "—", "—")
+    if "state" in rt:
+        row("ListLinksState, reply walked by the client", rtv(rt, "state"), None, "Peer.Ping %s" % ping, "—", "—")
     if g("busctl_objects_us") is not None:
-        L.append("| GetManagedObjects via `busctl call` (process start + printing) | %s | `busctl call … Ping` %s | — | — |"
-                 % (ms(g("busctl_objects_us")), ms(g("busctl_ping_us"))))
+        row("GetManagedObjects via `busctl call` (process start + printing)", g("busctl_objects_us"),
+            go("busctl_objects_us"), "`busctl call … Ping` %s" % ms(g("busctl_ping_us")), "—", "—")
     if "set" in rt:
-        L.append("| SetLinkKnobs round trip (median of %d; p99 %s) | %s | Peer.Ping %s | ≤ 5 ms | %s |"
-                 % (rt["set"]["n"], ms(rt["set"]["p99_us"], 2), ms(rt["set"]["p50_us"], 3),
-                    ms(rt.get("ping", {}).get("p50_us"), 3), ok(rt["set"]["p50_us"] <= 5000)))
+        row("SetLinkKnobs round trip (median of %d; p99 %s)" % (rt["set"]["n"], ms(rt["set"]["p99_us"], 2)),
+            rtv(rt, "set"), rtv(rto, "set"), "Peer.Ping %s" % ping, "≤ 5 ms", ok(rtv(rt, "set") <= 5000))
     L.append("")
-    # where the time of the two bulk reads goes
-    cpu = next((kv(r[2:]) for r in db if r[1] == "objects_cpu_ms"), None)
+    # where the time of the bulk reads goes
+    cpus = lambda rs, key: [kv(r[2:]) for r in rs if r[1] == key]
+
+    def per_call(lst, who):
+        return med([c[who] * 1000 / max(c.get("calls", 1), 1) for c in lst]) if lst else None
+
+    cpu, cpuo, cpus_state = cpus(db, "objects_cpu_ms"), cpus(old, "objects_cpu_ms"), cpus(db, "state_cpu_ms")
     dump = next((kv(r[2:]) for r in db if r[1] == "dump"), None)
     if cpu or dump or g("igmpctl_status_cpu_ms") is not None:
         L.append("Where it goes (same run):")
         L.append("")
         if dump:
-            L.append("- the kernel's link dump alone (RTM_GETLINK, statistics skipped, %d links, %.1f MB; igmpd makes one "
-                     "before each GetManagedObjects/Describe to show current kernel values): %s"
+            L.append("- the kernel's link dump alone (RTM_GETLINK, statistics skipped, %d links, %.1f MB; the old igmpd "
+                     "made one before each GetManagedObjects/Describe, the new one at most one a second, "
+                     "asynchronously, for all reads together): %s"
                      % (dump["links"], dump["bytes"] / 1e6, ms(dump["p50_us"])))
         if cpu:
-            n = max(cpu.get("calls", 1), 1)
-            L.append("- CPU per GetManagedObjects: igmpd %s (dump, reading it, building the reply), dbus-daemon %s "
-                     "(receiving, validating and passing on the reply)"
-                     % (ms(cpu["igmpd"] * 1000 / n), ms(cpu["dbus-daemon"] * 1000 / n)))
+            L.append("- CPU per GetManagedObjects (calls back to back): igmpd %s, dbus-daemon %s (receiving, validating "
+                     "and passing on the reply)%s"
+                     % (ms(per_call(cpu, "igmpd")), ms(per_call(cpu, "dbus-daemon")),
+                        "; old path: igmpd %s, dbus-daemon %s" % (ms(per_call(cpuo, "igmpd")), ms(per_call(cpuo, "dbus-daemon")))
+                        if cpuo else ""))
+        if cpus_state:
+            L.append("- CPU per ListLinksState (calls back to back): igmpd %s, dbus-daemon %s"
+                     % (ms(per_call(cpus_state, "igmpd")), ms(per_call(cpus_state, "dbus-daemon"))))
         if g("igmpctl_status_cpu_ms") is not None:
-            L.append("- CPU of `igmpctl status` itself (reading the reply, printing every link): %s"
-                     % ms(g("igmpctl_status_cpu_ms") * 1000))
+            L.append("- CPU of `igmpctl status` itself (reading the reply, printing every link): %s%s"
+                     % (ms(g("igmpctl_status_cpu_ms") * 1000),
+                        "; old path %s" % ms(go("igmpctl_status_cpu_ms") * 1000) if go("igmpctl_status_cpu_ms") is not None else ""))
         L.append("")
 
 # ---- 6 audit flood

@@ -25,6 +25,9 @@
 #   --build DIR   meson build dir (default $BUILD_DIR or SRCDIR/build); binaries can also be
 #                 given as IGMPD, IGMPCTL, BENCH_BIN (dir with floor, notify-run, …), MCAST_JOIN,
 #                 AUDIT_STATE (tests/helpers/audit-state, default next to MCAST_JOIN)
+#   --old-build DIR  section 5 also measures the igmpd and igmpctl of DIR (or OLD_IGMPD and
+#                 OLD_IGMPCTL), "the old path", in the same run: new and old take turns on the
+#                 same links and bus, twice each (OLD_LABEL names it in the table)
 #   BENCH_AUDIT_WITH_AUDITD=1  run the audit flood even though auditd runs (it logs every call)
 set -uo pipefail
 
@@ -32,6 +35,7 @@ SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$SRCDIR/build}
 LINKS=4000 SIZES="500 4000 8000" REPEAT=5 SAMPLE=200 IDLE=30 TAILS=0 QUICK=0 AUDIT_CALLS=100000
 SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel,bpf"
+OLD_BUILD=""
 OUT=$SRCDIR/BENCHMARKS.md
 CH_M=100 CH_ROUNDS_V2=3 CH_ROUNDS=8 CH_MAXROUNDS=40 CH_QRVS="2 4" CH_PROTOS="v3 mld v2"
 
@@ -47,10 +51,11 @@ while [ $# -gt 0 ]; do
         --audit-calls) AUDIT_CALLS=$2; shift ;;
         --out) OUT=$2; shift ;;
         --build) BUILD=$2; shift ;;
+        --old-build) OLD_BUILD=$2; shift ;;
         --quick)
                 QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2 AUDIT_CALLS=2000
                 CH_M=2 CH_ROUNDS_V2=1 CH_ROUNDS=1 CH_MAXROUNDS=2 CH_QRVS="2" CH_PROTOS="v3" ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         esac
         shift
@@ -60,7 +65,10 @@ IGMPD=${IGMPD:-$BUILD/src/daemon/igmpd}
 IGMPCTL=${IGMPCTL:-$BUILD/src/client/igmpctl}
 BENCH_BIN=${BENCH_BIN:-$BUILD/bench}
 MCAST_JOIN=${MCAST_JOIN:-$BUILD/tests/helpers/mcast-join}
+BUS_LOOP=${BUS_LOOP:-$(dirname "$MCAST_JOIN")/bus-loop}   # section 5's CPU per bulk read
 IGMPD_BPF_HELPER=${IGMPD_BPF_HELPER:-$BUILD/src/bpf-helper/igmpd-bpf}
+OLD_IGMPD=${OLD_IGMPD:-${OLD_BUILD:+$OLD_BUILD/src/daemon/igmpd}}
+OLD_IGMPCTL=${OLD_IGMPCTL:-${OLD_BUILD:+$OLD_BUILD/src/client/igmpctl}}
 SYSTEMD_SYSCTL=${SYSTEMD_SYSCTL:-/lib/systemd/systemd-sysctl}
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -68,6 +76,8 @@ log() { echo "# $*" >&2; }
 has() { [[ ",$SECTIONS," == *",$1,"* ]]; }
 
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
+[ -z "$OLD_IGMPD" ] || [ -x "$OLD_IGMPD" ] || die "$OLD_IGMPD (the old igmpd) not found"
+[ -z "$OLD_IGMPD" ] || [ -x "${OLD_IGMPCTL:-}" ] || die "the old igmpctl not found (OLD_IGMPCTL or --old-build)"
 for b in "$IGMPD" "$BENCH_BIN/floor" "$BENCH_BIN/notify-run" "$BENCH_BIN/linkbench" "$BENCH_BIN/upstream"; do
         [ -x "$b" ] || die "$b not built (meson setup build && ninja -C build)"
 done
@@ -217,6 +227,7 @@ res "meta links $LINKS"
 res "meta repeat $REPEAT"
 res "meta sample $SAMPLE"
 res "meta quick $QUICK"
+[ -z "$OLD_IGMPD" ] || res "meta old ${OLD_LABEL:-$OLD_IGMPD}"
 
 # ---- 1. cold start ----------------------------------------------------------------------------
 if has cold; then
@@ -340,6 +351,79 @@ if has memory || has idle; then
         NOBUS_NS=$NS NOBUS_PID=$IPID
 fi
 
+# dbus_measure TAG IGMPCTL: section 5's figures of the igmpd on the private bus (BUS_PID) and
+# that igmpctl, recorded as "TAG …": igmpctl status/list, GetManagedObjects, ListLinksState
+# (if that igmpd has it), SetLinkKnobs; and where the time goes: CPU of igmpd and dbus-daemon
+# per bulk read (calls back to back for 3 s; with the igmpd of issue 14 this includes the at
+# most one refresh dump a second that reads ask for) and igmpctl status's own CPU.
+dbus_measure() {
+        local tag=$1 ctl=$2 r t t0 t1 a0 b0
+        if [ -x "$ctl" ] && "$ctl" list > /dev/null 2>&1; then
+                for ((r = 0; r < REPEAT; r++)); do
+                        t0=$(now_us); "$ctl" status > /dev/null; t1=$(now_us)
+                        res "$tag igmpctl_status_us $((t1 - t0))"
+                        t0=$(now_us); "$ctl" list > /dev/null; t1=$(now_us)
+                        res "$tag igmpctl_list_us $((t1 - t0))"
+                        t0=$(now_us); "$ctl" --version > /dev/null; t1=$(now_us)
+                        res "$tag igmpctl_version_us $((t1 - t0))"
+                        t0=$(now_us)
+                        busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager \
+                                GetManagedObjects > /dev/null
+                        t1=$(now_us)
+                        res "$tag busctl_objects_us $((t1 - t0))"
+                        t0=$(now_us)
+                        busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.Peer Ping > /dev/null
+                        t1=$(now_us)
+                        res "$tag busctl_ping_us $((t1 - t0))"
+                done
+                for ((r = 0; r < REPEAT; r++)); do
+                        t=$( { TIMEFORMAT='%3U %3S'; time "$ctl" status > /dev/null; } 2>&1 )
+                        res "$tag igmpctl_status_cpu_ms $(awk '{print int(($1 + $2) * 1000)}' <<< "$t")"
+                done
+        else
+                res "$tag igmpctl_missing 1"
+        fi
+        # CPU per bulk read: calls back to back for 3 s from one in-process client
+        # (tests/helpers/bus-loop), so that the caller's own start-up does not space them out.
+        local kind n
+        for kind in objects state; do
+                [ $kind = state ] &&
+                        ! busctl --system call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinksState > /dev/null 2>&1 &&
+                        continue   # an igmpd without it
+                a0=$(cpu_ms "$BUS_PID") b0=$(cpu_ms "$BUSD_PID")
+                if [ -x "$BUS_LOOP" ]; then
+                        n=$("$BUS_LOOP" $kind 3) || n=0
+                else
+                        n=10
+                        for _ in $(seq $n); do
+                                busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager \
+                                        GetManagedObjects > /dev/null
+                        done
+                fi
+                [ "$n" -gt 0 ] &&
+                        res "$tag ${kind}_cpu_ms igmpd=$(( $(cpu_ms "$BUS_PID") - a0 )) dbus-daemon=$(( $(cpu_ms "$BUSD_PID") - b0 )) calls=$n"
+        done
+        if [ -x "$BENCH_BIN/dbus-rtt" ]; then
+                "$BENCH_BIN/dbus-rtt" d0a 200 > "$TMP/dbus-rtt.out" 2>&1 || log "dbus-rtt: $(cat "$TMP/dbus-rtt.out")"
+                while read -r line; do res "$tag rtt $line"; done < <(grep 'n=' "$TMP/dbus-rtt.out")
+        fi
+}
+
+# dbus_swap IGMPD NAME: stops the igmpd on the private bus and starts that binary in its place
+# (same links, same policy; the knobs are already set, so it writes nothing).
+dbus_swap() {
+        local bin=$1 name=$2
+        kill -TERM "$BUS_PID"
+        for _ in $(seq 200); do kill -0 "$BUS_PID" 2> /dev/null || break; sleep 0.05; done
+        for _ in $(seq 200); do busctl --system status org.igmpd1 > /dev/null 2>&1 || break; sleep 0.05; done
+        IGMPD=$bin igmpd_start "$BUS_NS" "$name" DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS"
+        BUS_PID=$IPID
+        for _ in $(seq 200); do
+                busctl --system status org.igmpd1 > /dev/null 2>&1 && break
+                sleep 0.05
+        done
+}
+
 # ---- 5. D-Bus (and the igmpd for the idle section's "with a bus" case) ----------------------------
 BUS_PID="" BUS_NS="" BUSD_PID=""
 if (has dbus || has idle) && command -v dbus-daemon > /dev/null; then
@@ -356,47 +440,19 @@ if (has dbus || has idle) && command -v dbus-daemon > /dev/null; then
                 sleep 0.05
         done
         if has dbus; then
-                log "D-Bus: igmpctl status, GetManagedObjects, SetLinkKnobs with $LINKS links"
-                if [ -x "$IGMPCTL" ] && "$IGMPCTL" list > /dev/null 2>&1; then
-                        for ((r = 0; r < REPEAT; r++)); do
-                                t0=$(now_us); "$IGMPCTL" status > /dev/null; t1=$(now_us)
-                                res "dbus igmpctl_status_us $((t1 - t0))"
-                                t0=$(now_us); "$IGMPCTL" list > /dev/null; t1=$(now_us)
-                                res "dbus igmpctl_list_us $((t1 - t0))"
-                                t0=$(now_us); "$IGMPCTL" --version > /dev/null; t1=$(now_us)
-                                res "dbus igmpctl_version_us $((t1 - t0))"
-                                t0=$(now_us)
-                                busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager \
-                                        GetManagedObjects > /dev/null
-                                t1=$(now_us)
-                                res "dbus busctl_objects_us $((t1 - t0))"
-                                t0=$(now_us)
-                                busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.Peer Ping > /dev/null
-                                t1=$(now_us)
-                                res "dbus busctl_ping_us $((t1 - t0))"
+                log "D-Bus: igmpctl status, GetManagedObjects, ListLinksState, SetLinkKnobs with $LINKS links"
+                # The kernel's link dump alone, as igmpd (or a refresh) asks for it.
+                res "dbus $(ip netns exec "$BUS_NS" "$BENCH_BIN/linkbench" dump - 0 $((REPEAT * 2 + 1)))"
+                if [ -n "$OLD_IGMPD" ]; then
+                        # The old path in the same run: new and old take turns, twice each.
+                        for round in 1 2; do
+                                dbus_measure dbus "$IGMPCTL"
+                                dbus_swap "$OLD_IGMPD" igmpd-bus-old
+                                dbus_measure dbusold "$OLD_IGMPCTL"
+                                dbus_swap "$IGMPD" igmpd-bus
                         done
                 else
-                        res "dbus igmpctl_missing 1"
-                fi
-                # Where GetManagedObjects' time goes: CPU of igmpd and of dbus-daemon per call
-                # (10 calls), the kernel's link dump alone (igmpd refreshes kernel values with one
-                # before answering), and igmpctl status's own CPU.
-                a0=$(cpu_ms "$BUS_PID") b0=$(cpu_ms "$BUSD_PID")
-                for _ in $(seq 10); do
-                        busctl --system call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager \
-                                GetManagedObjects > /dev/null
-                done
-                res "dbus objects_cpu_ms igmpd=$(( $(cpu_ms "$BUS_PID") - a0 )) dbus-daemon=$(( $(cpu_ms "$BUSD_PID") - b0 )) calls=10"
-                res "dbus $(ip netns exec "$BUS_NS" "$BENCH_BIN/linkbench" dump - 0 $((REPEAT * 2 + 1)))"
-                if [ -x "$IGMPCTL" ]; then
-                        for ((r = 0; r < REPEAT; r++)); do
-                                t=$( { TIMEFORMAT='%3U %3S'; time "$IGMPCTL" status > /dev/null; } 2>&1 )
-                                res "dbus igmpctl_status_cpu_ms $(awk '{print int(($1 + $2) * 1000)}' <<< "$t")"
-                        done
-                fi
-                if [ -x "$BENCH_BIN/dbus-rtt" ]; then
-                        "$BENCH_BIN/dbus-rtt" d0a 200 > "$TMP/dbus-rtt.out" 2>&1 || log "dbus-rtt: $(cat "$TMP/dbus-rtt.out")"
-                        while read -r line; do res "dbus rtt $line"; done < <(grep 'n=' "$TMP/dbus-rtt.out")
+                        dbus_measure dbus "$IGMPCTL"
                 fi
         fi
 fi
