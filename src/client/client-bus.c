@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "bus-error.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "strv.h"
@@ -57,6 +58,7 @@ int usage_error(const char *fmt, ...)
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
+        client_exit_status = EXIT_USAGE;
         return -EINVAL;
 }
 
@@ -78,8 +80,11 @@ int client_connect(sd_bus **ret)
                 else
                         fprintf(stderr, "Cannot reach the system bus %s: %s. Is D-Bus running?\n", bus_where,
                                 strerror(-r));
+                client_exit_status = EXIT_NOT_REACHABLE;
                 return r == -EINVAL ? -EIO : r;
         }
+        /* igmpd's error names map to errnos like the standard ones (exit_status_of()). */
+        (void) sd_bus_error_add_map(bus_igmpd_errors);
         /* Let polkit ask for a password (through an agent) only where someone can type it, as
          * systemctl does; --no-ask-password never. */
         (void) sd_bus_set_allow_interactive_authorization(bus, arg_ask_password && isatty(STDIN_FILENO) > 0);
@@ -87,7 +92,46 @@ int client_connect(sd_bus **ret)
         return 0;
 }
 
+static int client_call_error_message(const sd_bus_error *error, int r, const char *what, const char *link);
+
+/* The exit status of a failure igmpd reported with one of its error names, or that stands for
+ * the same errno (InvalidArgs is EINVAL too): from bus-error.h's table, so names and exit
+ * statuses cannot drift apart. */
+static int exit_status_of(const sd_bus_error *error)
+{
+        switch (sd_bus_error_get_errno(error)) {
+        case ENODEV:
+                return EXIT_NO_SUCH_LINK;
+        case EINVAL:
+                return EXIT_INVALID_ARGUMENT;
+        case EOPNOTSUPP:
+                return EXIT_UNSUPPORTED;
+        default:
+                return EXIT_FAILURE;
+        }
+}
+
 int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
+{
+        r = client_call_error_message(error, r, what, link);
+        switch (r) {
+        case -EHOSTDOWN: case -ETIMEDOUT: case -ECONNRESET: case -ENOTCONN: case -EPIPE:
+                client_exit_status = EXIT_NOT_REACHABLE;
+                break;
+        case -EACCES:
+                client_exit_status = EXIT_ACCESS_DENIED;
+                break;
+        case -ENODEV:
+                client_exit_status = EXIT_NO_SUCH_LINK;
+                break;
+        default:
+                client_exit_status = error && sd_bus_error_is_set(error) ? exit_status_of(error) : EXIT_FAILURE;
+        }
+        return r;
+}
+
+/* The message part of client_call_error(). */
+static int client_call_error_message(const sd_bus_error *error, int r, const char *what, const char *link)
 {
         if (r >= 0)
                 r = -EIO;
@@ -153,6 +197,7 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
                 long v = strtol(link, NULL, 10);
                 if (v <= 0 || v > INT32_MAX) {
                         fprintf(stderr, "No such link: %s (see igmpctl list)\n", link);
+                        client_exit_status = EXIT_NO_SUCH_LINK;
                         return -ENODEV;
                 }
                 ifindex = (int32_t) v;

@@ -20,10 +20,15 @@
 #define IGMPD_LINK_INTERFACE "org.igmpd1.Link"
 #define IGMPD_AUDIT_INTERFACE "org.igmpd1.Audit"
 
-/* Exit codes. */
-#define EXIT_USAGE 2
-#define EXIT_NM_NOT_RUNNING 3 /* nm: NetworkManager is not on the bus */
-#define EXIT_NM_NO_PROFILE 4  /* nm: no such profile */
+/* Exit codes, one per kind of failure (igmpctl(1), EXIT STATUS). 1 is any other failure. */
+#define EXIT_USAGE 2             /* the command line is wrong (igmpctl's own checks only) */
+#define EXIT_NM_NOT_RUNNING 3    /* nm: NetworkManager is not on the bus */
+#define EXIT_NM_NO_PROFILE 4     /* nm: no such profile */
+#define EXIT_NOT_REACHABLE 5     /* no system bus, igmpd not on it, no answer, connection lost */
+#define EXIT_ACCESS_DENIED 6     /* not root, and polkit (or NetworkManager) said no */
+#define EXIT_NO_SUCH_LINK 7      /* igmpd has no such link */
+#define EXIT_INVALID_ARGUMENT 8  /* igmpd refused a value or name (org.igmpd1.Error.InvalidArgument) */
+#define EXIT_UNSUPPORTED 9       /* this kernel lacks the knob (org.igmpd1.Error.Unsupported) */
 
 typedef enum JsonMode {
         JSON_OFF,
@@ -45,16 +50,18 @@ extern bool arg_clear;
 extern bool arg_reapply;
 extern bool arg_runtime;
 
-/* A failure with its own exit status (EXIT_NM_*) sets this; main() exits with it. */
+/* A failure with its own exit status (EXIT_*) sets this; main() exits with it, or with 1 when
+ * a verb failed without setting it. */
 extern int client_exit_status;
 
-/* Prints to stderr. Return -EINVAL for "bad usage" (exit 2), other negatives exit 1. */
+/* Prints to stderr and makes the exit status EXIT_USAGE. Returns -EINVAL. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);
 
-/* Reports a failed call: maps the D-Bus error to a message naming cause and fix.
+/* Reports a failed call: maps the D-Bus error to a message naming cause and fix, and to the
+ * exit status (client_exit_status; igmpd's own error names through bus-error.h's table).
  * link is the user's LINK argument if the call concerned one. Returns a negative errno. */
 int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link);
 

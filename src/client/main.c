@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * igmpctl: parses the command line (knob options come from the knob table), connects to the
- * bus and runs the verb. Exit 0 on success, 1 on failure, 2 on bad usage.
+ * bus and runs the verb. Exit 0 on success, 2 on bad usage, another
+ * status per kind of failure (igmpctl.h, igmpctl(1) EXIT STATUS).
  */
 
 #include <errno.h>
@@ -283,9 +284,8 @@ int main(int argc, char *argv[])
         r = run(argc, argv);
         pager_close();
 
-        if (r == -EINVAL)
-                return EXIT_USAGE;
-        if (r < 0 && client_exit_status > 0)
-                return client_exit_status;
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        /* Each kind of failure has its exit status (igmpctl.h); usage errors alone exit 2. */
+        if (r >= 0)
+                return EXIT_SUCCESS;
+        return client_exit_status > 0 ? client_exit_status : EXIT_FAILURE;
 }

@@ -109,6 +109,7 @@ static int nm_call_error(const sd_bus_error *e, int r, const char *what, const c
                 return -ETIMEDOUT;
         }
         if (nm_error_is_denied(e)) {
+                client_exit_status = EXIT_ACCESS_DENIED;
                 fprintf(stderr, "Failed to %s: NetworkManager refused: %s", what, e->message ?: e->name);
                 if (permission)
                         fprintf(stderr, "\nRun as root, or as a user polkit grants %s.", permission);

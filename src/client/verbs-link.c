@@ -220,6 +220,7 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                 }
                 if (!any) {
                         fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", args[i]);
+                        client_exit_status = EXIT_NO_SUCH_LINK;
                         r = -ENODEV;
                 }
         }

@@ -101,9 +101,9 @@ if [ -n "$ALTNAME" ]; then
         ctl status 'uplink-*' | grep -qx "● $IDX: v0" || fail "status 'uplink-*' does not match the alternative name"
 fi
 [ "$(ctl --json=short status '?0' | jq -r '[.[].name] | join(" ")')" = v0 ] || fail "status '?0' --json"
-expect_rc 1 ctl status 'nomatch*'
+expect_rc 7 ctl status 'nomatch*'
 grep -qx "No link matches 'nomatch\*' (see igmpctl list)." "$T_TMP/err" || fail "glob without match: $(cat "$T_TMP/err")"
-expect_rc 1 ctl status v0 'nomatch*'
+expect_rc 7 ctl status v0 'nomatch*'
 [ ! -s "$T_TMP/out" ] || fail "status printed links before failing on a pattern: $(cat "$T_TMP/out")"
 
 info "output fits 80 columns"
@@ -251,7 +251,7 @@ expect_knob "$NS" ipv4 v0 $V3 300
 in_ns "$NS" sh -c "echo 999 > /proc/sys/net/ipv4/conf/v0/$V3"
 expect_rc 0 ctl reconfigure 'v*'
 expect_knob "$NS" ipv4 v0 $V3 300
-expect_rc 1 ctl reconfigure 'nomatch*'
+expect_rc 7 ctl reconfigure 'nomatch*'
 grep -qx "No link matches 'nomatch\*' (see igmpctl list)." "$T_TMP/err" || fail "reconfigure glob: $(cat "$T_TMP/err")"
 conf_put 20-all.conf <<'CONF'
 [Match]
@@ -383,28 +383,34 @@ expect_rc 0 ctl --help
 expect_rc 0 ctl --version
 grep -qE '^igmpctl [0-9]' "$T_TMP/out" || fail "--version: $(cat "$T_TMP/out")"
 
-info "failures exit 1 and say what to do"
-expect_rc 1 ctl link nosuch0 --v3-interval 200
+info "failures exit with a status of their own and say what to do (igmpctl(1), EXIT STATUS)"
+expect_rc 7 ctl link nosuch0 --v3-interval 200
 grep -qx 'No such link: nosuch0 (see igmpctl list)' "$T_TMP/err" || fail "no such link: $(cat "$T_TMP/err")"
-expect_rc 1 ctl status 4242
+expect_rc 7 ctl status 4242
 grep -qx 'No such link: 4242 (see igmpctl list)' "$T_TMP/err" || fail "no such ifindex: $(cat "$T_TMP/err")"
-expect_rc 1 as_nobody "$IGMPCTL" link v0 --v3-interval 100
+# A name igmpd refuses: its InvalidArgument is no usage error of igmpctl's. (Its message quotes
+# '..', so it stays out of the punctuation check below.)
+rc=0
+ctl link ../x --v3-interval 200 > /dev/null 2> "$T_TMP/refused.err" || rc=$?
+[ "$rc" = 8 ] || fail "a name igmpd refuses: exit $rc, expected 8: $(cat "$T_TMP/refused.err")"
+grep -q "is not a valid interface name" "$T_TMP/refused.err" || fail "refused name: $(cat "$T_TMP/refused.err")"
+expect_rc 6 as_nobody "$IGMPCTL" link v0 --v3-interval 100
 grep -q 'Permission denied: run as root or authorize via polkit' "$T_TMP/err" || fail "denied: $(cat "$T_TMP/err")"
-expect_rc 1 as_nobody "$IGMPCTL" reload
+expect_rc 6 as_nobody "$IGMPCTL" reload
 expect_rc 0 as_nobody "$IGMPCTL" status v0
 expect_knob "$NS" ipv4 v0 $V3 300
 
-info "no igmpd on the bus, and no bus at all, are told apart"
+info "no igmpd on the bus, and no bus at all, are told apart (both exit 5)"
 igmpd_stop
-expect_rc 1 ctl list
+expect_rc 5 ctl list
 grep -qx "Failed to list links: igmpd is not running: nothing owns org.igmpd1 on the system bus at $DBUS_SYSTEM_BUS_ADDRESS (from \$DBUS_SYSTEM_BUS_ADDRESS). Start it with systemctl start igmpd." "$T_TMP/err" ||
         fail "not running: $(cat "$T_TMP/err")"
-expect_rc 1 env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T_TMP/no-such-socket" "$IGMPCTL" status
+expect_rc 5 env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T_TMP/no-such-socket" "$IGMPCTL" status
 grep -qx "Cannot reach the system bus at unix:path=$T_TMP/no-such-socket (from \$DBUS_SYSTEM_BUS_ADDRESS): No such file or directory. Is D-Bus running?" "$T_TMP/err" ||
         fail "no bus: $(cat "$T_TMP/err")"
 ! grep -q 'igmpd is not running' "$T_TMP/err" || fail "an unreachable bus blamed on igmpd: $(cat "$T_TMP/err")"
 dbus_stop
-expect_rc 1 ctl list
+expect_rc 5 ctl list
 grep -q "^Cannot reach the system bus at $DBUS_SYSTEM_BUS_ADDRESS" "$T_TMP/err" || fail "bus gone: $(cat "$T_TMP/err")"
 
 info "no doubled punctuation in the messages seen above"

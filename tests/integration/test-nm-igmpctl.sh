@@ -210,9 +210,9 @@ err_has "profile 'iptv' is not active on any device, so there is nothing to reap
 [ "$(last_update "$CONN" | cut -d' ' -f1)" = "$n_updates" ] || fail "--reapply on an inactive profile wrote it"
 expect_rc 1 ctl nm iptv --reapply
 
-info "NetworkManager's refusals come through (a caller that is not root)"
+info "NetworkManager's refusals come through (a caller that is not root): exit 6, permission denied"
 as_nobody "$IGMPCTL" nm iptv > /dev/null || fail "reading a profile as nobody failed"
-expect_rc 1 as_nobody "$IGMPCTL" nm iptv --v3-interval 100
+expect_rc 6 as_nobody "$IGMPCTL" nm iptv --v3-interval 100
 err_has "Failed to update NetworkManager profile 'iptv': NetworkManager refused: Insufficient privileges"
 err_has "org.freedesktop.NetworkManager.settings.modify.system"
 [ "$(last_update "$CONN" | cut -d' ' -f1)" = "$n_updates" ] || fail "a refused update changed the profile"
@@ -260,7 +260,7 @@ n=$(last_reapply "$DEV" | cut -d' ' -f1)
 expect_rc 0 ctl nm iptv --reapply
 [ "$(last_reapply "$DEV" | cut -d' ' -f1)" = "$n" ] || fail "a reapply that changes nothing was sent"
 expect_rc 0 ctl nm iptv --v3-interval 235
-expect_rc 1 as_nobody "$IGMPCTL" nm iptv --reapply
+expect_rc 6 as_nobody "$IGMPCTL" nm iptv --reapply
 err_has "Failed to reapply NetworkManager profile 'iptv' on nmc0: NetworkManager refused: Not authorized to control networking"
 err_has "org.freedesktop.NetworkManager.network-control"
 

@@ -199,7 +199,7 @@ check nm-ambiguous-uuids "the UUIDs are not listed: $(err)" [ "$(grep -cE '^  [0
 
 # NetworkManager authorizes: a user without the polkit permission is refused, with the reason.
 run setpriv --reuid 65534 --regid 65534 --clear-groups igmpctl nm iptv --v3-interval 100
-check nm-denied "exit $RC: $(err)" rc_err 1 "NetworkManager refused"
+check nm-denied "exit $RC: $(err)" rc_err 6 "NetworkManager refused"
 check nm-denied-permission "the permission to ask for is not named: $(err)" err_has "settings.modify.system"
 check nm-denied-unchanged "a refused edit changed the profile" has_pair "$(settings "$CONN")" "$K3" 250ms
 skip nm-user-profile-ignored "needs issue 18 item 3 (igmpd ignores igmpd keys of profiles with connection.permissions)"

@@ -119,7 +119,7 @@ compare json root --json=short status vt0
 [ "$(jq -r '.[0].knobs.igmpv3_unsolicited_report_interval.source' <<< "$OUT")" = /etc/igmpd/conf.d/50-remote.conf ] ||
         fail "--json=short status vt0: unexpected source"
 compare no-such-link root status nosuch0
-[ "$RC" = 1 ] && grep -q "No such link: nosuch0" <<< "$ERR" || fail "status nosuch0: rc $RC, '$ERR'"
+[ "$RC" = 7 ] && grep -q "No such link: nosuch0" <<< "$ERR" || fail "status nosuch0: rc $RC, '$ERR'"
 compare bad-value root link vt0 --v3-interval 0
 [ "$RC" = 2 ] || fail "link --v3-interval 0: rc $RC, expected 2"
 
@@ -136,20 +136,20 @@ grep -q "No such link: 99999" "$T_TMP/out" || fail "link 99999: $(cat "$T_TMP/ou
 compare user-status igmpuser status vt0
 [ "$RC" = 0 ] || fail "status as igmpuser: rc $RC"
 compare user-write igmpuser link vt0 --v3-interval 150
-[ "$RC" = 1 ] && grep -q "Permission denied" <<< "$ERR" || fail "write as igmpuser: rc $RC, '$ERR'"
+[ "$RC" = 6 ] && grep -q "Permission denied" <<< "$ERR" || fail "write as igmpuser: rc $RC, '$ERR'"
 [ "$(knob vt0)" = 200 ] || fail "vt0 is $(knob vt0) after a denied write, expected 200"
 
 # Unreachable: a key the host does not accept, and an address nobody answers on.
 RC=0
 client timeout 60 "$IGMPCTL" -H "nobody@$HOST" list > "$T_TMP/out" 2> "$T_TMP/err" || RC=$?
 echo "## igmpctl -H nobody@$HOST list -> rc $RC: $(tr '\n' ' ' < "$T_TMP/err")"
-[ "$RC" = 1 ] && [ -s "$T_TMP/err" ] && [ ! -s "$T_TMP/out" ] || fail "-H with a refused key: rc $RC"
+[ "$RC" = 5 ] && [ -s "$T_TMP/err" ] && [ ! -s "$T_TMP/out" ] || fail "-H with a refused key: rc $RC"
 grep -q "Failed to list links: no connection to the system bus on nobody@$HOST" "$T_TMP/err" ||
         fail "-H with a refused key: igmpctl's message does not say that the ssh connection failed: $(cat "$T_TMP/err")"
 RC=0
 client timeout 60 "$IGMPCTL" -H "root@192.168.213.3" list > "$T_TMP/out" 2> "$T_TMP/err" || RC=$?
 echo "## igmpctl -H root@192.168.213.3 list -> rc $RC: $(tr '\n' ' ' < "$T_TMP/err")"
-[ "$RC" = 1 ] && grep -q "no connection to the system bus on root@192.168.213.3" "$T_TMP/err" ||
+[ "$RC" = 5 ] && grep -q "no connection to the system bus on root@192.168.213.3" "$T_TMP/err" ||
         fail "-H to an unreachable host: rc $RC: $(cat "$T_TMP/err")"
 
 # igmpctl -M: sd-bus's machine transport finds a container through systemd-machined (the
