@@ -517,6 +517,7 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         KnobArg args[KNOB_ARGS_MAX];
         KnobSetting set[_KNOB_MAX];
         RuntimeScope scope;
+        bool persisted = false;
         char msg[512];
         uint32_t flags;
         size_t n = 0;
@@ -546,7 +547,20 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         if (r < 0)
                 return r;
 
-        r = runtime_config_set(m->runtime, m->root, l->ifname, scope, set);
+        r = runtime_config_set(m->runtime, m->root, l->ifname, scope, set, &persisted);
+        if (r < 0 && persisted) {
+                _cleanup_free_ char *run_path = NULL;
+
+                (void) link_runtime_path(m, l, RUNTIME_SCOPE_RUN, &run_path);
+                log_link_warning_errno(l, r, "Stored runtime change in %s, but failed to take the same knobs out "
+                                       "of %s, whose values stay in force: %m", path, strna(run_path));
+                (void) link_reconfigure(l);
+                return sd_bus_error_set_errnof(error, r,
+                                               "Stored in %s, but %s, whose temporary values override it, could "
+                                               "not be updated: %s. The temporary values stay in force until "
+                                               "that file can be changed (a reboot clears /run).",
+                                               path, strna(run_path), strerror(-r));
+        }
         if (r < 0) {
                 log_link_warning_errno(l, r, "Failed to store runtime change in %s, nothing changed: %m",
                                        path);

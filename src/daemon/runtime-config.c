@@ -210,7 +210,7 @@ static int scope_store(const char *root, const char *ifname, RuntimeScope scope,
 }
 
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
-                       const KnobSetting set[_KNOB_MAX])
+                       const KnobSetting set[_KNOB_MAX], bool *ret_persisted)
 {
         KnobSetting merged[_KNOB_MAX] = {}, run[_KNOB_MAX] = {};
         bool run_changed = false;
@@ -218,6 +218,8 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
         int r;
 
         assert(scope >= 0 && scope < _RUNTIME_SCOPE_MAX);
+        if (ret_persisted)
+                *ret_persisted = false;
         if (!ifname_valid(ifname))
                 return -EINVAL;
 
@@ -249,8 +251,12 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
 
         if (run_changed) {
                 r = scope_store(root, ifname, RUNTIME_SCOPE_RUN, run);
-                if (r < 0)
+                if (r < 0) {
+                        /* The /etc file is written: that part did change. */
+                        if (ret_persisted)
+                                *ret_persisted = true;
                         return r;
+                }
                 memcpy(slot->knobs[RUNTIME_SCOPE_RUN], run, sizeof run);
         }
         return 0;

@@ -43,9 +43,13 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
 
 /* Stores values for ifname in scope: merges set[] knobs into what the file already holds and
  * writes it atomically (temp file, fsync, rename, fsync of the directory), creating the
- * directory if needed. On failure nothing changed on disk or in c. 0 or -errno. */
+ * directory if needed. A persistent change also takes the same knobs out of the /run file,
+ * whose values would hide it. 0 or -errno; on failure nothing changed on disk or in c, except
+ * when the /etc file was written and only the /run one could not be updated: then
+ * *ret_persisted (may be NULL) is true, the /etc file and c's /etc layer hold the change, and
+ * the /run values still win. */
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
-                       const KnobSetting set[_KNOB_MAX]);
+                       const KnobSetting set[_KNOB_MAX], bool *ret_persisted);
 
 /* Removes the files for ifname in both scopes (absent files are fine). 0 or -errno. */
 int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname);

@@ -3,8 +3,10 @@
 # Persisting a runtime change when /run or /etc is read-only or full: `igmpctl link` fails with
 # a message saying why (read-only / no space), exits non-zero, the knob keeps its value, the
 # runtime file already there keeps its content, and no temporary file is left behind. After the
-# fault is gone the same command works. The mounts live in a private mount namespace of this
-# script (unshare -m), so nothing is left mounted on the host whatever happens.
+# fault is gone the same command works. A --persistent change that reaches /etc but cannot take
+# the same knob out of a read-only /run says exactly that, not "nothing was changed". The mounts
+# live in a private mount namespace of this script (unshare -m), so nothing is left mounted on
+# the host whatever happens.
 if [ -z "${_IGMPD_TEST_MNTNS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
         _IGMPD_TEST_MNTNS=1 exec unshare -m --propagation private "$0" "$@"
 fi
@@ -110,5 +112,24 @@ ctl link v1 --v3-interval 200 || fail "igmpctl failed after the fault was gone"
 expect_knob "$NS" ipv4 v1 igmpv3_unsolicited_report_interval 200
 grep -q 'V3UnsolicitedReportInterval=200' "$RUN_D/v1.conf" || fail "no runtime file written for v1"
 umount "$T_ROOT/run"
+igmpd_alive
+
+info "--persistent with a read-only /run: /etc is written, the /run value stays in force — and it says so"
+# v0 has V3=150 in /run; a persistent 250 goes to /etc and would take V3 out of the /run file.
+ro_bind "$T_ROOT/run"
+rc=0
+out=$(ctl link v0 --v3-interval 250 --persistent 2>&1) || rc=$?
+info "exit $rc: $out"
+[ "$rc" = 1 ] || fail "--persistent with a read-only /run: exit $rc, expected 1"
+grep -qF "Stored in $ETC_D/v0.conf" <<< "$out" || fail "the message does not say /etc was written: $out"
+grep -qF "$RUN_D/v0.conf" <<< "$out" && grep -qi 'read-only' <<< "$out" ||
+        fail "the message does not name the /run file and why: $out"
+! grep -qi 'nothing was changed' <<< "$out" || fail "the message says nothing changed, but /etc did: $out"
+grep -qx 'V3UnsolicitedReportInterval=250ms' "$ETC_D/v0.conf" || fail "/etc does not hold the change: $(cat "$ETC_D/v0.conf")"
+grep -qx 'V3UnsolicitedReportInterval=150ms' "$RUN_D/v0.conf" || fail "the /run file changed: $(cat "$RUN_D/v0.conf")"
+[ "$(knob_get "$NS" ipv4 v0 igmpv3_unsolicited_report_interval)" = 150 ] || fail "v0 v3 is not the /run value"
+junk=$(ls -A "$RUN_D" "$ETC_D" 2>/dev/null | grep -vE '^(v[01]\.conf)?$|:$' || true)
+[ -z "$junk" ] || fail "files left behind: $junk"
+ro_unbind "$T_ROOT/run"
 igmpd_alive
 echo "PASS: $T_NAME (read-only and full /run and /etc: clear errors, nothing changed)"

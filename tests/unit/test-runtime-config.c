@@ -46,11 +46,11 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         KnobValue out[_KNOB_MAX] = {};
 
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
-        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set), 0);
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, NULL), 0);
         memset(set, 0, sizeof set);
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 300, .line = 1 };
         set[KNOB_IGMP_VERSION] = (KnobSetting) { .value = 0, .line = 1 };
-        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set), 0);
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set, NULL), 0);
 
         _cleanup_free_ char *etc = slurp("/etc/igmpd/runtime.d/eth0.conf");
         _cleanup_free_ char *run = slurp("/run/igmpd/runtime.d/eth0.conf");
@@ -98,10 +98,10 @@ Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_roo
 
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 300, .line = 1 };
         set[KNOB_IGMPV2_INTERVAL] = (KnobSetting) { .value = 3000, .line = 1 };
-        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set), 0);
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set, NULL), 0);
         memset(set, 0, sizeof set);
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
-        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set), 0);
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, NULL), 0);
 
         runtime_config_merge(c, "eth0", out);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200); /* the persistent value is visible */
@@ -113,7 +113,7 @@ Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_roo
         /* Replacing the last temporary key removes the /run file. */
         memset(set, 0, sizeof set);
         set[KNOB_IGMPV2_INTERVAL] = (KnobSetting) { .value = 2000, .line = 1 };
-        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set), 0);
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, NULL), 0);
         char *gone = slurp("/run/igmpd/runtime.d/eth0.conf");
         cr_expect_null(gone);
         free(gone);
@@ -126,13 +126,52 @@ Test(runtime_config, rejects_bad_names_and_readonly_dir, .init = setup_root, .fi
         char dir[128];
 
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
-        cr_expect_eq(runtime_config_set(c, root, "../../etc/x", RUNTIME_SCOPE_RUN, set), -EINVAL);
+        cr_expect_eq(runtime_config_set(c, root, "../../etc/x", RUNTIME_SCOPE_RUN, set, NULL), -EINVAL);
         cr_expect_eq(runtime_config_revert(c, root, "a/b"), -EINVAL);
 
         /* A directory we cannot write: a file where the directory should be. */
         snprintf(dir, sizeof dir, "%s/run", root);
         FILE *f = fopen(dir, "w");
         fclose(f);
-        cr_expect_lt(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set), 0);
+        cr_expect_lt(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set, NULL), 0);
         cr_expect_null(runtime_config_find(c, "eth0") ? (void *) (runtime_config_find(c, "eth0")->knobs[RUNTIME_SCOPE_RUN][KNOB_IGMPV3_INTERVAL].line ? "set" : NULL) : NULL);
+}
+
+/* --persistent writes /etc, then takes the knob out of /run: when only the second step fails,
+ * the caller learns that /etc did change (and /run still wins). */
+Test(runtime_config, persistent_stored_but_run_not_updated, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
+        KnobSetting set[_KNOB_MAX] = {};
+        KnobValue out[_KNOB_MAX] = {};
+        bool persisted = true;
+        char path[128], cmd[320];
+        _cleanup_free_ char *etc = NULL;
+
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 150, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set, &persisted), 0);
+        cr_assert_not(persisted);
+
+        /* /run's directory replaced by a file: the /run file can no longer be rewritten. */
+        snprintf(path, sizeof path, "%s/run/igmpd/runtime.d", root);
+        snprintf(cmd, sizeof cmd, "rm -rf %s && touch %s", path, path);
+        cr_assert_eq(system(cmd), 0);
+
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 250, .line = 1 };
+        cr_assert_lt(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, &persisted), 0);
+        cr_assert(persisted);
+        etc = slurp("/etc/igmpd/runtime.d/eth0.conf");
+        cr_assert_not_null(etc);
+        cr_assert_not_null(strstr(etc, "V3UnsolicitedReportInterval=250ms"));
+        /* In memory as on disk: /etc holds 250, /run still 150, and /run wins. */
+        runtime_config_merge(c, "eth0", out);
+        cr_assert(out[KNOB_IGMPV3_INTERVAL].set);
+        cr_assert_eq(out[KNOB_IGMPV3_INTERVAL].value, 150);
+
+        /* A failure of the /etc file itself changes nothing and says so. */
+        snprintf(path, sizeof path, "%s/etc/igmpd/runtime.d", root);
+        snprintf(cmd, sizeof cmd, "rm -rf %s && touch %s", path, path);
+        cr_assert_eq(system(cmd), 0);
+        cr_assert_lt(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, &persisted), 0);
+        cr_assert_not(persisted);
 }
