@@ -508,9 +508,20 @@ static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret
         return 0;
 }
 
+/* The error of a configuration pass that failed; -ENODEV: the kernel had no such link any more
+ * (it is gone from igmpd's table too). */
+static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what)
+{
+        if (r == -ENODEV)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "%s, but link %d vanished meanwhile.",
+                                         what, l->ifindex);
+        return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s, but applying it failed: %s", what,
+                                 l->last_error ?: strerror(-r));
+}
+
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Link *l = userdata;
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata); /* applying may find it gone */
         BusContext *c = link_bus_context(l);
         Manager *m = c->manager;
         _cleanup_free_ char *path = NULL;
@@ -571,17 +582,19 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                       path);
 
         r = link_reconfigure(l);
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
-                                         "Stored in %s, but applying it failed: %s", path,
-                                         l->last_error ?: strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "Stored in %s", path) < 0)
+                        return -ENOMEM;
+                return link_bus_configure_error(l, error, r, what);
+        }
 
         return sd_bus_reply_method_return(message, NULL);
 }
 
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Link *l = userdata;
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata);
         BusContext *c = link_bus_context(l);
         Manager *m = c->manager;
         uint32_t flags;
@@ -611,15 +624,13 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
 
         r = link_reconfigure(l);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
-                                         "Reverted, but applying policy failed: %s",
-                                         l->last_error ?: strerror(-r));
+                return link_bus_configure_error(l, error, r, "Reverted");
         return sd_bus_reply_method_return(message, NULL);
 }
 
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        Link *l = userdata;
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata);
         BusContext *c = link_bus_context(l);
         int r;
 
@@ -631,6 +642,8 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
 
         log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
         r = link_reconfigure(l);
+        if (r == -ENODEV)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "Reconfiguring %s failed: %s",
                                          l->ifname, l->last_error ?: strerror(-r));

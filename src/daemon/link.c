@@ -42,7 +42,7 @@ const char *link_state_to_string(LinkState s)
         return link_state_table[s];
 }
 
-Link *link_free(Link *l)
+static Link *link_free(Link *l)
 {
         if (!l)
                 return NULL;
@@ -65,26 +65,81 @@ static void link_record_touch(Link *l)
                 (void) l->ctx->record(l, false, l->ctx->record_userdata);
 }
 
-static int link_set_info(Link *l, const LinkMessage *msg)
+
+Link *link_ref(Link *l)
+{
+        if (l) {
+                assert(l->n_ref > 0);
+                l->n_ref++;
+        }
+        return l;
+}
+
+Link *link_unref(Link *l)
+{
+        if (!l)
+                return NULL;
+        assert(l->n_ref > 0);
+        if (--l->n_ref == 0)
+                link_free(l);
+        return NULL;
+}
+
+void link_detach(Link *l)
+{
+        l->gone = true;
+        l->retry_source = sd_event_source_disable_unref(l->retry_source);
+}
+
+/* Sets the names (ifname NULL: keep it; altnames (char **) -1: keep them) and, unless the link
+ * is new, tells the table what they were. Nothing changes on failure. */
+#define LINK_KEEP_ALTNAMES ((char **) -1)
+static int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new)
+{
+        _cleanup_free_ char *old_ifname = NULL, *new_ifname = NULL;
+        char **old_altnames = NULL, **new_altnames = NULL;
+        bool name_changed = ifname && !streq_ptr(l->ifname, ifname),
+             altnames_changed = altnames != LINK_KEEP_ALTNAMES && !strv_equal(l->altnames, altnames);
+
+        if (!name_changed && !altnames_changed)
+                return 0;
+        if (name_changed) {
+                new_ifname = strdup(ifname);
+                if (!new_ifname)
+                        return -ENOMEM;
+        }
+        if (altnames_changed && altnames) {
+                new_altnames = strv_copy(altnames);
+                if (!new_altnames)
+                        return -ENOMEM;
+        }
+
+        if (name_changed) {
+                old_ifname = l->ifname;
+                l->ifname = TAKE_PTR(new_ifname);
+        }
+        if (altnames_changed) {
+                old_altnames = l->altnames;
+                l->altnames = new_altnames;
+        }
+        if (!is_new && !l->gone && l->ctx->renamed)
+                l->ctx->renamed(l, name_changed ? old_ifname : l->ifname,
+                                altnames_changed ? old_altnames : l->altnames, l->ctx->table_userdata);
+        strv_freep(&old_altnames);
+        return 0;
+}
+
+static int link_set_info(Link *l, const LinkMessage *msg, bool is_new)
 {
         int r;
 
-        if (!streq_ptr(l->ifname, msg->ifname)) {
-                r = free_and_strdup(&l->ifname, msg->ifname);
-                if (r < 0)
-                        return r;
-        }
+        r = link_set_names(l, msg->ifname, msg->altnames, is_new);
+        if (r < 0)
+                return r;
         if (!streq_ptr(l->kind, msg->kind)) {
                 r = free_and_strdup(&l->kind, msg->kind);
                 if (r < 0)
                         return r;
-        }
-        if (!strv_equal(l->altnames, msg->altnames)) {
-                char **c = strv_copy(msg->altnames);
-                if (msg->altnames && !c)
-                        return -ENOMEM;
-                strv_freep(&l->altnames);
-                l->altnames = c;
         }
         snprintf(l->type, sizeof l->type, "%s", strempty(msg->type));
         l->has_mac = msg->mac;
@@ -109,7 +164,7 @@ void link_set_kernel(Link *l, Knob k, bool known, int32_t value)
 
 int link_new(LinkContext *ctx, const LinkMessage *msg, Link **ret)
 {
-        _cleanup_(link_freep) Link *l = NULL;
+        _cleanup_(link_unrefp) Link *l = NULL;
         int r;
 
         assert(ctx);
@@ -118,10 +173,11 @@ int link_new(LinkContext *ctx, const LinkMessage *msg, Link **ret)
         l = calloc(1, sizeof *l);
         if (!l)
                 return -ENOMEM;
+        l->n_ref = 1;
         l->ctx = ctx;
         l->ifindex = msg->ifindex;
         l->state = LINK_STATE_PENDING;
-        r = link_set_info(l, msg);
+        r = link_set_info(l, msg, true);
         if (r < 0)
                 return r;
 
@@ -150,7 +206,7 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
         rematch = !strv_equal(l->altnames, msg->altnames) || !streq_ptr(l->kind, msg->kind) ||
                   (msg->mac && (!l->has_mac || memcmp(&l->mac, msg->mac, sizeof l->mac) != 0));
 
-        r = link_set_info(l, msg);
+        r = link_set_info(l, msg, false);
         if (r < 0)
                 return r;
 
@@ -464,7 +520,7 @@ static void link_check_mld_all(Link *l)
 
 static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        Link *l = userdata;
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata); /* the pass may find it gone */
 
         l->retry_source = sd_event_source_disable_unref(l->retry_source);
         memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
@@ -480,7 +536,7 @@ static bool link_schedule_retry(Link *l)
 
         if (l->retry_source)
                 return true;
-        if (l->n_retries >= LINK_RETRY_MAX)
+        if (l->gone || l->n_retries >= LINK_RETRY_MAX)
                 return false;
         if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now_usec) < 0)
                 return false;
@@ -568,7 +624,7 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
         if (r == -ENODEV || r == -ENXIO)
                 return -ENODEV; /* RTM_DELLINK follows */
         if (r >= 0 && !streq(now, l->ifname)) {
-                r = free_and_strdup(&l->ifname, now);
+                r = link_set_names(l, now, LINK_KEEP_ALTNAMES, false);
                 return r < 0 ? r : -ESTALE;
         }
 
@@ -587,6 +643,18 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
         return 0;
 }
 
+/* The kernel denies our ifindex: the owner drops the link from its table. */
+static int link_vanished(Link *l)
+{
+        if (l->gone)
+                return -ENODEV;
+        log_link_debug(l, "The kernel has no link %d any more, forgetting it.", l->ifindex);
+        link_set_error(l, "The link is gone");
+        if (l->ctx->vanished)
+                l->ctx->vanished(l, l->ctx->table_userdata);
+        return -ENODEV;
+}
+
 int link_configure(Link *l)
 {
         KnobPlan plan[_KNOB_MAX];
@@ -594,6 +662,8 @@ int link_configure(Link *l)
         bool any = false, recorded = true;
         int r;
 
+        if (l->gone)
+                return -ENODEV;
         if (link_update_effective(l) < 0)
                 return log_oom();
         l->record_wait = false;
@@ -652,7 +722,7 @@ int link_configure(Link *l)
                                 char now[IF_NAMESIZE];
 
                                 if (link_current_name(l, now) >= 0 && !streq(now, l->ifname) &&
-                                    free_and_strdup(&l->ifname, now) >= 0 && link_has_record(l))
+                                    link_set_names(l, now, LINK_KEEP_ALTNAMES, false) >= 0 && link_has_record(l))
                                         link_record_touch(l);
                         }
                 }
@@ -660,7 +730,7 @@ int link_configure(Link *l)
                         safe_close(dfd[f]);
 
                 if (r == -ENODEV)
-                        return 0;
+                        return link_vanished(l);
                 if (r == -EAGAIN) {
                         l->state = LINK_STATE_PENDING;
                         if (!link_schedule_retry(l))
@@ -820,14 +890,17 @@ void link_begin_change(const Link *l, LinkSnapshot *ret)
 
 void link_end_change(Link *l, const LinkSnapshot *before)
 {
-        if (l->ctx->observer && l->announced)
+        if (l->ctx->observer && !l->gone && l->announced)
                 l->ctx->observer(l, LINK_EVENT_CHANGED, before, l->ctx->observer_userdata);
 }
 
 void link_notify(Link *l, LinkEvent event)
 {
         /* A link waiting for its first write is announced once configured; before that the
-         * observer hears of no change, and at LINK_EVENT_REMOVED it can tell (l->announced). */
+         * observer hears of no change, and at LINK_EVENT_REMOVED it can tell (l->announced).
+         * A link the owner has let go (link_detach()) tells nobody anything. */
+        if (l->gone)
+                return;
         if (event == LINK_EVENT_ADDED)
                 l->announced = true;
         if (l->ctx->observer)

@@ -94,9 +94,26 @@ typedef struct LinkContext {
          * NULL: nothing is recorded (igmpd --check). */
         int (*record)(Link *l, bool before_write, void *userdata);
         void *record_userdata;
+
+        /* The owner's link table (manager.c). renamed: the link's name or alternative names
+         * changed (old_ifname and old_altnames are what they were; the table re-indexes them).
+         * vanished: the kernel denies the link's ifindex (ENODEV), the table drops the link; the
+         * link stays valid for whoever holds a reference. Neither is called for a link the
+         * owner has detached (link_detach()). */
+        void (*renamed)(Link *l, const char *old_ifname, char *const *old_altnames, void *userdata);
+        void (*vanished)(Link *l, void *userdata);
+        void *table_userdata;
 } LinkContext;
 
+/*
+ * A Link is reference-counted: the owner's table holds one reference for as long as the link is
+ * in it; anyone who keeps a link across something that may drop it from the table (a
+ * configuration pass that finds it gone, an event handler, a bus method) holds another. Once
+ * the table lets it go (link_detach()), it no longer writes, arms timers or tells anyone
+ * anything, and is freed with its last reference.
+ */
 struct Link {
+        unsigned n_ref;
         LinkContext *ctx;
         int ifindex;
         char *ifname;
@@ -107,6 +124,9 @@ struct Link {
         bool has_mac;
         unsigned flags;
         uint32_t mtu;
+
+        bool gone;      /* detached from the owner's table: the kernel no longer has it */
+        bool announced; /* the observer heard LINK_EVENT_ADDED */
 
         LinkState state;
         char *last_error;
@@ -125,7 +145,6 @@ struct Link {
         bool has_previous[_KNOB_MAX];
         bool record_dirty; /* the record (above) changed since the owner last wrote it */
         bool record_wait;  /* a write waits for the owner to record a batch (LinkContext.record) */
-        bool announced;    /* the observer heard LINK_EVENT_ADDED */
 
         const PolicyFile **matched; /* borrowed from the manager's Policy; refreshed on every apply */
         size_t n_matched;
@@ -137,16 +156,22 @@ struct Link {
         unsigned n_retries;
 };
 
+/* A new link with one reference, the caller's. Calls no hook. */
 int link_new(LinkContext *ctx, const LinkMessage *msg, Link **ret);
-Link *link_free(Link *l);
-DEFINE_TRIVIAL_CLEANUP_FUNC(Link *, link_free);
+Link *link_ref(Link *l);   /* NULL-safe; returns l */
+Link *link_unref(Link *l); /* NULL-safe; returns NULL */
+DEFINE_TRIVIAL_CLEANUP_FUNC(Link *, link_unref);
+/* For the owner, when it takes l out of its table: l is gone for good (see struct Link). */
+void link_detach(Link *l);
 
 /* Takes in a new RTM_NEWLINK. Returns true when the link needs (re)configuring: renamed, went
  * up, or its IPv6 conf directory appeared. */
 int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure);
 
 /* Recomputes the effective values and writes what differs. 0 or -errno (also kept in
- * last_error and state). Never half-applies silently: each knob is reported. */
+ * last_error and state). Never half-applies silently: each knob is reported. -ENODEV: the kernel
+ * no longer has the link, which is then dropped from the owner's table (ctx->vanished); the
+ * caller must hold a reference to use l after the call. */
 int link_configure(Link *l);
 /* link_configure(), then tells the observer what changed. */
 int link_reconfigure(Link *l);

@@ -141,16 +141,24 @@ static void manager_write_originals(Manager *m, bool rewrite)
 /* The end of a batch: writes the records its writes wait for, then configures the links that
  * wait. A link never announced is announced now; notify false leaves telling the observer of
  * the others' changes to the caller. */
+static int manager_ref_links(Manager *m, Link ***ret, size_t *ret_n);
+static void links_unref(Link **links, size_t n);
+
 static void manager_end_batch(Manager *m, bool notify)
 {
-        size_t i = 0;
-        void *v;
+        Link **links = NULL;
+        size_t n = 0;
 
         manager_write_originals(m, false);
-        while (intmap_iterate(&m->links, &i, &v)) {
-                Link *l = v;
+        /* With a reference each: configuring a link may find it gone and drop it from the table. */
+        if (manager_ref_links(m, &links, &n) < 0) {
+                log_oom();
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                Link *l = links[i];
 
-                if (!l->record_wait)
+                if (!l->record_wait || l->gone)
                         continue;
                 if (!l->announced) {
                         (void) link_configure(l);
@@ -161,6 +169,7 @@ static void manager_end_batch(Manager *m, bool notify)
                 else
                         (void) link_configure(l);
         }
+        links_unref(links, n);
 }
 
 static int manager_on_originals_batch_end(sd_event_source *s, void *userdata)
@@ -187,6 +196,9 @@ static int manager_link_record(Link *l, bool before_write, void *userdata)
         return before_write ? -EAGAIN : 0;
 }
 
+static void manager_on_link_renamed(Link *l, const char *old_ifname, char *const *old_altnames, void *userdata);
+static void manager_on_link_vanished(Link *l, void *userdata);
+
 int manager_new(const char *root, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -204,6 +216,9 @@ int manager_new(const char *root, Manager **ret)
         m->link_ctx.record = manager_link_record;
         m->link_ctx.record_userdata = m;
         m->originals.fd = -EBADF;
+        m->link_ctx.renamed = manager_on_link_renamed;
+        m->link_ctx.vanished = manager_on_link_vanished;
+        m->link_ctx.table_userdata = m;
         daemon_config_defaults(&m->config);
 
         m->root = strdup(root ?: "");
@@ -287,11 +302,14 @@ Manager *manager_free(Manager *m)
         manager_refresh_done(m);
         netlink_free(m->netlink);
         if (intmap_values(&m->links, &links, &n) >= 0) {
-                for (size_t i = 0; i < n; i++)
-                        link_free(links[i]);
+                for (size_t i = 0; i < n; i++) {
+                        link_detach(links[i]);
+                        link_unref(links[i]);
+                }
                 free(links);
         }
         intmap_done(&m->links);
+        namemap_done(&m->links_by_name);
         nm_free(m->nm);
 
         policy_free(m->policy);
@@ -394,7 +412,7 @@ int manager_load_config(Manager *m)
 /* Reconfigures every link after a reload. before[] holds the links' snapshots, taken while the
  * previous policy (which links borrow file paths from) was still alive; NULL when nobody
  * observes the links (or out of memory): no change is announced then. */
-static void manager_configure_all(Manager *m, void **links, size_t n, const LinkSnapshot *before)
+static void manager_configure_all(Manager *m, Link **links, size_t n, const LinkSnapshot *before)
 {
         bool batch = m->originals_batch;
 
@@ -408,10 +426,35 @@ static void manager_configure_all(Manager *m, void **links, size_t n, const Link
                 link_end_change(links[i], &before[i]);
 }
 
+/* Every link, each with a reference: a configuration pass may drop any of them from the table
+ * (the kernel no longer has it) while the caller still walks the array. */
+static int manager_ref_links(Manager *m, Link ***ret, size_t *ret_n)
+{
+        void **links = NULL;
+        size_t n = 0;
+        int r;
+
+        r = intmap_values(&m->links, &links, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                link_ref(links[i]);
+        *ret = (Link **) links;
+        *ret_n = n;
+        return 0;
+}
+
+static void links_unref(Link **links, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                link_unref(links[i]);
+        free(links);
+}
+
 /* NetworkManager's values for a link changed: configure that link again. */
 static void manager_on_nm_changed(int ifindex, void *userdata)
 {
-        Link *l = manager_get_link(userdata, ifindex);
+        _cleanup_(link_unrefp) Link *l = link_ref(manager_get_link(userdata, ifindex));
 
         if (l)
                 (void) link_reconfigure(l);
@@ -436,14 +479,14 @@ static void manager_follow_network_manager(Manager *m)
 
 int manager_reload(Manager *m)
 {
-        _cleanup_free_ void **links = NULL;
         _cleanup_free_ LinkSnapshot *before = NULL;
+        Link **links = NULL;
         size_t n = 0;
         int r;
 
         log_info("Reloading configuration.");
         (void) sd_notify(false, "RELOADING=1");
-        if (intmap_values(&m->links, &links, &n) < 0) {
+        if (manager_ref_links(m, &links, &n) < 0) {
                 (void) sd_notify(false, "READY=1");
                 return log_oom(); /* the previous configuration stays in force */
         }
@@ -461,6 +504,7 @@ int manager_reload(Manager *m)
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
         }
+        links_unref(links, n);
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
         return r;
@@ -481,19 +525,74 @@ Link *manager_get_link(Manager *m, int ifindex)
 
 Link *manager_get_link_by_name(Manager *m, const char *name)
 {
-        size_t i = 0;
-        void *v;
+        return namemap_get(&m->links_by_name, name);
+}
 
-        while (intmap_iterate(&m->links, &i, &v)) {
-                Link *l = v;
+/* ---- the link table ---- */
 
-                if (streq_ptr(l->ifname, name))
-                        return l;
-                for (char **a = l->altnames; a && *a; a++)
-                        if (streq(*a, name))
-                                return l;
+/* Points the link's names at it: the latest statement of who carries a name wins. */
+static void manager_index_names(Manager *m, Link *l)
+{
+        int r;
+
+        r = namemap_put(&m->links_by_name, l->ifname, l);
+        for (char **a = l->altnames; r >= 0 && a && *a; a++)
+                r = namemap_put(&m->links_by_name, *a, l);
+        if (r < 0)
+                log_link_warning_errno(l, r, "Failed to index the link's names, it can be found by "
+                                       "ifindex only until its next event: %m");
+}
+
+/* Drops the names that still point at the link (another link may have claimed one since). */
+static void manager_unindex_names(Manager *m, Link *l, const char *ifname, char *const *altnames)
+{
+        (void) namemap_remove_value(&m->links_by_name, ifname, l);
+        for (char *const *a = altnames; a && *a; a++)
+                (void) namemap_remove_value(&m->links_by_name, *a, l);
+}
+
+/* The table takes a reference. 0 or -ENOMEM. */
+static int manager_add_link(Manager *m, Link *l)
+{
+        int r;
+
+        r = intmap_put(&m->links, l->ifindex, l);
+        if (r < 0)
+                return r;
+        link_ref(l);
+        manager_index_names(m, l);
+        return 0;
+}
+
+/* Announces the removal, takes the link out of both maps and drops the table's reference. */
+static void manager_drop_link(Manager *m, Link *l)
+{
+        link_notify(l, LINK_EVENT_REMOVED); /* while the link can still be found */
+        if (link_has_record(l) && m->originals.dir) {
+                if (manager_forget_record(m, l->ifindex) < 0)
+                        log_oom(); /* its line stays: harmless, ifindexes are not reused */
+                else
+                        (void) manager_link_record(l, false, m);
         }
-        return NULL;
+        if (intmap_get(&m->links, l->ifindex) == l)
+                (void) intmap_remove(&m->links, l->ifindex);
+        manager_unindex_names(m, l, l->ifname, l->altnames);
+        log_link_debug(l, "Link %d removed.", l->ifindex);
+        link_detach(l);
+        link_unref(l);
+}
+
+static void manager_on_link_renamed(Link *l, const char *old_ifname, char *const *old_altnames, void *userdata)
+{
+        Manager *m = userdata;
+
+        manager_unindex_names(m, l, old_ifname, old_altnames);
+        manager_index_names(m, l);
+}
+
+static void manager_on_link_vanished(Link *l, void *userdata)
+{
+        manager_drop_link(userdata, l);
 }
 
 static int compare_links(const void *a, const void *b)
@@ -521,15 +620,15 @@ int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
 
 static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
 {
+        _cleanup_(link_unrefp) Link *l = NULL; /* configuring it may find it gone */
         LinkSnapshot before = {};
-        Link *l;
         bool reconfigure = true, is_new = false;
         int r;
 
         if (msg->ifindex <= 0 || !msg->ifname)
                 return;
 
-        l = manager_get_link(m, msg->ifindex);
+        l = link_ref(manager_get_link(m, msg->ifindex));
         if (!l) {
                 const OriginalEntry *saved;
 
@@ -538,9 +637,8 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
                         log_oom();
                         return;
                 }
-                r = intmap_put(&m->links, l->ifindex, l);
+                r = manager_add_link(m, l);
                 if (r < 0) {
-                        link_free(l);
                         log_oom();
                         return;
                 }
@@ -557,6 +655,8 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
                         log_oom();
                         return;
                 }
+                /* This message is the kernel's latest word on the names it states. */
+                manager_index_names(m, l);
         }
         l->seen = true;
 
@@ -585,24 +685,14 @@ static void manager_on_link_removed(int ifindex, void *userdata)
         Manager *m = userdata;
         Link *l = manager_get_link(m, ifindex);
 
-        if (!l)
-                return;
-        link_notify(l, LINK_EVENT_REMOVED); /* while the link can still be found */
-        if (link_has_record(l) && m->originals.dir) {
-                if (manager_forget_record(m, ifindex) < 0)
-                        log_oom(); /* its line stays: harmless, ifindexes are not reused */
-                else
-                        (void) manager_link_record(l, false, m);
-        }
-        intmap_remove(&m->links, ifindex);
-        log_link_debug(l, "Link %d removed.", ifindex);
-        link_free(l);
+        if (l)
+                manager_drop_link(m, l);
 }
 
 static void manager_on_ipv6_changed(int ifindex, void *userdata)
 {
         Manager *m = userdata;
-        Link *l = manager_get_link(m, ifindex);
+        _cleanup_(link_unrefp) Link *l = link_ref(manager_get_link(m, ifindex));
         bool reconfigure = false;
 
         if (!l || l->ipv6_available)
@@ -626,14 +716,14 @@ static void manager_on_ipv6_changed(int ifindex, void *userdata)
 
 int manager_enumerate(Manager *m)
 {
-        _cleanup_free_ void **links = NULL;
+        Link **links = NULL;
         size_t n = 0;
         int r;
 
-        if (intmap_values(&m->links, &links, &n) < 0)
+        if (manager_ref_links(m, &links, &n) < 0)
                 return log_oom();
         for (size_t i = 0; i < n; i++)
-                ((Link *) links[i])->seen = false;
+                links[i]->seen = false;
 
         /* One record for the whole dump, before its writes. */
         bool batch = m->originals_batch;
@@ -650,8 +740,10 @@ int manager_enumerate(Manager *m)
         if (r == -EAGAIN)
                 log_debug("Link dump still interrupted after %d attempts; link events fill the gaps.",
                           ENUMERATE_ATTEMPTS);
-        else if (r < 0)
+        else if (r < 0) {
+                links_unref(links, n);
                 return log_error_errno(r, "Failed to enumerate links: %m");
+        }
 
         /* Links missing from the dump vanished while we were not listening — or an interrupted
          * dump skipped them. Ask the kernel about each before forgetting it (glibc says ENXIO
@@ -660,11 +752,12 @@ int manager_enumerate(Manager *m)
                 Link *l = links[i];
                 char name[IF_NAMESIZE];
 
-                if (l->seen)
+                if (l->seen || l->gone)
                         continue;
                 if (!if_indextoname((unsigned) l->ifindex, name) && (errno == ENXIO || errno == ENODEV))
-                        manager_on_link_removed(l->ifindex, m);
+                        manager_drop_link(m, l);
         }
+        links_unref(links, n);
         return 0;
 }
 

@@ -44,6 +44,7 @@
 #include "intmap.h"
 #include "knob.h"
 #include "link.h"
+#include "namemap.h"
 #include "originals.h"
 #include "policy.h"
 #include "runtime-config.h"
@@ -87,7 +88,14 @@ struct Manager {
         /* NetworkManager profiles (nm.c): NULL with [Daemon] NetworkManager=no. */
         NMState *nm;
 
-        IntMap links; /* ifindex → Link* */
+        /* The link table, as networkd keeps it: by ifindex (holding a reference to each link),
+         * and by name and alternative name (borrowed). A name maps to at most one link: the
+         * one the kernel most recently said carries it. During a rename or a swap, or after
+         * an overrun, the kernel's latest statement may not have reached every link yet; the
+         * link still holding a name it lost is found by ifindex only until its own statement
+         * comes. */
+        IntMap links;         /* ifindex → Link* */
+        NameMap links_by_name; /* name → Link* */
         Netlink *netlink;
         unsigned n_resyncs;    /* re-enumerations after ENOBUFS */
         ManagerRefresh refresh;
@@ -140,9 +148,9 @@ int manager_open_netlink(Manager *m);
 int manager_enumerate(Manager *m); /* full dump + mark/sweep */
 
 Link *manager_get_link(Manager *m, int ifindex);
-/* The live link carrying name as its name or an alternative name, or NULL. */
+/* The link carrying name as its name or an alternative name, or NULL. O(1). */
 Link *manager_get_link_by_name(Manager *m, const char *name);
-/* All links ordered by ifindex; the caller frees the array. 0 or -ENOMEM. */
+/* All links ordered by ifindex (borrowed); the caller frees the array. 0 or -ENOMEM. */
 int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n);
 
 /* Diagnostic sink for config problems: logs "FILE:LINE: message". */

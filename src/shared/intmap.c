@@ -15,7 +15,7 @@ static size_t slot_of(const IntMap *m, int key)
         return h & (m->n_slots - 1);
 }
 
-void *intmap_get(const IntMap *m, int key)
+static IntMapEntry *find(const IntMap *m, int key)
 {
         if (m->n_slots == 0)
                 return NULL;
@@ -23,8 +23,15 @@ void *intmap_get(const IntMap *m, int key)
                 if (!m->slots[i].value)
                         return NULL;
                 if (m->slots[i].key == key)
-                        return m->slots[i].value;
+                        return &m->slots[i];
         }
+}
+
+void *intmap_get(const IntMap *m, int key)
+{
+        IntMapEntry *e = find(m, key);
+
+        return e ? e->value : NULL;
 }
 
 static int resize(IntMap *m, size_t n_slots)
@@ -50,25 +57,28 @@ static int resize(IntMap *m, size_t n_slots)
 
 int intmap_put(IntMap *m, int key, void *value)
 {
+        IntMapEntry *e;
+
         if (!value)
                 return -EINVAL;
+        /* Replacing never allocates, so it never fails (namemap.c relies on that). */
+        e = find(m, key);
+        if (e) {
+                e->value = value;
+                return 0;
+        }
         /* Keep the load factor at or below 1/2. */
         if ((m->n + 1) * 2 > m->n_slots) {
                 int r = resize(m, m->n_slots ? m->n_slots * 2 : 16);
                 if (r < 0)
                         return r;
         }
-        for (size_t i = slot_of(m, key);; i = (i + 1) & (m->n_slots - 1)) {
+        for (size_t i = slot_of(m, key);; i = (i + 1) & (m->n_slots - 1))
                 if (!m->slots[i].value) {
                         m->slots[i] = (IntMapEntry) { .key = key, .value = value };
                         m->n++;
                         return 0;
                 }
-                if (m->slots[i].key == key) {
-                        m->slots[i].value = value;
-                        return 0;
-                }
-        }
 }
 
 void *intmap_remove(IntMap *m, int key)

@@ -20,7 +20,7 @@ typedef struct IntMap {
 } IntMap;
 
 void *intmap_get(const IntMap *m, int key);
-/* Inserts or replaces. value must not be NULL. 0 or -ENOMEM. */
+/* Inserts or replaces. value must not be NULL. 0 or -ENOMEM (replacing never fails). */
 int intmap_put(IntMap *m, int key, void *value);
 /* Removes and returns the value, or NULL. Shrinks when mostly empty. */
 void *intmap_remove(IntMap *m, int key);
