@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <sys/types.h>
 #include <linux/if_arp.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -22,6 +23,8 @@
 
 /* Messages handled per wake-up before yielding to other event sources (signals, the bus). */
 #define NETLINK_BATCH 256
+/* Upper bound of the messages thrown away after an overrun (more than any receive buffer holds). */
+#define NETLINK_DISCARD_MAX (1024 * 1024)
 #define ALTNAMES_MAX 32
 
 typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
@@ -182,6 +185,28 @@ static int on_valid(struct nl_msg *msg, void *arg)
         return NL_OK;
 }
 
+/* Throws away every message queued on the event socket. Returns how many. */
+static size_t netlink_discard_queue(Netlink *n)
+{
+        int fd = nl_socket_get_fd(n->events);
+        size_t discarded = 0;
+        char b;
+
+        /* Each recv() takes one datagram off the queue; MSG_TRUNC leaves its bytes unread. The
+         * queue holds at most the receive buffer; the bound only guards against a kernel that
+         * queues faster than this loop reads, which it cannot. */
+        for (size_t i = 0; i < NETLINK_DISCARD_MAX; i++) {
+                ssize_t l = recv(fd, &b, sizeof b, MSG_DONTWAIT | MSG_TRUNC);
+                if (l < 0 && errno == EINTR)
+                        continue;
+                if (l < 0 && errno != ENOBUFS)
+                        break; /* EAGAIN: empty */
+                if (l >= 0)
+                        discarded++;
+        }
+        return discarded;
+}
+
 static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         Netlink *n = userdata;
@@ -191,7 +216,14 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                 if (r == -NLE_AGAIN)
                         return 0;
                 if (r == -NLE_NOMEM) {
-                        /* ENOBUFS: the kernel dropped events. */
+                        /* ENOBUFS: the kernel dropped events. What is still queued came before the
+                         * loss and may be contradicted by what was lost (an RTM_NEWLINK whose
+                         * RTM_DELLINK was dropped would bring back a link the kernel no longer
+                         * has): none of it is trusted. The owner's dump, taken after the queue
+                         * is emptied, tells the state; events from then on follow it. */
+                        size_t discarded = netlink_discard_queue(n);
+                        log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
+                                  discarded == 1 ? "" : "s");
                         n->handlers->overrun(n->userdata);
                         continue;
                 }

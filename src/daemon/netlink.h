@@ -44,7 +44,8 @@ typedef struct NetlinkHandlers {
         /* An AF_INET6 RTM_NEWLINK: the link's IPv6 state changed, its conf directory may have
          * appeared. */
         void (*ipv6_changed)(int ifindex, void *userdata);
-        /* The kernel dropped events (ENOBUFS): nothing tells which, only a new dump does. */
+        /* The kernel dropped events (ENOBUFS): nothing tells which, only a new dump does. The
+         * events still queued then are discarded first: none arrives from before the dump. */
         void (*overrun)(void *userdata);
         /* A link as a refresh dump (netlink_refresh()) shows it. Only its values are news: the
          * event socket still carries every change, in order. */

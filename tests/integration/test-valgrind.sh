@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # igmpd under valgrind memcheck: start, link churn (create, rename, MTU 1200/1500, up/down,
-# delete), a broken and a good policy file, runtime drop-ins, two reloads, then SIGTERM. Asserts
+# delete), a broken and a good policy file, runtime drop-ins, two reloads, netlink overruns (a
+# 4 KiB receive buffer) with a link created and deleted and two links swapping names while the
+# daemon is frozen, then SIGTERM. Asserts
 # exit status 0 (valgrind exits 99 on any error, definite leaks included) and a summary with
 # "ERROR SUMMARY: 0 errors" and no "definitely lost" bytes.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +24,8 @@ WRAP
 chmod +x "$IGMPD"
 
 veth_add "$NS" va0 va1
+mkdir -p "$T_ROOT/etc/igmpd"
+printf '[Daemon]\nNetlinkReceiveBufferSize=4K\n' > "$T_ROOT/etc/igmpd/igmpd.conf"
 conf_put 50-vg.conf <<'CONF'
 [Match]
 Name=va* vb*
@@ -66,6 +70,21 @@ ip -n "$NS" -batch "$T_TMP/d"
 rm "$T_CONF/50-vg.conf"
 igmpd_reload
 WAIT_SECS=60 expect_knob "$NS" ipv4 vb20 igmpv3_unsolicited_report_interval 1000
+
+# Overruns: what was queued before is discarded, links found gone are dropped, names swapped
+# while frozen resolve to the right links (test-core-overrun-stale.sh checks the outcome).
+kill -STOP "$T_IGMPD_PID"
+veth_add "$NS" vz1 vz2
+ip -n "$NS" link set vb11 name vswap
+ip -n "$NS" link set vb12 name vb11
+ip -n "$NS" link set vswap name vb12
+for i in $(seq 1 30); do echo "link add vd$i type veth peer name ve$i"; done > "$T_TMP/o"
+ip -n "$NS" -batch "$T_TMP/o"
+ip -n "$NS" link del vz1
+kill -CONT "$T_IGMPD_PID"
+veth_add "$NS" vmark0 vmark1
+WAIT_SECS=60 wait_until "grep -q 'vmark1: New link' '$T_LOG'" || fail "igmpd never saw vmark1"
+[ "$(log_count 'ENOBUFS')" -ge 1 ] || fail "the 4 KiB buffer never overflowed"
 sleep 1
 
 kill -TERM "$T_IGMPD_PID"
