@@ -220,7 +220,12 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                          * loss and may be contradicted by what was lost (an RTM_NEWLINK whose
                          * RTM_DELLINK was dropped would bring back a link the kernel no longer
                          * has): none of it is trusted. The owner's dump, taken after the queue
-                         * is emptied, tells the state; events from then on follow it. */
+                         * is emptied, tells the state; events from then on follow it.
+                         * Emptying the queue first also matters because the kernel says ENOBUFS
+                         * once per congestion: until a read finds the queue empty, it drops
+                         * further events without a word. A dump taken with the old queue still
+                         * there left a window, from the dump's end until the queue drained, in
+                         * which a whole burst of new links was lost unseen. */
                         size_t discarded = netlink_discard_queue(n);
                         log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
                                   discarded == 1 ? "" : "s");
