@@ -16,6 +16,7 @@
 #include "igmpctl.h"
 #include "macro.h"
 #include "strv.h"
+#include "utf8.h"
 
 JsonMode arg_json = JSON_OFF;
 bool arg_legend = true;
@@ -168,10 +169,15 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
                 return -EACCES;
         }
         if (sd_bus_error_has_names(error, "org.igmpd1.Error.NoSuchLink", SD_BUS_ERROR_UNKNOWN_OBJECT)) {
-                fprintf(stderr, "No such link: %s (see igmpctl list)\n", link ? link : "?");
+                _cleanup_free_ char *shown = link ? utf8_escape_dup(link, UTF8_ESCAPE_CONTROL) : NULL;
+
+                fprintf(stderr, "No such link: %s (see igmpctl list)\n", shown ?: "?");
                 return -ENODEV;
         }
-        fprintf(stderr, "Failed to %s: %s\n", what, error->message ?: error->name);
+        /* igmpd's messages quote interface names and paths: nothing raw to the terminal. */
+        _cleanup_free_ char *message = utf8_escape_dup(error->message ?: error->name, UTF8_ESCAPE_CONTROL);
+
+        fprintf(stderr, "Failed to %s: %s\n", what, message ?: error->name);
         return r;
 }
 
@@ -206,8 +212,13 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "so", &name, &path);
         } else {
+                /* A name that is not UTF-8 travels in the form igmpd shows it ("bad\xff"). */
+                _cleanup_free_ char *escaped = utf8_escape_dup(link, UTF8_ESCAPE_INVALID);
+
+                if (!escaped)
+                        return -ENOMEM;
                 r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "GetLinkByName", &error, &reply, "s", link);
+                                       "GetLinkByName", &error, &reply, "s", escaped);
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "io", &ifindex, &path);
         }

@@ -13,6 +13,7 @@
 
 #include "macro.h"
 #include "output.h"
+#include "utf8.h"
 
 #define TABLE_GAP 2
 #define TABLE_ELLIPSIZE_MIN 8
@@ -91,7 +92,8 @@ int table_add_cell_color(Table *t, const char *s, Color color)
                 t->colors = b;
                 t->n_allocated = n;
         }
-        c = strdup(s ?: "-");
+        /* Names come from the kernel: never a control character raw to the terminal. */
+        c = utf8_escape_dup(s ?: "-", UTF8_ESCAPE_CONTROL);
         if (!c)
                 return -ENOMEM;
         t->colors[t->n_cells] = color;
@@ -256,8 +258,14 @@ static void print_cell(FILE *f, const char *s, Color color, size_t width, bool r
 void output_field_color(FILE *f, size_t label_width, const char *label, const char *value, Color color)
 {
         size_t columns = output_columns(), used = label_width + 2;
-        char *shortened = NULL;
+        char *shortened = NULL, *escaped;
 
+        /* As table cells: no control character raw to the terminal. */
+        escaped = utf8_escape_dup(value, UTF8_ESCAPE_CONTROL);
+        if (escaped)
+                value = escaped;
+        else
+                value = "(out of memory)";
         fprintf(f, "%*s%s ", (int) label_width, label, *label ? ":" : " ");
         if (columns != SIZE_MAX && used + utf8_width(value) > columns && columns > used + TABLE_ELLIPSIZE_MIN) {
                 shortened = ellipsize(value, columns - used, ELLIPSIZE_PATH);
@@ -269,6 +277,7 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
         else
                 fprintf(f, "%s\n", value);
         free(shortened);
+        free(escaped);
 }
 
 void output_field(FILE *f, size_t label_width, const char *label, const char *value)
@@ -313,4 +322,21 @@ int table_print(Table *t, FILE *f, bool header)
         }
         free(widths);
         return ferror(f) ? -EIO : 0;
+}
+
+void output_line(FILE *f, const char *format, ...)
+{
+        char *s = NULL, *e;
+        va_list ap;
+        int r;
+
+        va_start(ap, format);
+        r = vasprintf(&s, format, ap);
+        va_end(ap);
+        if (r < 0)
+                return;
+        e = utf8_escape_dup(s, UTF8_ESCAPE_CONTROL);
+        fprintf(f, "%s\n", e ?: "(out of memory)");
+        free(e);
+        free(s);
 }

@@ -55,3 +55,7 @@ size_t output_columns(void);
 
 /* Display width of a UTF-8 string (code points; no wide characters in igmpctl's output). */
 size_t utf8_width(const char *s);
+
+/* Prints one line formatted like printf, every control character escaped (utf8_escape():
+ * names come from the kernel), then a newline. For lines that quote names. */
+void output_line(FILE *f, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "output.h"
 #include "terminal.h"
+#include "utf8.h"
 
 int verb_list(int argc, char **argv, sd_bus *bus)
 {
@@ -99,12 +100,14 @@ static void print_field_list(const char *label, char **values, const char *none)
 
 static int print_link_status(const ClientLink *l)
 {
+        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
         Color state = state_color(l->state);
         Table *t;
         int r = 0;
 
-        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex,
-               strempty(l->name));
+        if (!name)
+                return -ENOMEM;
+        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex, name);
         /* Everything [Match] can match on, then what igmpd made of it. */
         print_field("Type", isempty(l->type) ? "-" : l->type);
         print_field("Kind", isempty(l->kind) ? "-" : l->kind);
@@ -148,12 +151,31 @@ static bool is_pattern(const char *s)
         return strpbrk(s, "*?[") != NULL;
 }
 
+/* Whether a name, as the bus shows it, matches a LINK argument: as a glob, or literally (a
+ * name may hold '[' or '*'), or in the form igmpctl prints it, or, for a name shown escaped
+ * ("bad\xff"), through its bytes (an argument typed with the raw bytes). */
+static bool name_matches(const char *name, const char *pattern)
+{
+        _cleanup_free_ char *shown = NULL;
+        char raw[128]; /* ALTIFNAMSIZ */
+
+        if (!name)
+                return false;
+        if (streq(name, pattern) || fnmatch(pattern, name, 0) == 0)
+                return true;
+        shown = utf8_escape_dup(name, UTF8_ESCAPE_CONTROL);
+        if (shown && streq(shown, pattern))
+                return true;
+        return strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 && !streq(raw, name) &&
+               (streq(raw, pattern) || fnmatch(pattern, raw, 0) == 0);
+}
+
 static bool link_matches(const ClientLink *l, const char *pattern)
 {
-        if (l->name && fnmatch(pattern, l->name, 0) == 0)
+        if (name_matches(l->name, pattern))
                 return true;
         for (char **a = l->alternative_names; a && *a; a++)
-                if (fnmatch(pattern, *a, 0) == 0)
+                if (name_matches(*a, pattern))
                         return true;
         return false;
 }
@@ -219,7 +241,9 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         idx[n++] = l->ifindex;
                 }
                 if (!any) {
-                        fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", args[i]);
+                        _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_CONTROL);
+
+                        fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", shown ?: "?");
                         client_exit_status = EXIT_NO_SUCH_LINK;
                         r = -ENODEV;
                 }

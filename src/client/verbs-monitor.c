@@ -25,6 +25,7 @@
 
 #include "igmpctl.h"
 #include "macro.h"
+#include "output.h"
 #include "terminal.h"
 
 #define MONITOR_LINKS_MAX 65536 /* links remembered for "old → new" display */
@@ -236,7 +237,7 @@ static void print_string_change(const ClientLink *l, const char *label, const ch
         if (streq_ptr(strempty(old), strempty(new)))
                 return;
         print_time();
-        printf("%s (%d): %s %s %s %s\n", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
+        output_line(stdout, "%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
                glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
 }
 
@@ -278,7 +279,7 @@ static void print_knob_changes(const ClientLink *old, const ClientLink *new)
                     streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
                         continue;
                 print_time();
-                printf("%s (%d): %s kernel %s %s %s, policy %s %s %s (%s)\n", strempty(new->name),
+                output_line(stdout, "%s (%d): %s kernel %s %s %s, policy %s %s %s (%s)", strempty(new->name),
                        new->ifindex, knob_to_string(k),
                        old->has[k] ? knob_format(k, old->kernel[k], a) : "?", glyph(GLYPH_ARROW),
                        knob_format(k, new->kernel[k], b),
@@ -309,7 +310,7 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
                 print_json_link_event("added", &l, 0);
         else {
                 print_time();
-                printf("+ %s (%d): added, %s\n", strempty(l.name), l.ifindex, strempty(l.state));
+                output_line(stdout, "+ %s (%d): added, %s", strempty(l.name), l.ifindex, strempty(l.state));
         }
         fflush(stdout);
 
@@ -336,9 +337,9 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
         else {
                 print_time();
                 if (ml)
-                        printf("- %s (%d): removed\n", strempty(ml->link.name), ml->link.ifindex);
+                        output_line(stdout, "- %s (%d): removed", strempty(ml->link.name), ml->link.ifindex);
                 else
-                        printf("- %s: removed\n", path);
+                        output_line(stdout, "- %s: removed", path);
         }
         fflush(stdout);
         if (ml)

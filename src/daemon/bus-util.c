@@ -11,6 +11,8 @@
  */
 
 #include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "bus-util.h"
 #include "log.h"
 #include "macro.h"
+#include "utf8.h"
 
 /* A finished query whose call never came back (its handler failed earlier on the second
  * dispatch) is dropped after this long; the second dispatch happens within milliseconds. */
@@ -345,4 +348,48 @@ int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_M
 int bus_validate_error(sd_bus_error *error, int r, const char *msg)
 {
         return sd_bus_error_set(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, msg);
+}
+
+int bus_message_append_escaped(sd_bus_message *m, const char *s)
+{
+        _cleanup_free_ char *e = NULL;
+
+        s = strempty(s);
+        if (utf8_is_valid(s))
+                return sd_bus_message_append_basic(m, 's', s);
+        e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
+        if (!e)
+                return -ENOMEM;
+        return sd_bus_message_append_basic(m, 's', e);
+}
+
+int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "s");
+        for (char *const *s = l; r >= 0 && s && *s; s++)
+                r = bus_message_append_escaped(m, *s);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const char *format, ...)
+{
+        _cleanup_free_ char *s = NULL, *e = NULL;
+        va_list ap;
+        int k;
+
+        va_start(ap, format);
+        k = vasprintf(&s, format, ap);
+        va_end(ap);
+        if (k < 0)
+                return -ENOMEM;
+        e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
+        if (!e)
+                return -ENOMEM;
+        if (name)
+                return sd_bus_error_set(error, name, e);
+        return sd_bus_error_set_errnof(error, r, "%s", e);
 }

@@ -84,3 +84,14 @@ int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_M
 /* Sets the D-Bus error of a bus-validate.h error r (bus-error.h's name for r, else
  * InvalidArgument) with msg. Returns r's errno as the error name maps it back. */
 int bus_validate_error(sd_bus_error *error, int r, const char *msg);
+
+/* Appends s (NULL as "") as a D-Bus string: names and paths are bytes, a D-Bus string is UTF-8,
+ * so bytes that are not UTF-8 go as "\xNN" (utf8_escape()). 0 or -errno. */
+int bus_message_append_escaped(sd_bus_message *m, const char *s);
+/* The same for a NULL-terminated list, as "as". */
+int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);
+/* Sets error name (or, with name NULL, the error of errno r) with a message formatted like
+ * printf and then escaped like bus_message_append_escaped(): messages that quote an interface
+ * name or a path. Returns the negative errno the error maps to. */
+int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const char *format, ...)
+        __attribute__((format(printf, 4, 5)));

@@ -56,6 +56,7 @@ static void link_bus_emit_changes(sd_bus *bus, Link *l, const LinkSnapshot *befo
                 const char *property;
         } properties[] = {
                 { LINK_CHANGE_NAME, "Name" },
+                { LINK_CHANGE_NAME, "NameBytes" },
                 { LINK_CHANGE_ALTNAMES, "AlternativeNames" },
                 { LINK_CHANGE_KIND, "Kind" },
                 { LINK_CHANGE_TYPE, "Type" },
@@ -149,15 +150,32 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 
 /* ---- properties ---- */
 
+/* Names, paths and messages that carry them are bytes: see bus_message_append_escaped(). */
 static int property_get_string(sd_bus_message *reply, const char *s)
 {
-        return sd_bus_message_append(reply, "s", strempty(s));
+        return bus_message_append_escaped(reply, s);
 }
 
 static int property_get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         return property_get_string(reply, ((Link *) userdata)->ifname);
+}
+
+/* The name's bytes as the kernel has them, for a client that must tell "bad\xff" (escaped) from
+ * a name that is those seven characters. */
+static int append_name_bytes(sd_bus_message *reply, const Link *l)
+{
+        const char *n = strempty(l->ifname);
+
+        return sd_bus_message_append_array(reply, 'y', n, strlen(n));
+}
+
+static int property_get_name_bytes(sd_bus *bus, const char *path, const char *interface,
+                                   const char *property, sd_bus_message *reply, void *userdata,
+                                   sd_bus_error *error)
+{
+        return append_name_bytes(reply, userdata);
 }
 
 static int property_get_kind(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -182,7 +200,7 @@ static int property_get_mac(sd_bus *bus, const char *path, const char *interface
 
 static int append_altnames(sd_bus_message *reply, const Link *l)
 {
-        return sd_bus_message_append_strv(reply, l->altnames);
+        return bus_message_append_escaped_strv(reply, l->altnames);
 }
 
 static int property_get_altnames(sd_bus *bus, const char *path, const char *interface,
@@ -228,7 +246,7 @@ static int append_knobs(sd_bus_message *reply, const Link *l)
                 if (r >= 0)
                         r = sd_bus_message_append_basic(reply, 'i', &policy);
                 if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 's', source);
+                        r = bus_message_append_escaped(reply, source);
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
                 if (r >= 0)
@@ -245,7 +263,7 @@ static int append_matched_files(sd_bus_message *reply, const Link *l)
 
         r = sd_bus_message_open_container(reply, 'a', "s");
         for (size_t i = 0; r >= 0 && i < l->n_matched; i++)
-                r = sd_bus_message_append_basic(reply, 's', l->matched[i]->path);
+                r = bus_message_append_escaped(reply, l->matched[i]->path);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -275,7 +293,7 @@ static int append_string_property(sd_bus_message *reply, const char *name, const
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'v', "s");
         if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', strempty(value));
+                r = bus_message_append_escaped(reply, value);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
@@ -348,6 +366,8 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                 r = append_property(reply, "Index", "i", append_index, l);
         if (r >= 0)
                 r = append_string_property(reply, "Name", l->ifname);
+        if (r >= 0)
+                r = append_property(reply, "NameBytes", "ay", append_name_bytes, l);
         if (r >= 0)
                 r = append_property(reply, "AlternativeNames", "as", append_altnames, l);
         if (r >= 0)
@@ -485,7 +505,7 @@ int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n)
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = link_state_row(links[i], &pool, &extra, &rows[i]);
         if (r >= 0)
-                r = sd_bus_message_append_strv(reply, (char **) pool.strings);
+                r = sd_bus_message_append_strv(reply, (char **) pool.strings); /* escaped by the pool */
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(" LINK_STATE_SIGNATURE ")");
         for (size_t i = 0; r >= 0 && i < n; i++)
@@ -513,10 +533,10 @@ static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret
 static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what)
 {
         if (r == -ENODEV)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "%s, but link %d vanished meanwhile.",
-                                         what, l->ifindex);
-        return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s, but applying it failed: %s", what,
-                                 l->last_error ?: strerror(-r));
+                return bus_error_setf_escaped(error, BUS_ERROR_NO_SUCH_LINK, 0, "%s, but link %d vanished meanwhile.",
+                                              what, l->ifindex);
+        return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "%s, but applying it failed: %s", what,
+                                      l->last_error ?: strerror(-r));
 }
 
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -575,8 +595,8 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         if (r < 0) {
                 log_link_warning_errno(l, r, "Failed to store runtime change in %s, nothing changed: %m",
                                        path);
-                return sd_bus_error_set_errnof(error, r, "Failed to write %s: %s; nothing was changed.",
-                                               path, strerror(-r));
+                return bus_error_setf_escaped(error, NULL, r, "Failed to write %s: %s; nothing was changed.",
+                                              path, strerror(-r));
         }
         log_link_info(l, "Runtime change from %s stored in %s.", strna(sd_bus_message_get_sender(message)),
                       path);
@@ -617,8 +637,8 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         r = runtime_config_revert(m->runtime, m->root, l->ifname);
         if (r < 0) {
                 log_link_warning_errno(l, r, "Failed to remove runtime changes: %m");
-                return sd_bus_error_set_errnof(error, r, "Failed to remove the runtime files of %s: %s",
-                                               l->ifname, strerror(-r));
+                return bus_error_setf_escaped(error, NULL, r, "Failed to remove the runtime files of %s: %s",
+                                              l->ifname, strerror(-r));
         }
         log_link_info(l, "Runtime changes reverted by %s.", strna(sd_bus_message_get_sender(message)));
 
@@ -645,8 +665,8 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
         if (r == -ENODEV)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "Reconfiguring %s failed: %s",
-                                         l->ifname, l->last_error ?: strerror(-r));
+                return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "Reconfiguring %s failed: %s",
+                                              l->ifname, l->last_error ?: strerror(-r));
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -705,6 +725,7 @@ const sd_bus_vtable link_vtable[] = {
 
         SD_BUS_PROPERTY("Index", "i", NULL, offsetof(Link, ifindex), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Name", "s", property_get_name, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NameBytes", "ay", property_get_name_bytes, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("AlternativeNames", "as", property_get_altnames, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Kind", "s", property_get_kind, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Type", "s", property_get_type, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

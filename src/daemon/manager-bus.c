@@ -30,6 +30,7 @@
 #include "manager-bus.h"
 #include "manager.h"
 #include "nm.h"
+#include "utf8.h"
 
 /* Replies to RequestName (D-Bus specification, DBUS_REQUEST_NAME_REPLY_*). */
 #define REQUEST_NAME_PRIMARY_OWNER 1
@@ -81,7 +82,7 @@ static int property_get_config_files(sd_bus *bus, const char *path, const char *
         if (r < 0)
                 return r;
         for (size_t i = 0; m->policy && i < m->policy->n_files; i++) {
-                r = sd_bus_message_append(reply, "s", m->policy->files[i]->path);
+                r = bus_message_append_escaped(reply, m->policy->files[i]->path);
                 if (r < 0)
                         return r;
         }
@@ -110,7 +111,15 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
 
                 r = link_bus_path(links[i]->ifindex, &path);
                 if (r >= 0)
-                        r = sd_bus_message_append(reply, "(iso)", links[i]->ifindex, links[i]->ifname, path);
+                        r = sd_bus_message_open_container(reply, 'r', "iso");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'i', &links[i]->ifindex);
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, links[i]->ifname);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'o', path);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -151,6 +160,24 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
         return r;
 }
 
+/* The link a GetLinkByName() argument names: the name itself first, else, for a name that is
+ * not UTF-8, its escaped form as igmpd shows it on the bus ("bad\xff"; see utf8_escape()). Only
+ * that exact form: "bad\xFF" is no name igmpd ever showed. A name with control characters is
+ * also found by the form igmpctl prints. */
+static Link *bus_manager_find_link_by_name(Manager *m, const char *name)
+{
+        char raw[128], shown[UTF8_ESCAPED_SIZE(128)]; /* ALTIFNAMSIZ: the longest name */
+        Link *l;
+
+        l = manager_get_link_by_name(m, name);
+        if (l || !strstr(name, "\\x") || utf8_unescape(name, raw, sizeof raw) < 0 || streq(raw, name))
+                return l;
+        if (!streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) &&
+            !streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name))
+                return NULL;
+        return manager_get_link_by_name(m, raw);
+}
+
 static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_free_ char *path = NULL;
@@ -167,7 +194,7 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
         if (r < 0)
                 return bus_validate_error(error, r, msg);
 
-        l = manager_get_link_by_name(m, name);
+        l = bus_manager_find_link_by_name(m, name);
         if (!l)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
         r = link_bus_path(l->ifindex, &path);
@@ -203,6 +230,7 @@ static int bus_message_read_link(BusContext *c, sd_bus_message *message, Link **
 static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_free_ char *path = NULL;
+        sd_bus_message *reply = NULL;
         Link *l;
         int r;
 
@@ -212,7 +240,15 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
         r = link_bus_path(l->ifindex, &path);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(message, "so", l->ifname, path);
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = bus_message_append_escaped(reply, l->ifname);
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 'o', path);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
 }
 
 /* Manager methods that take an ifindex hand off to the link's own handler. */
@@ -300,7 +336,7 @@ static int manager_describe(Manager *m, char **ret)
         json_key(&w, "config_files");
         json_begin_array(&w);
         for (size_t i = 0; m->policy && i < m->policy->n_files; i++)
-                json_string(&w, m->policy->files[i]->path);
+                json_string_escaped(&w, m->policy->files[i]->path);
         json_end_array(&w);
         json_key(&w, "audit_sources");
         audit_bus_describe_sources(m->audit, &w);

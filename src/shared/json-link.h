@@ -23,6 +23,10 @@
  *     "matched_files": [ "/etc/igmpd/conf.d/10-site.conf" ],
  *     "last_error": null               or the message of the last failed write
  *   }
+ *
+ * Names, alternative names, paths, sources and messages are bytes: any that are not UTF-8 are
+ * written "\xNN" (json_string_escaped()), as on the bus; the raw bytes of the name are the
+ * Link's NameBytes property.
  */
 
 #include <stdint.h>

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "json-writer.h"
 #include "macro.h"
@@ -197,6 +198,23 @@ void json_string(JsonWriter *w, const char *s)
                 return;
         json_write_escaped(w->f, s);
         json_after_value(w);
+}
+
+void json_string_escaped(JsonWriter *w, const char *s)
+{
+        char *e;
+
+        if (!s || utf8_is_valid(s)) {
+                json_string(w, s);
+                return;
+        }
+        e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
+        if (!e) {
+                json_fail(w, -ENOMEM);
+                return;
+        }
+        json_string(w, e);
+        free(e);
 }
 
 void json_int(JsonWriter *w, int64_t v)

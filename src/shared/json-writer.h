@@ -38,6 +38,9 @@ void json_key(JsonWriter *w, const char *key);
 
 /* NULL writes null. */
 void json_string(JsonWriter *w, const char *s);
+/* A name or path: bytes that are not UTF-8 are written as "\xNN" (utf8_escape()), as igmpd
+ * shows them on the bus, instead of U+FFFD. NULL is null. */
+void json_string_escaped(JsonWriter *w, const char *s);
 void json_int(JsonWriter *w, int64_t v);
 void json_uint(JsonWriter *w, uint64_t v);
 void json_bool(JsonWriter *w, bool b);

@@ -12,40 +12,6 @@
 #include "strpool.h"
 #include "utf8.h"
 
-static bool utf8_is_valid(const char *s)
-{
-        for (size_t n; *s; s += n) {
-                n = utf8_valid_len(s, SIZE_MAX);
-                if (n == 0)
-                        return false;
-        }
-        return true;
-}
-
-/* s with every byte that starts no valid sequence replaced by U+FFFD, or NULL. */
-static char *utf8_replace_invalid(const char *s)
-{
-        char *r = malloc(strlen(s) * 3 + 1), *o = r;
-
-        if (!r)
-                return NULL;
-        while (*s) {
-                size_t n = utf8_valid_len(s, SIZE_MAX);
-
-                if (n == 0) {
-                        memcpy(o, "\xef\xbf\xbd", 3);
-                        o += 3;
-                        s++;
-                        continue;
-                }
-                memcpy(o, s, n);
-                o += n;
-                s += n;
-        }
-        *o = '\0';
-        return r;
-}
-
 static int strpool_append(StrPool *p, const char *s, uint32_t *ret)
 {
         if (p->n + 1 >= p->n_alloc) {
@@ -66,7 +32,8 @@ static int strpool_append(StrPool *p, const char *s, uint32_t *ret)
         return 0;
 }
 
-/* s, or a copy with U+FFFD for invalid bytes that the pool keeps; NULL on -ENOMEM. */
+/* s, or a copy with "\xNN" for invalid bytes (utf8_escape(), as everywhere on the bus) that
+ * the pool keeps; NULL on -ENOMEM. */
 static const char *strpool_valid(StrPool *p, const char *s, bool *ret_owned)
 {
         char **a, *r;
@@ -78,7 +45,7 @@ static const char *strpool_valid(StrPool *p, const char *s, bool *ret_owned)
         if (!a)
                 return NULL;
         p->owned = a;
-        r = utf8_replace_invalid(s);
+        r = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
         if (!r)
                 return NULL;
         p->owned[p->n_owned++] = r;

@@ -6,7 +6,8 @@
  * strpool_intern() gives each distinct string one index, found by content (for what many links
  * share: kinds, states, policy file paths, sources); strpool_add() appends without looking (for
  * what each link has of its own: names, addresses). A string that is not valid UTF-8 (D-Bus
- * refuses those) is stored with each invalid byte replaced by U+FFFD, as the JSON output does.
+ * refuses those) is stored with each invalid byte written "\xNN" (utf8_escape()), as igmpd
+ * shows names everywhere on the bus.
  * Other strings are borrowed: the pool must not outlive them. The content hash is FNV-1a: feed
  * it only strings that no unprivileged peer chooses (fnv.h).
  */

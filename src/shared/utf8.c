@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * UTF-8 validation; see utf8.h.
+ * UTF-8 validation and the \\xNN escaping of names that are not UTF-8; see utf8.h.
  */
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "utf8.h"
 
@@ -40,4 +43,98 @@ size_t utf8_valid_len(const char *s, size_t max)
             (cp >= 0xd800 && cp <= 0xdfff))
                 return 0;
         return n;
+}
+
+bool utf8_is_valid(const char *s)
+{
+        for (size_t n; *s; s += n) {
+                n = utf8_valid_len(s, SIZE_MAX);
+                if (n == 0)
+                        return false;
+        }
+        return true;
+}
+
+static bool is_control(const unsigned char *u, size_t n)
+{
+        if (n == 1)
+                return u[0] < 0x20 || u[0] == 0x7f;
+        return n == 2 && u[0] == 0xc2 && u[1] < 0xa0; /* U+0080…U+009F */
+}
+
+static char *escape_byte(char *d, unsigned char c)
+{
+        static const char hex[] = "0123456789abcdef";
+
+        *d++ = '\\';
+        *d++ = 'x';
+        *d++ = hex[c >> 4];
+        *d++ = hex[c & 0xf];
+        return d;
+}
+
+char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf)
+{
+        const unsigned char *u = (const unsigned char *) s;
+        char *d = buf;
+
+        while (*u) {
+                size_t n = utf8_valid_len((const char *) u, SIZE_MAX);
+
+                if (n == 0) {
+                        d = escape_byte(d, *u++);
+                        continue;
+                }
+                if (mode == UTF8_ESCAPE_CONTROL && is_control(u, n))
+                        for (size_t i = 0; i < n; i++)
+                                d = escape_byte(d, u[i]);
+                else {
+                        memcpy(d, u, n);
+                        d += n;
+                }
+                u += n;
+        }
+        *d = '\0';
+        return buf;
+}
+
+char *utf8_escape_dup(const char *s, Utf8EscapeMode mode)
+{
+        char *buf = malloc(UTF8_ESCAPED_SIZE(strlen(s)));
+
+        return buf ? utf8_escape(s, mode, buf) : NULL;
+}
+
+static int unhex(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+int utf8_unescape(const char *s, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        while (*s) {
+                char c = *s++;
+
+                if (c == '\\' && s[0] == 'x' && unhex(s[1]) >= 0 && unhex(s[2]) >= 0) {
+                        c = (char) (unhex(s[1]) << 4 | unhex(s[2]));
+                        if (c == '\0')
+                                return -EINVAL;
+                        s += 3;
+                }
+                if (n + 1 >= size)
+                        return -ENOBUFS;
+                buf[n++] = c;
+        }
+        if (n >= size)
+                return -ENOBUFS;
+        buf[n] = '\0';
+        return 0;
 }

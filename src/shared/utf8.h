@@ -5,6 +5,7 @@
  * The one UTF-8 validator (JSON output, audit strings from the kernel).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Length of the valid UTF-8 sequence at s (1…4 bytes, never more than max), or 0 if there is
@@ -12,3 +13,28 @@
  * U+10FFFF, or a sequence cut short. Any ASCII byte, NUL included, is 1. With max = SIZE_MAX
  * a NUL-terminated string is never read past its terminator. */
 size_t utf8_valid_len(const char *s, size_t max);
+
+/* Whether all of the NUL-terminated s is valid UTF-8. */
+bool utf8_is_valid(const char *s);
+
+/* Interface names (and file names) are bytes; D-Bus strings and JSON are UTF-8. utf8_escape()
+ * writes each byte that is not part of valid UTF-8 as "\xNN" (two lowercase hex digits), and
+ * with UTF8_ESCAPE_CONTROL each byte of a control character too (C0, DEL, and C1 U+0080…U+009F,
+ * which a terminal also obeys). Everything else, a backslash included, is copied: a valid name
+ * is its own escaped form. utf8_unescape() reverses "\xNN" (either case); a backslash not
+ * followed by "x" and two hex digits is kept. */
+typedef enum Utf8EscapeMode {
+        UTF8_ESCAPE_INVALID,
+        UTF8_ESCAPE_CONTROL,
+} Utf8EscapeMode;
+
+/* The room utf8_escape() needs for a string of len bytes, NUL included. */
+#define UTF8_ESCAPED_SIZE(len) ((len) * 4 + 1)
+
+/* Writes the escaped s into buf, which holds UTF8_ESCAPED_SIZE(strlen(s)) bytes; returns buf. */
+char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf);
+/* The same, allocated; NULL when out of memory. */
+char *utf8_escape_dup(const char *s, Utf8EscapeMode mode);
+/* Writes the unescaped s into buf of size bytes. 0, -ENOBUFS if it does not fit (NUL
+ * included), -EINVAL for "\x00". */
+int utf8_unescape(const char *s, char *buf, size_t size);

@@ -78,7 +78,7 @@ while read -r path; do
         diff -u "$T_TMP/getall" "$T_TMP/entry" || fail "$path: GetManagedObjects differs from GetAll"
         # property order as in the vtable (sd-bus's order)
         jq -e --arg p "$path" '.data[0][$p]["org.igmpd1.Link"] | keys_unsorted ==
-                ["Index", "Name", "AlternativeNames", "Kind", "Type", "MACAddress", "State", "Knobs",
+                ["Index", "Name", "NameBytes", "AlternativeNames", "Kind", "Type", "MACAddress", "State", "Knobs",
                  "MatchedFiles", "LastError"]' "$OBJ" > /dev/null ||
                 fail "$path: property order differs from the vtable's"
 done < "$T_TMP/listed"
@@ -118,7 +118,8 @@ jq -S '.data as [$k, $s, $l] | $l | map({Index: .[0], Name: $s[.[1]], Alternativ
         Knobs: ([range(0; $k | length) as $i | {key: $k[$i], value: [.[9][$i], .[10][$i], $s[.[11][$i]]]}]
                 | from_entries),
         MatchedFiles: [.[8][] | $s[.]], LastError: $s[.[6]]})' "$T_TMP/state.json" > "$T_TMP/state.links"
-jq -S '[.data[0][]["org.igmpd1.Link"] | map_values(.data)] | sort_by(.Index)' "$OBJ" > "$T_TMP/objects.links"
+# NameBytes (the name's raw bytes) is GetManagedObjects' own; ListLinksState has the names only.
+jq -S '[.data[0][]["org.igmpd1.Link"] | map_values(.data) | del(.NameBytes)] | sort_by(.Index)' "$OBJ" > "$T_TMP/objects.links"
 diff -u "$T_TMP/objects.links" "$T_TMP/state.links" || fail "ListLinksState differs from GetManagedObjects"
 jq_true "$T_TMP/state.json" '.data[0] == ["igmpv2_unsolicited_report_interval", "igmpv3_unsolicited_report_interval",
         "force_igmp_version", "mldv1_unsolicited_report_interval", "mldv2_unsolicited_report_interval",
