@@ -197,6 +197,29 @@ void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex)
         }
 }
 
+const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size)
+{
+        const char *sender = strna(sd_bus_message_get_sender(call));
+        sd_bus_creds *creds = NULL;
+        uid_t uid;
+        pid_t pid;
+        int n = 0;
+
+        /* Only what the bus itself vouches for: no /proc look-ups behind its back. */
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID, &creds) >= 0) {
+                if (sd_bus_creds_get_euid(creds, &uid) >= 0)
+                        n = snprintf(buf, size, "uid %u", (unsigned) uid);
+                if (n >= 0 && (size_t) n < size && sd_bus_creds_get_pid(creds, &pid) >= 0)
+                        n += snprintf(buf + n, size - (size_t) n, "%spid %d", n > 0 ? ", " : "", (int) pid);
+                sd_bus_creds_unref(creds);
+        }
+        if (n > 0 && (size_t) n < size)
+                snprintf(buf + n, size - (size_t) n, " (%s)", sender);
+        else
+                snprintf(buf, size, "%s", sender);
+        return buf;
+}
+
 int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
                             sd_bus_error *error)
 {

@@ -81,6 +81,10 @@ void bus_polkit_registry_done(BusPolkitRegistry *reg);
 int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
                                sd_bus_error *error);
 
+/* Who sent call, for log lines: "uid 1000, pid 4242 (:1.17)", as far as the bus tells (the
+ * unique name at least). Returns buf. */
+const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size);
+
 /* Sets the D-Bus error of a bus-validate.h error r (bus-error.h's name for r, else
  * InvalidArgument) with msg. Returns r's errno as the error name maps it back. */
 int bus_validate_error(sd_bus_error *error, int r, const char *msg);

@@ -3,9 +3,10 @@
  * org.igmpd1.Link: properties, methods, object lookup and change signals.
  *
  * Knobs (a{s(iis)}): knob → (value in the kernel now or -1 if unavailable, effective policy value
- * or -1 if no source sets it, source: file path, "runtime", "NetworkManager:<id>", or "" for the
- * kernel default). The kernel values are igmpd's, as link events and the drift watch keep them;
- * the calls that return them ask for an asynchronous refresh (manager-refresh.c).
+ * or -1 if no source sets it, source: file path, "runtime", "runtime:persistent",
+ * "NetworkManager:<id>", or "" when no source sets it). The kernel values are igmpd's, as link
+ * events and the drift watch keep them; the calls that return them ask for an asynchronous
+ * refresh (manager-refresh.c).
  */
 
 #include <errno.h>
@@ -519,6 +520,31 @@ int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n)
 
 /* ---- methods ---- */
 
+/* "igmpv3_unsolicited_report_interval=200ms, force_igmp_version=3" for the log. */
+static const char *knob_settings_describe(const KnobSetting set[_KNOB_MAX], char *buf, size_t size)
+{
+        size_t off = 0;
+
+        buf[0] = '\0';
+        for (Knob k = 0; k < _KNOB_MAX && off < size; k++) {
+                const KnobInfo *i = knob_info(k);
+                int n;
+
+                if (set[k].line == 0)
+                        continue;
+                if (i->kind == KNOB_KIND_INTERVAL)
+                        n = snprintf(buf + off, size - off, "%s%s=%dms", off > 0 ? ", " : "", i->name, set[k].value);
+                else if (set[k].value == 0)
+                        n = snprintf(buf + off, size - off, "%s%s=auto", off > 0 ? ", " : "", i->name);
+                else
+                        n = snprintf(buf + off, size - off, "%s%s=%d", off > 0 ? ", " : "", i->name, set[k].value);
+                if (n < 0)
+                        break;
+                off += (size_t) n;
+        }
+        return buf;
+}
+
 static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret)
 {
         _cleanup_free_ char *dir = path_join_root(m->root, runtime_dirs[scope]);
@@ -549,7 +575,7 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         KnobSetting set[_KNOB_MAX];
         RuntimeScope scope;
         bool persisted = false;
-        char msg[512];
+        char msg[512], who[128], values[384];
         uint32_t flags;
         size_t n = 0;
         int r;
@@ -598,7 +624,8 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                 return bus_error_setf_escaped(error, NULL, r, "Failed to write %s: %s; nothing was changed.",
                                               path, strerror(-r));
         }
-        log_link_info(l, "Runtime change from %s stored in %s.", strna(sd_bus_message_get_sender(message)),
+        log_link_info(l, "Runtime change by %s: %s; stored in %s.",
+                      bus_describe_sender(message, who, sizeof who), knob_settings_describe(set, values, sizeof values),
                       path);
 
         r = link_reconfigure(l);
@@ -618,7 +645,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         BusContext *c = link_bus_context(l);
         Manager *m = c->manager;
         uint32_t flags;
-        char msg[256];
+        char msg[256], who[128];
         int r;
 
         r = sd_bus_message_read(message, "u", &flags);
@@ -640,7 +667,11 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
                 return bus_error_setf_escaped(error, NULL, r, "Failed to remove the runtime files of %s: %s",
                                               l->ifname, strerror(-r));
         }
-        log_link_info(l, "Runtime changes reverted by %s.", strna(sd_bus_message_get_sender(message)));
+        if (r > 0)
+                log_link_info(l, "Runtime changes reverted by %s.", bus_describe_sender(message, who, sizeof who));
+        else
+                log_link_debug(l, "Revert asked by %s: no runtime changes to revert.",
+                               bus_describe_sender(message, who, sizeof who));
 
         r = link_reconfigure(l);
         if (r < 0)

@@ -495,6 +495,14 @@ bool link_has_record(const Link *l)
         return memchr(l->changed, true, sizeof l->changed);
 }
 
+static bool link_has_policy(const Link *l)
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (l->effective[k].set)
+                        return true;
+        return false;
+}
+
 static bool link_wants_family(Link *l, KnobFamily family)
 {
         for (Knob k = 0; k < _KNOB_MAX; k++)
@@ -778,7 +786,9 @@ int link_configure(Link *l)
                 l->n_retries = 0;
         free(l->last_error);
         l->last_error = NULL;
-        l->state = any ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
+        /* Managed means some source sets a knob now. A pass that only wrote back the values found
+         * before igmpd (a runtime change reverted, a policy removed) leaves the link unmanaged. */
+        l->state = any && link_has_policy(l) ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
         return 0;
 }
 

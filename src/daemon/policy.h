@@ -68,7 +68,7 @@ typedef struct LinkInfo {
 typedef struct KnobValue {
         int32_t value;
         bool set;
-        RefStr *source; /* file path, "runtime", "NetworkManager:<id>"; NULL if unset */
+        RefStr *source; /* file path, RUNTIME_SOURCE*, "NetworkManager:<id>"; NULL if unset */
 } KnobValue;
 
 /* Sets v to value from source (taking a reference to it), dropping what v held. */

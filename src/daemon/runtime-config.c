@@ -135,6 +135,7 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, Run
 void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue out[_KNOB_MAX])
 {
         static RefStr runtime_source = REFSTR_STATIC(RUNTIME_SOURCE);
+        static RefStr persistent_source = REFSTR_STATIC(RUNTIME_SOURCE_PERSISTENT);
         const RuntimeEntry *e = runtime_config_find(c, ifname);
 
         if (!e)
@@ -144,7 +145,8 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
                 for (Knob k = 0; k < _KNOB_MAX; k++)
                         if (e->knobs[order[i]][k].line > 0)
-                                knob_value_set(&out[k], e->knobs[order[i]][k].value, &runtime_source);
+                                knob_value_set(&out[k], e->knobs[order[i]][k].value,
+                                               order[i] == RUNTIME_SCOPE_PERSIST ? &persistent_source : &runtime_source);
 }
 
 char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
@@ -182,7 +184,8 @@ char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
         return buf;
 }
 
-/* Writes (or removes, when nothing is left) the file of one scope. */
+/* Writes (or removes, when nothing is left) the file of one scope. 0, or 1 when a file was
+ * removed; -errno. */
 static int scope_store(const char *root, const char *ifname, RuntimeScope scope, const KnobSetting knobs[_KNOB_MAX])
 {
         _cleanup_free_ char *dir = NULL, *name = NULL, *content = NULL;
@@ -198,10 +201,10 @@ static int scope_store(const char *root, const char *ifname, RuntimeScope scope,
                 _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (dfd < 0)
                         return errno == ENOENT ? 0 : negative_errno();
-                if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-                        return negative_errno();
+                if (unlinkat(dfd, name, 0) < 0)
+                        return errno == ENOENT ? 0 : negative_errno();
                 (void) fsync(dfd);
-                return 0;
+                return 1;
         }
         content = runtime_config_format(knobs);
         if (!content)
@@ -264,20 +267,25 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
 
 int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname)
 {
+        static const KnobSetting none[_RUNTIME_SCOPE_MAX][_KNOB_MAX] = {};
         RuntimeEntry *e;
+        bool any = false;
 
         if (!ifname_valid(ifname))
                 return -EINVAL;
 
         /* Storing nothing removes the file. */
         for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
-                int r = scope_store(root, ifname, s, (const KnobSetting[_KNOB_MAX]) {});
+                int r = scope_store(root, ifname, s, none[s]);
                 if (r < 0)
                         return r;
+                any = any || r > 0;
         }
 
         e = find_mutable(c, ifname);
-        if (e)
+        if (e) {
+                any = any || memcmp(e->knobs, none, sizeof none) != 0;
                 memset(e->knobs, 0, sizeof e->knobs);
-        return 0;
+        }
+        return any;
 }

@@ -11,7 +11,11 @@
 
 #include "policy.h"
 
+/* The source of a value from /run/igmpd/runtime.d, and from /etc/igmpd/runtime.d (persistent):
+ * what Knobs, Describe() and igmpctl show. "runtime:persistent" starts with "runtime" so that a
+ * reader who only asks "was it a runtime change?" keeps working. */
 #define RUNTIME_SOURCE "runtime"
+#define RUNTIME_SOURCE_PERSISTENT "runtime:persistent"
 
 typedef enum RuntimeScope {
         RUNTIME_SCOPE_RUN,     /* /run/igmpd/runtime.d */
@@ -51,7 +55,8 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
                        const KnobSetting set[_KNOB_MAX], bool *ret_persisted);
 
-/* Removes the files for ifname in both scopes (absent files are fine). 0 or -errno. */
+/* Removes the files for ifname in both scopes (absent files are fine). 1 if there was a change
+ * to remove (a file, or values in c), 0 if there was none, or -errno. */
 int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname);
 
 /* Renders a runtime file's text. Caller frees. NULL on ENOMEM. */

@@ -17,8 +17,8 @@
  *       "igmpv3_unsolicited_report_interval": {
  *         "kernel": 200,               value in the kernel now, null if unavailable
  *         "policy": 200,               effective policy value, null if no source sets it
- *         "source": "runtime"          file path, "runtime", "NetworkManager:<id>", or null
- *       }, …                           (null = kernel default)
+ *         "source": "runtime"          file path, "runtime", "runtime:persistent", "NetworkManager:<id>", or null
+ *       }, …                           (null = no source sets it)
  *     },
  *     "matched_files": [ "/etc/igmpd/conf.d/10-site.conf" ],
  *     "last_error": null               or the message of the last failed write
@@ -39,7 +39,7 @@
 typedef struct KnobStatus {
         int64_t kernel;     /* KNOB_STATUS_UNKNOWN if unavailable */
         int64_t policy;     /* KNOB_STATUS_UNKNOWN if unset */
-        const char *source; /* NULL or "" for the kernel default */
+        const char *source; /* NULL or "" when no source sets the knob */
 } KnobStatus;
 
 typedef struct LinkStatus {

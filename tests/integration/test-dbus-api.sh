@@ -86,6 +86,11 @@ bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' "$IDX" 1 $V2 u 5000 1
 expect_knob "$NS" ipv4 v0 $V2 5000
 [ -f "$ETC_FILE" ] || fail "no persistent file at $ETC_FILE"
 grep -qx 'V2UnsolicitedReportInterval=5000ms' "$ETC_FILE" || fail "persistent file: $(cat "$ETC_FILE")"
+# The source tells the two apart: "runtime" is /run (gone at reboot), "runtime:persistent" /etc.
+expect_out "\"$V2\" 5000 5000 \"runtime:persistent\" \"$V3\" 250 250 \"runtime\"" bctl get-property "${L[@]}" Knobs
+# The log names the caller and the values.
+grep -qE "v0: Runtime change by uid 0, pid [0-9]+ \(:[0-9.]+\): $V2=5000ms; stored in $ETC_FILE\.$" "$T_LOG" ||
+        fail "runtime change log line: $(grep 'Runtime change' "$T_LOG")"
 
 info "runtime changes survive a daemon restart"
 igmpd_stop
@@ -104,6 +109,24 @@ expect_knob "$NS" ipv4 v0 $V3 300
 expect_knob "$NS" ipv4 v0 $V2 10000
 expect_knob "$NS" ipv6 v0 force_mld_version 0
 expect_out "\"$V3\" 300 300 \"$T_CONF/10-site.conf\"" bctl get-property "${L[@]}" Knobs
+
+info "RevertLink: the state and sources change at once; 'reverted' is logged only when there was something"
+LO=(org.igmpd1 "$(link_path 1)" org.igmpd1.Link)
+bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' 1 1 $V3 u 400 0
+expect_knob "$NS" ipv4 lo $V3 400
+expect_out '^s "configured"$' bctl get-property "${LO[@]}" State
+n_reverted=$(log_count '^lo: Runtime changes reverted by uid 0, pid [0-9]+')
+bctl call "${M[@]}" RevertLink iu 1 0
+expect_knob "$NS" ipv4 lo $V3 1000
+# No reload, no waiting: the reply comes after the link was configured again.
+expect_out '^s "unmanaged"$' bctl get-property "${LO[@]}" State
+expect_out "\"$V3\" 1000 -1 \"\"" bctl get-property "${LO[@]}" Knobs
+[ "$(log_count '^lo: Runtime changes reverted by uid 0, pid [0-9]+')" = $((n_reverted + 1)) ] ||
+        fail "revert not logged once: $(grep 'revert' "$T_LOG")"
+bctl call "${M[@]}" RevertLink iu 1 0
+[ "$(log_count '^lo: Runtime changes reverted')" = $((n_reverted + 1)) ] ||
+        fail "a revert with nothing to revert logged 'Runtime changes reverted': $(grep 'revert' "$T_LOG")"
+expect_out '^s "unmanaged"$' bctl get-property "${LO[@]}" State
 
 info "Link methods: SetKnobs, Revert, Reconfigure"
 bctl call "${L[@]}" SetKnobs 'a{sv}u' 1 $V3 u 150 0

@@ -80,14 +80,15 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s/run/igmpd/runtime.d | grep -v '^eth0.conf$')\"", root);
         cr_expect_eq(system(cmd), 0);
 
-        cr_assert_eq(runtime_config_revert(c, root, "eth0"), 0);
+        cr_assert_eq(runtime_config_revert(c, root, "eth0"), 1); /* there was something */
         knob_values_clear(out);
         runtime_config_merge(c, "eth0", out);
         cr_expect(!out[KNOB_IGMPV3_INTERVAL].set);
         char *gone = slurp("/etc/igmpd/runtime.d/eth0.conf");
         cr_expect_null(gone);
         free(gone);
-        cr_expect_eq(runtime_config_revert(c, root, "eth0"), 0); /* idempotent */
+        cr_expect_eq(runtime_config_revert(c, root, "eth0"), 0); /* idempotent: nothing left to revert */
+        cr_expect_eq(runtime_config_revert(c, root, "eth1"), 0); /* never had any */
 }
 
 Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_root, .fini = teardown_root)
@@ -105,7 +106,9 @@ Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_roo
 
         runtime_config_merge(c, "eth0", out);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200); /* the persistent value is visible */
+        cr_expect_str_eq(refstr_str(out[KNOB_IGMPV3_INTERVAL].source), "runtime:persistent");
         cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 3000); /* other temporary keys stay */
+        cr_expect_str_eq(refstr_str(out[KNOB_IGMPV2_INTERVAL].source), "runtime");
         _cleanup_free_ char *run = slurp("/run/igmpd/runtime.d/eth0.conf");
         cr_assert_not_null(run);
         cr_expect(strstr(run, "V3UnsolicitedReportInterval") == NULL, "%s", run);
