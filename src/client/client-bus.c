@@ -698,6 +698,17 @@ const char *knob_format(Knob k, int64_t v, char buf[32])
         return buf;
 }
 
+const char *knob_source_format(const char *source)
+{
+        if (isempty(source))
+                return "unmanaged";
+        if (streq(source, "runtime"))
+                return "runtime (/run)";
+        if (streq(source, "runtime:persistent"))
+                return "persistent (/etc)";
+        return source;
+}
+
 void json_start(JsonWriter *w)
 {
         json_writer_init(w, stdout, arg_json == JSON_PRETTY);

@@ -138,7 +138,8 @@ static int print_link_status(const ClientLink *l)
                 if (r >= 0)
                         r = table_add_cell(t, knob_format(k, l->policy[k], pb));
                 if (r >= 0)
-                        r = table_add_cell(t, isempty(l->source[k]) ? "kernel default" : l->source[k]);
+                        r = isempty(l->source[k]) ? table_add_cell_color(t, knob_source_format(l->source[k]), COLOR_GREY)
+                                                : table_add_cell(t, knob_source_format(l->source[k]));
         }
         if (r >= 0)
                 r = table_print(t, stdout, arg_legend);

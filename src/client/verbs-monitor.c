@@ -7,7 +7,7 @@
  *   + v2 (4): added, unmanaged
  *   - v2 (4): removed
  *   v0 (3): State pending → configured
- *   v0 (3): igmpv3_unsolicited_report_interval kernel 1000ms → 200ms, policy - → 200ms (runtime)
+ *   v0 (3): igmpv3_unsolicited_report_interval kernel 1000ms → 200ms, policy - → 200ms, source runtime (/run)
  *   v0 (3): matched files now: /etc/igmpd/conf.d/10-site.conf, /etc/igmpd/conf.d/50-iptv.conf
  *   igmpd: configuration reloaded, 2 policy files
  *   igmpd: stopped | started
@@ -279,13 +279,13 @@ static void print_knob_changes(const ClientLink *old, const ClientLink *new)
                     streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
                         continue;
                 print_time();
-                output_line(stdout, "%s (%d): %s kernel %s %s %s, policy %s %s %s (%s)", strempty(new->name),
+                output_line(stdout, "%s (%d): %s kernel %s %s %s, policy %s %s %s, source %s", strempty(new->name),
                        new->ifindex, knob_to_string(k),
                        old->has[k] ? knob_format(k, old->kernel[k], a) : "?", glyph(GLYPH_ARROW),
                        knob_format(k, new->kernel[k], b),
                        old->has[k] ? knob_format(k, old->policy[k], c) : "?", glyph(GLYPH_ARROW),
                        knob_format(k, new->policy[k], d),
-                       isempty(new->source[k]) ? "kernel default" : new->source[k]);
+                       knob_source_format(new->source[k]));
         }
 }
 
