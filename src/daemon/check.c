@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * igmpd --check: a dry run for operators, to run before a reload.
+ * igmpd --check: a dry run for operators, to run before a reload. The problems go to stderr as
+ * the daemon logs them (FILE:LINE: …); stdout gets the files read, each link's effective
+ * values, and last a summary line.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
 #include "check.h"
+#include "conf-files.h"
 #include "link.h"
 #include "log.h"
 #include "nm.h"
+#include "policy.h"
 
 /* How long --check waits for NetworkManager's profiles. */
 #define CHECK_NM_TIMEOUT_USEC (10 * 1000000ULL)
@@ -72,19 +78,156 @@ static void check_network_manager(Manager *m, sd_bus **ret_bus, char *note, size
                 snprintf(note, size, "included: the profiles active now (source NetworkManager:<profile>)");
 }
 
+typedef struct CheckFile {
+        char *path;
+        ConfigFileUse use;
+} CheckFile;
+
+typedef struct CheckFiles {
+        CheckFile *files;
+        size_t n;
+        bool oom;
+} CheckFiles;
+
+static void check_on_file(void *userdata, const char *path, ConfigFileUse use)
+{
+        CheckFiles *c = userdata;
+        CheckFile *a;
+
+        if (c->oom)
+                return;
+        a = reallocarray(c->files, c->n + 1, sizeof *a);
+        if (!a) {
+                c->oom = true;
+                return;
+        }
+        c->files = a;
+        c->files[c->n] = (CheckFile) { .path = strdup(path), .use = use };
+        if (!c->files[c->n].path) {
+                c->oom = true;
+                return;
+        }
+        c->n++;
+}
+
+static void check_files_done(CheckFiles *c)
+{
+        for (size_t i = 0; i < c->n; i++)
+                free(c->files[i].path);
+        free(c->files);
+        *c = (CheckFiles) {};
+}
+
+/* Why a file was skipped: the problem that said so ("…, file skipped.", "Failed to read …"),
+ * else the last one reported for it. NULL if none was kept. */
+static const ConfigProblem *skip_reason(const ConfigProblems *p, const char *path)
+{
+        const ConfigProblem *last = NULL;
+
+        for (size_t i = 0; i < p->n; i++) {
+                if (!streq_ptr(p->items[i].file, path))
+                        continue;
+                last = &p->items[i];
+                if (endswith(p->items[i].message, "file skipped."))
+                        return last;
+        }
+        return last;
+}
+
+static void check_print_files(Manager *m, const CheckFiles *c)
+{
+        printf("Configuration files read, in this order:\n");
+        if (c->n == 0)
+                printf("    none\n");
+        for (size_t i = 0; i < c->n; i++) {
+                const CheckFile *f = &c->files[i];
+                const ConfigProblem *why;
+
+                switch (f->use) {
+                case CONFIG_FILE_USED:
+                        printf("    %s\n", f->path);
+                        break;
+                case CONFIG_FILE_MASKED:
+                        printf("    %s: masked (empty or a link to /dev/null): no file of this name applies\n",
+                               f->path);
+                        break;
+                case CONFIG_FILE_SKIPPED:
+                        why = skip_reason(&m->problems, f->path);
+                        if (why && why->line > 0)
+                                printf("    %s: SKIPPED, line %u: %s\n", f->path, why->line, why->message);
+                        else if (why)
+                                printf("    %s: SKIPPED: %s\n", f->path, why->message);
+                        else
+                                printf("    %s: SKIPPED (see above)\n", f->path);
+                        break;
+                }
+        }
+        putchar('\n');
+}
+
+static bool is_policy_file(Manager *m, const char *path)
+{
+        for (size_t i = 0; policy_dirs[i]; i++) {
+                _cleanup_free_ char *d = path_join_root(m->root, policy_dirs[i]);
+                const char *rest = d ? startswith(path, d) : NULL;
+
+                if (rest && rest[0] == '/' && !strchr(rest + 1, '/'))
+                        return true;
+        }
+        return false;
+}
+
+/* Says where igmpd looked when it found no policy file at all: a wrong --config-root, or a fresh
+ * installation with no policy yet. */
+static void check_warn_no_files(Manager *m)
+{
+        char dirs[1024];
+        size_t off = 0;
+
+        dirs[0] = '\0';
+        for (size_t i = 0; policy_dirs[i] && off < sizeof dirs; i++) {
+                _cleanup_free_ char *d = path_join_root(m->root, policy_dirs[i]);
+                int n = snprintf(dirs + off, sizeof dirs - off, "%s%s", i > 0 ? ", " : "", d ? d : policy_dirs[i]);
+                if (n < 0)
+                        break;
+                off += (size_t) n;
+        }
+        log_warning("No policy file found (looked in %s): igmpd would leave every knob as it is.", dirs);
+}
+
 int check_run(Manager *m)
 {
         _cleanup_free_ Link **links = NULL;
+        _cleanup_(check_files_done) CheckFiles files = {};
         _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
         char nm_note[256] = "";
-        size_t n = 0;
+        unsigned problems;
+        bool root_missing = false, any_policy = false;
+        size_t n = 0, n_read = 0;
+        struct stat st;
         int r;
 
         m->check_only = true;
 
+        /* A mistyped --config-root would otherwise pass as "no problems": nothing below it exists. */
+        if (!isempty(m->root) && stat(m->root, &st) < 0) {
+                log_error_errno(errno, "--config-root %s: %m; no configuration below it can be read.", m->root);
+                root_missing = true;
+        }
+
+        m->config_file = check_on_file;
+        m->config_file_userdata = &files;
         r = manager_load_config(m);
+        m->config_file = NULL;
+        m->config_file_userdata = NULL;
         if (r < 0)
                 return r;
+        if (files.oom)
+                return log_oom();
+        for (size_t i = 0; i < files.n && !any_policy; i++)
+                any_policy = files.files[i].use != CONFIG_FILE_MASKED && is_policy_file(m, files.files[i].path);
+        if (!any_policy && !root_missing)
+                check_warn_no_files(m);
         check_network_manager(m, &bus, nm_note, sizeof nm_note);
 
         r = manager_open_netlink(m);
@@ -98,6 +241,7 @@ int check_run(Manager *m)
         if (r < 0)
                 return log_oom();
 
+        check_print_files(m, &files);
         printf("NetworkManager profiles: %s.\n", nm_note);
 
         for (size_t i = 0; i < n; i++) {
@@ -124,11 +268,20 @@ int check_run(Manager *m)
                 }
                 knob_values_clear(eff);
         }
+        if (n > 0)
+                putchar('\n');
 
-        if (m->n_config_errors > 0) {
-                fprintf(stderr, "%u problem%s in the configuration (see above); fix before reloading.\n",
-                        m->n_config_errors, m->n_config_errors == 1 ? "" : "s");
-                return 1;
+        /* The summary is the last line, whether stdout and stderr go to one place or not. */
+        for (size_t i = 0; i < files.n; i++)
+                if (files.files[i].use != CONFIG_FILE_MASKED)
+                        n_read++;
+        problems = m->n_config_errors + (root_missing ? 1 : 0);
+        if (problems == 0) {
+                printf("%zu file%s read, no problems.\n", n_read, n_read == 1 ? "" : "s");
+                return 0;
         }
-        return 0;
+        fflush(stdout);
+        fprintf(stderr, "%zu file%s read, %u problem%s (see above); fix before reloading.\n", n_read,
+                n_read == 1 ? "" : "s", problems, problems == 1 ? "" : "s");
+        return 1;
 }

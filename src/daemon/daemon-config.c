@@ -170,7 +170,7 @@ int daemon_config_parse(DaemonConfig *c, const char *path, const char *buf, size
         return config_parse_buffer(&ctx, buf, len);
 }
 
-static int load_one(DaemonConfig *c, const char *path, ConfigDiagFn diag, void *userdata)
+static int load_one(DaemonConfig *c, const char *path, ConfigDiagFn diag, ConfigFileFn file, void *userdata)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len;
@@ -186,12 +186,17 @@ static int load_one(DaemonConfig *c, const char *path, ConfigDiagFn diag, void *
                 snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.", strerror(-r));
                 if (diag)
                         diag(userdata, path, 0, msg);
+                if (file)
+                        file(userdata, path, CONFIG_FILE_SKIPPED);
                 return 1;
         }
-        return daemon_config_parse(c, path, buf, len, diag, userdata);
+        r = daemon_config_parse(c, path, buf, len, diag, userdata);
+        if (r >= 0 && file)
+                file(userdata, path, CONFIG_FILE_USED);
+        return r;
 }
 
-int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, void *userdata)
+int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata)
 {
         static const char *const dropin_dirs[] = {
                 "/etc/igmpd/igmpd.conf.d",
@@ -209,7 +214,7 @@ int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, voi
         main_path = path_join_root(root, "/etc/igmpd/igmpd.conf");
         if (!main_path)
                 return -ENOMEM;
-        r = load_one(c, main_path, diag, userdata);
+        r = load_one(c, main_path, diag, file, userdata);
         if (r < 0)
                 return r;
         problems += r;
@@ -218,7 +223,7 @@ int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, voi
         if (r < 0)
                 return r;
         for (size_t i = 0; i < list.n; i++) {
-                r = load_one(c, list.files[i].path, diag, userdata);
+                r = load_one(c, list.files[i].path, diag, file, userdata);
                 if (r < 0)
                         return r;
                 problems += r;

@@ -4,9 +4,11 @@
  * up the D-Bus face, runs.
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "log.h"
@@ -130,6 +132,9 @@ static int run(int argc, char *argv[])
 
         manager_probe_kernel(m);
         m->kmsg_path = arg_kmsg_path;
+        if (!isempty(arg_config_root) && access(arg_config_root, F_OK) < 0)
+                log_warning_errno(errno, "--config-root %s: %m; starting without any configuration below it.",
+                                  arg_config_root);
 
         r = manager_load_config(m);
         if (r < 0)

@@ -89,6 +89,31 @@ static int property_get_config_files(sd_bus *bus, const char *path, const char *
         return sd_bus_message_close_container(reply);
 }
 
+/* The problems found by the last (re)load: (file or "", line or 0, message), the first
+ * CONFIG_PROBLEMS_MAX of them; NConfigProblems counts them all. */
+static int property_get_config_problems(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error)
+{
+        const ConfigProblems *p = &((BusContext *) userdata)->manager->problems;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(sus)");
+        for (size_t i = 0; r >= 0 && i < p->n; i++)
+                r = sd_bus_message_append(reply, "(sus)", strempty(p->items[i].file), p->items[i].line,
+                                          strempty(p->items[i].message));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int property_get_n_config_problems(sd_bus *bus, const char *path, const char *interface,
+                                          const char *property, sd_bus_message *reply, void *userdata,
+                                          sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "u", ((BusContext *) userdata)->manager->n_config_errors);
+}
+
 /* ---- methods ---- */
 
 static int bus_manager_method_list_links(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -279,11 +304,25 @@ static int bus_manager_method_reconfigure_link(sd_bus_message *message, void *us
         return call_link_method(userdata, message, bus_link_method_reconfigure, error);
 }
 
+/* Reload() and ReloadEx(u flags) → u problems: the same, but ReloadEx says how many problems the
+ * new configuration has (ConfigProblems lists them). */
 static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
         Manager *m = c->manager;
+        bool ex = streq_ptr(sd_bus_message_get_member(message), "ReloadEx");
+        uint32_t flags = 0;
+        char msg[256], who[128];
         int r;
+
+        if (ex) {
+                r = sd_bus_message_read(message, "u", &flags);
+                if (r < 0)
+                        return r;
+                r = bus_flags_check("flags", flags, 0, msg, sizeof msg);
+                if (r < 0)
+                        return bus_validate_error(error, r, msg);
+        }
 
         r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, 0, &c->polkit_registry, error);
         if (r < 0)
@@ -291,12 +330,14 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
         if (r == 0)
                 return 1;
 
-        log_info("Reload requested by %s.", strna(sd_bus_message_get_sender(message)));
+        log_info("Reload requested by %s.", bus_describe_sender(message, who, sizeof who));
         r = manager_reload(m);
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
                                          "Reload failed, the previous configuration stays in force: %s",
                                          strerror(-r));
+        if (ex)
+                return sd_bus_reply_method_return(message, "u", m->n_config_errors);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -304,6 +345,8 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
  *   { "version": "0.1",
  *     "kernel_features": { "<knob>": true|false, … },
  *     "config_files": [ "<path>", … ],
+ *     "config_problems": [ { "file": "<path>"|null, "line": N, "message": "…" }, … ],  (the first 64)
+ *     "n_config_problems": N,
  *     "audit_sources": [ … ],
  *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
 static int manager_describe(Manager *m, char **ret)
@@ -338,6 +381,23 @@ static int manager_describe(Manager *m, char **ret)
         for (size_t i = 0; m->policy && i < m->policy->n_files; i++)
                 json_string_escaped(&w, m->policy->files[i]->path);
         json_end_array(&w);
+        json_key(&w, "config_problems");
+        json_begin_array(&w);
+        for (size_t i = 0; i < m->problems.n; i++) {
+                const ConfigProblem *p = &m->problems.items[i];
+
+                json_begin_object(&w);
+                json_key(&w, "file");
+                json_string(&w, p->file);
+                json_key(&w, "line");
+                json_uint(&w, p->line);
+                json_key(&w, "message");
+                json_string(&w, p->message);
+                json_end_object(&w);
+        }
+        json_end_array(&w);
+        json_key(&w, "n_config_problems");
+        json_uint(&w, m->n_config_errors);
         json_key(&w, "audit_sources");
         audit_bus_describe_sources(m->audit, &w);
         json_key(&w, "links");
@@ -658,7 +718,7 @@ static void manager_bus_on_reloaded(Manager *m, void *userdata)
         if (!bus_is_up(b->ctx.bus))
                 return;
         r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
-                                           NULL);
+                                           "ConfigProblems", "NConfigProblems", NULL);
         if (r < 0)
                 log_debug_errno(r, "Failed to send PropertiesChanged for ConfigFiles, ignoring: %m");
 }
@@ -725,6 +785,10 @@ const sd_bus_vtable manager_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ConfigFiles", "as", property_get_config_files, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ConfigProblems", "a(sus)", property_get_config_problems, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NConfigProblems", "u", property_get_n_config_problems, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */
@@ -747,6 +811,8 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
                                  bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ReloadEx", "u", SD_BUS_PARAM(flags), "u", SD_BUS_PARAM(problems),
+                                 bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(json), bus_manager_method_describe,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
 

@@ -314,6 +314,7 @@ Manager *manager_free(Manager *m)
 
         policy_free(m->policy);
         runtime_config_free(m->runtime);
+        config_problems_done(&m->problems);
 
         sd_event_source_unref(m->sigterm_source);
         sd_event_source_unref(m->sigint_source);
@@ -353,32 +354,54 @@ typedef struct ConfigSet {
         Policy *policy;
         RuntimeConfig *runtime;
         DaemonConfig config;
-        unsigned n_errors;
+        ConfigProblems problems; /* every diagnostic of the load, whichever file it is about */
 } ConfigSet;
 
 static void config_set_done(ConfigSet *s)
 {
         policy_free(s->policy);
         runtime_config_free(s->runtime);
+        config_problems_done(&s->problems);
         *s = (ConfigSet) {};
 }
 
-static int config_set_load(const char *root, ConfigDiagFn diag, void *userdata, ConfigSet *ret)
+typedef struct ConfigLoad {
+        Manager *manager;
+        ConfigSet *set;
+} ConfigLoad;
+
+/* Every problem is logged and kept with the set it was found in. */
+static void config_load_diag(void *userdata, const char *file, unsigned line, const char *message)
+{
+        ConfigLoad *c = userdata;
+
+        (void) config_problems_add(&c->set->problems, file, line, message); /* counted even on ENOMEM */
+        manager_config_diag(c->manager, file, line, message);
+}
+
+static void config_load_file(void *userdata, const char *path, ConfigFileUse use)
+{
+        Manager *m = ((ConfigLoad *) userdata)->manager;
+
+        if (m->config_file)
+                m->config_file(m->config_file_userdata, path, use);
+}
+
+static int config_set_load(Manager *m, ConfigSet *ret)
 {
         _cleanup_(config_set_done) ConfigSet s = {};
+        ConfigLoad c = { .manager = m, .set = &s };
         int r;
 
-        r = daemon_config_load(&s.config, root, diag, userdata);
+        r = daemon_config_load(&s.config, m->root, config_load_diag, config_load_file, &c);
         if (r < 0)
                 return r;
-        s.n_errors += (unsigned) r;
 
-        r = policy_load(root, diag, userdata, &s.policy);
+        r = policy_load(m->root, config_load_diag, config_load_file, &c, &s.policy);
         if (r < 0)
                 return r;
-        s.n_errors += s.policy->n_errors;
 
-        r = runtime_config_load(root, diag, userdata, &s.runtime);
+        r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
         if (r < 0)
                 return r;
 
@@ -392,20 +415,22 @@ int manager_load_config(Manager *m)
         ConfigSet s = {};
         int r;
 
-        r = config_set_load(m->root, manager_config_diag, m, &s);
+        r = config_set_load(m, &s);
         if (r < 0)
                 return log_error_errno(r, "Failed to load configuration, keeping the previous one: %m");
 
         policy_free(m->policy);
         runtime_config_free(m->runtime);
+        config_problems_done(&m->problems);
         m->policy = s.policy;
         m->runtime = s.runtime;
         m->config = s.config;
-        m->n_config_errors = s.n_errors;
+        m->problems = s.problems;
+        m->n_config_errors = s.problems.n_total;
         log_info("Loaded %zu policy file%s (%zu masked, %zu skipped as invalid), %zu runtime override%s%s.",
                  m->policy->n_files, m->policy->n_files == 1 ? "" : "s", m->policy->n_masked,
                  m->policy->n_skipped, m->runtime->n,
-                 m->runtime->n == 1 ? "" : "s", s.n_errors > 0 ? ", with problems (see above)" : "");
+                 m->runtime->n == 1 ? "" : "s", m->n_config_errors > 0 ? ", with problems (see above)" : "");
         return 0;
 }
 

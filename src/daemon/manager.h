@@ -28,8 +28,8 @@
  *   netlink.c             parses link messages, hands them to NetlinkHandlers.
  *   bpf-helper-client.c, bpf-ringbuf.c
  *                         the BPF helper's protocol and ring buffer, for audit-bpf.c.
- *   policy.c, runtime-config.c, daemon-config.c, originals.c, bus-validate.c, nm-parse.c
- *                         pure parsers and tables over plain data.
+ *   policy.c, runtime-config.c, daemon-config.c, originals.c, bus-validate.c, nm-parse.c,
+ *   config-problems.c     pure parsers and tables over plain data.
  *   src/shared/           helpers that know nothing of the daemon and never log.
  *
  * tests/style/check-include-graph.py keeps it so: no include circle in src/daemon except a *-bus.c
@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "config-problems.h"
 #include "daemon-config.h"
 #include "intmap.h"
 #include "knob.h"
@@ -77,7 +78,11 @@ struct Manager {
         char *root;       /* config root ("" = /) */
         char *proc_root;  /* normally "/proc" */
         bool check_only;      /* --check: enumerate and report, never write */
-        unsigned n_config_errors; /* problems found by the last load */
+        unsigned n_config_errors; /* problems found by the last load (problems.n_total) */
+        ConfigProblems problems;  /* … and the first of them */
+        /* Hears of every configuration file a load looks at (igmpd --check lists them). */
+        ConfigFileFn config_file;
+        void *config_file_userdata;
 
         /* What every link is given: conf dirs, kernel knobs, manager_effective(), observer. */
         LinkContext link_ctx;

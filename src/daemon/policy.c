@@ -361,7 +361,7 @@ Policy *policy_free(Policy *p)
         return NULL;
 }
 
-int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **ret)
+int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, Policy **ret)
 {
         _cleanup_(policy_freep) Policy *p = NULL;
         _cleanup_(conf_file_list_done) ConfFileList list = {};
@@ -375,6 +375,8 @@ int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **re
         if (r < 0)
                 return r;
         p->n_masked = list.n_masked;
+        for (size_t i = 0; file && i < list.n_masked; i++)
+                file(userdata, list.masked[i].path, CONFIG_FILE_MASKED);
         if (list.n_dropped > 0) {
                 char msg[128];
                 snprintf(msg, sizeof msg, "Too many policy files, ignoring %zu beyond the first %d.",
@@ -403,6 +405,8 @@ int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **re
                                  r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
                         if (diag)
                                 diag(userdata, list.files[i].path, 0, msg);
+                        if (file)
+                                file(userdata, list.files[i].path, CONFIG_FILE_SKIPPED);
                         p->n_errors++;
                         continue;
                 }
@@ -411,6 +415,8 @@ int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **re
                 if (r < 0)
                         return r;
                 p->n_errors += n_errors;
+                if (file)
+                        file(userdata, list.files[i].path, f->match.invalid ? CONFIG_FILE_SKIPPED : CONFIG_FILE_USED);
                 if (f->match.invalid) {
                         /* Already reported line by line ("…, file skipped."). */
                         p->n_skipped++;

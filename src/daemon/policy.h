@@ -105,8 +105,9 @@ void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX
                   const PolicyFile **ret_matched, size_t max_matched, size_t *ret_n_matched);
 
 /* Loads the ordered set from the four directories under root. An unreadable file is reported
- * and skipped. Returns 0, or -ENOMEM (the caller then keeps its previous set). */
-int policy_load(const char *root, ConfigDiagFn diag, void *userdata, Policy **ret);
+ * and skipped. file (may be NULL) hears of every file found, masked ones too. Returns 0, or
+ * -ENOMEM (the caller then keeps its previous set). */
+int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, Policy **ret);
 Policy *policy_free(Policy *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 

@@ -80,7 +80,7 @@ void privileges_drop_unneeded(const char *root, const char *kmsg_path, char **ar
 
         /* Problems in the files are reported by the real load that follows; here only the
          * values matter. */
-        r = daemon_config_load(&c, root, NULL, NULL);
+        r = daemon_config_load(&c, root, NULL, NULL, NULL);
         if (r < 0) {
                 log_warning_errno(r, "Failed to read the daemon configuration, keeping all capabilities: %m");
                 return;

@@ -66,7 +66,7 @@ static RuntimeEntry *entry_get_or_add(RuntimeConfig *c, const char *ifname)
         return e;
 }
 
-int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, RuntimeConfig **ret)
+int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret)
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = NULL;
         int r;
@@ -99,6 +99,8 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, Run
                         if (!ifname_valid(name)) {
                                 if (diag)
                                         diag(userdata, path, 0, "File name is not a valid interface name, ignoring.");
+                                if (file)
+                                        file(userdata, path, CONFIG_FILE_SKIPPED);
                                 continue;
                         }
                         r = config_read_file(path, &buf, &len);
@@ -112,6 +114,8 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, Run
                                         snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.", strerror(-r));
                                         diag(userdata, path, 0, msg);
                                 }
+                                if (file)
+                                        file(userdata, path, CONFIG_FILE_SKIPPED);
                                 continue;
                         }
                         RuntimeEntry *e = entry_get_or_add(c, name);
@@ -124,6 +128,8 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, Run
                                 closedir(dp);
                                 return r;
                         }
+                        if (file)
+                                file(userdata, path, CONFIG_FILE_USED);
                 }
                 closedir(dp);
         }

@@ -35,7 +35,8 @@ typedef struct RuntimeConfig {
         size_t n;
 } RuntimeConfig;
 
-int runtime_config_load(const char *root, ConfigDiagFn diag, void *userdata, RuntimeConfig **ret);
+/* file (may be NULL) hears of every runtime file read. 0 or -ENOMEM. */
+int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret);
 RuntimeConfig *runtime_config_free(RuntimeConfig *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RuntimeConfig *, runtime_config_free);
 

@@ -148,7 +148,8 @@ int conf_files_list(const char *root, const char *const *dirs, const char *suffi
                 qsort(entries, n, sizeof *entries, entry_cmp);
 
         l.files = calloc(n ?: 1, sizeof *l.files);
-        if (!l.files) {
+        l.masked = calloc(n ?: 1, sizeof *l.masked);
+        if (!l.files || !l.masked) {
                 r = -ENOMEM;
                 goto finish;
         }
@@ -158,7 +159,8 @@ int conf_files_list(const char *root, const char *const *dirs, const char *suffi
                         continue;
                 prev = entries[i].name;
                 if (entries[i].masked) {
-                        l.n_masked++;
+                        l.masked[l.n_masked++] = (ConfFile) { .name = TAKE_PTR(entries[i].name),
+                                                              .path = TAKE_PTR(entries[i].path) };
                         continue;
                 }
                 l.files[l.n++] = (ConfFile) { .name = TAKE_PTR(entries[i].name), .path = TAKE_PTR(entries[i].path) };
@@ -181,6 +183,11 @@ void conf_file_list_done(ConfFileList *l)
                 free(l->files[i].name);
                 free(l->files[i].path);
         }
+        for (size_t i = 0; i < l->n_masked; i++) {
+                free(l->masked[i].name);
+                free(l->masked[i].path);
+        }
         free(l->files);
+        free(l->masked);
         *l = (ConfFileList) {};
 }

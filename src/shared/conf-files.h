@@ -19,6 +19,7 @@ typedef struct ConfFile {
 typedef struct ConfFileList {
         ConfFile *files;
         size_t n;
+        ConfFile *masked; /* the names masked, each with the path that masks it */
         size_t n_masked;
         size_t n_dropped; /* files left out past CONF_FILES_MAX */
 } ConfFileList;

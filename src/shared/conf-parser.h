@@ -24,6 +24,17 @@ typedef int (*ConfigItemFn)(ConfigContext *ctx, const char *section, const char 
 /* Receives every problem, already formatted ("Unknown key 'Foo' in section [IGMP], ignoring."). */
 typedef void (*ConfigDiagFn)(void *userdata, const char *file, unsigned line, const char *message);
 
+/* What a loader did with a file it found (for igmpd --check's list of files). */
+typedef enum ConfigFileUse {
+        CONFIG_FILE_USED,    /* read; it applies (lines with problems are ignored) */
+        CONFIG_FILE_SKIPPED, /* not used at all: unreadable, or a mistake that could widen it
+                              * (the reason went to the diagnostic callback first) */
+        CONFIG_FILE_MASKED,  /* empty or a symlink to /dev/null: masks the name */
+} ConfigFileUse;
+
+/* Receives every file a loader looked at, in the order it did. */
+typedef void (*ConfigFileFn)(void *userdata, const char *path, ConfigFileUse use);
+
 struct ConfigContext {
         const char *filename;
         unsigned line;

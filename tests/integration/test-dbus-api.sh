@@ -156,6 +156,27 @@ expect_knob "$NS" ipv4 v1 $V2 3000
 expect_out "^as 2 \"$T_CONF/10-site.conf\" \"$T_CONF/20-v2.conf\"$" bctl get-property "${M[@]}" ConfigFiles
 expect_out "^as 2 " bctl get-property "${L[@]}" MatchedFiles
 
+info "ReloadEx answers with the number of problems; ConfigProblems lists them (file, line, message)"
+expect_out '^a\(sus\) 0$' bctl get-property "${M[@]}" ConfigProblems
+expect_out '^u 0$' bctl get-property "${M[@]}" NConfigProblems
+expect_out '^u 0$' bctl call "${M[@]}" ReloadEx u 0
+printf '[IGMP]\nVersion=7\n' > "$T_CONF/30-typo.conf"
+printf '[Mtach]\nName=v0\n' > "$T_CONF/40-widen.conf"
+expect_out '^u 2$' bctl call "${M[@]}" ReloadEx u 0
+expect_out "^a\(sus\) 2 \"$T_CONF/30-typo.conf\" 2 \"Version=7 is out of range \(auto, 1, 2 or 3\), ignoring.\" \"$T_CONF/40-widen.conf\" 1 \"Unknown section \[Mtach\], file skipped.\"$" \
+        bctl get-property "${M[@]}" ConfigProblems
+expect_out '^u 2$' bctl get-property "${M[@]}" NConfigProblems
+bctl --json=short call "${M[@]}" Describe | jq -r '.data[0]' > "$T_TMP/describe.json"
+jq_true "$T_TMP/describe.json" ".n_config_problems == 2 and .config_problems[1] == {\"file\": \"$T_CONF/40-widen.conf\", \"line\": 1, \"message\": \"Unknown section [Mtach], file skipped.\"}"
+expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.ReloadEx uint32:1
+# Bounded: a directory full of broken files is counted whole, listed in part.
+for i in $(seq 100); do printf '[IGMP]\nVersion=9\n' > "$T_CONF/5$i-many.conf"; done
+expect_out '^u 102$' bctl call "${M[@]}" ReloadEx u 0
+expect_out '^a\(sus\) 64 ' bctl get-property "${M[@]}" ConfigProblems
+rm -f "$T_CONF"/5*-many.conf "$T_CONF/30-typo.conf" "$T_CONF/40-widen.conf"
+expect_out '^u 0$' bctl call "${M[@]}" ReloadEx u 0
+expect_out '^a\(sus\) 0$' bctl get-property "${M[@]}" ConfigProblems
+
 info "Describe() is JSON of everything"
 bctl --json=short call "${M[@]}" Describe | jq -r '.data[0]' > "$T_TMP/describe.json"
 jq_true "$T_TMP/describe.json" '.version | type == "string"'

@@ -141,6 +141,8 @@ sig() { jq -c "select(.type == \"signal\" and .member == \"$1\") $2" "$W"; }
         fail "no PropertiesChanged(State) for v1"
 [ -n "$(sig PropertiesChanged "| select(.path == \"/org/igmpd1\" and .payload.data[0] == \"org.igmpd1.Manager\") | select(.payload.data[1] | has(\"ConfigFiles\"))")" ] ||
         fail "no PropertiesChanged(ConfigFiles) after the reload"
+[ -n "$(sig PropertiesChanged "| select(.path == \"/org/igmpd1\" and .payload.data[0] == \"org.igmpd1.Manager\") | select(.payload.data[1] | has(\"ConfigProblems\") and has(\"NConfigProblems\"))")" ] ||
+        fail "no PropertiesChanged(ConfigProblems, NConfigProblems) after the reload"
 if [ -n "$ALTNAME" ]; then
         [ -n "$(sig PropertiesChanged "| select(.path == \"$P2\") | select(.payload.data[1].AlternativeNames.data == [\"v2alt\"])")" ] ||
                 fail "no PropertiesChanged(AlternativeNames) for the new alternative name"

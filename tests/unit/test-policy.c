@@ -339,7 +339,7 @@ Test(policy, directories_override_mask_and_order, .init = setup_root, .fini = te
         cr_assert_eq(symlink("/dev/null", link), 0);                    /* /dev/null symlink masks */
         put("/etc/igmpd/conf.d", "notes.txt", "[IGMP]\nVersion=3\n");   /* not *.conf */
 
-        cr_assert_eq(policy_load(root, diag, NULL, &p), 0);
+        cr_assert_eq(policy_load(root, diag, NULL, NULL, &p), 0);
         cr_assert_eq(p->n_files, 3);
         cr_expect_str_eq(p->files[0]->name, "05-early.conf");
         cr_expect_str_eq(p->files[1]->name, "10-site.conf");
@@ -375,11 +375,48 @@ Test(policy, unreadable_and_oversized_files_are_skipped, .init = setup_root, .fi
         fclose(f);
 
         diags[0] = '\0';
-        cr_assert_eq(policy_load(root, diag, NULL, &p), 0);
+        cr_assert_eq(policy_load(root, diag, NULL, NULL, &p), 0);
         cr_expect_eq(p->n_files, 1);
         cr_expect(strstr(diags, "30-loop.conf:0: Failed to read file") != NULL, "%s", diags);
         cr_expect(strstr(diags, "40-big.conf:0: Failed to read file: larger than 1 MiB, ignoring.") != NULL, "%s", diags);
         cr_expect_eq(p->n_errors, 2);
+}
+
+static char files_seen[4096];
+
+static void file_seen(void *userdata, const char *path, ConfigFileUse use)
+{
+        static const char *const words[] = { "used", "skipped", "masked" };
+        const char *name = strrchr(path, '/');
+        size_t off = strlen(files_seen);
+
+        snprintf(files_seen + off, sizeof files_seen - off, "%s %s\n", name ? name + 1 : path, words[use]);
+}
+
+/* Every file found is told, in the order read, with what became of it (igmpd --check lists
+ * them); masked names are told first, by the path that masks them. */
+Test(policy, every_file_found_is_told, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(policy_freep) Policy *p = NULL;
+        char path[256];
+
+        put("/etc/igmpd/conf.d", "10-good.conf", "[IGMP]\nVersion=2\n");
+        put("/etc/igmpd/conf.d", "20-typo.conf", "[IGMP]\nVersion=7\n");       /* a bad line: still used */
+        put("/etc/igmpd/conf.d", "30-widen.conf", "[Mtach]\nName=x\n");          /* skipped whole */
+        put("/usr/lib/igmpd/conf.d", "40-masked.conf", "[IGMP]\nVersion=1\n");
+        put("/etc/igmpd/conf.d", "40-masked.conf", "");
+        snprintf(path, sizeof path, "%s/etc/igmpd/conf.d/50-loop.conf", root);
+        cr_assert_eq(symlink("50-loop.conf", path), 0);                         /* unreadable */
+
+        files_seen[0] = '\0';
+        cr_assert_eq(policy_load(root, diag, file_seen, NULL, &p), 0);
+        cr_expect_str_eq(files_seen, "40-masked.conf masked\n"
+                                     "10-good.conf used\n"
+                                     "20-typo.conf used\n"
+                                     "30-widen.conf skipped\n"
+                                     "50-loop.conf skipped\n");
+        cr_expect_eq(p->n_files, 2);
+        cr_expect_eq(p->n_skipped, 1);
 }
 
 Test(policy, ether_addr)

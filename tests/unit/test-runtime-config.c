@@ -68,7 +68,7 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         cr_expect_eq(file->n_ref, 1u, "the value replaced gave its reference back");
 
         /* What was written reads back the same. */
-        cr_assert_eq(runtime_config_load(root, NULL, NULL, &again), 0);
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, &again), 0);
         cr_assert_not_null(runtime_config_find(again, "eth0"));
         knob_values_clear(out);
         runtime_config_merge(again, "eth0", out);
