@@ -29,6 +29,8 @@
 #define EXIT_NO_SUCH_LINK 7      /* igmpd has no such link */
 #define EXIT_INVALID_ARGUMENT 8  /* igmpd refused a value or name (org.igmpd1.Error.InvalidArgument) */
 #define EXIT_UNSUPPORTED 9       /* this kernel lacks the knob (org.igmpd1.Error.Unsupported) */
+/* Not a failure: past the failure statuses. */
+#define EXIT_RELOAD_PROBLEMS 10  /* reload: done, but the configuration has problems */
 
 typedef enum JsonMode {
         JSON_OFF,

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,88 @@ finish:
 }
 
 #define FIELD_WIDTH 17 /* "Alternative names" */
+#define PROBLEMS_SHOWN 3 /* in status; reload shows up to what the daemon keeps (64) */
+
+/* The problems of the daemon's configuration: NConfigProblems and the first of them,
+ * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
+typedef struct ClientProblems {
+        uint32_t total;
+        char **lines;
+        size_t n;
+} ClientProblems;
+
+static void client_problems_done(ClientProblems *p)
+{
+        for (size_t i = 0; i < p->n; i++)
+                free(p->lines[i]);
+        free(p->lines);
+        *p = (ClientProblems) {};
+}
+
+static int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        ClientProblems p = {};
+        const char *file, *message;
+        uint32_t line;
+        int r;
+
+        r = sd_bus_get_property_trivial(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                        "NConfigProblems", &error, 'u', &p.total);
+        if (r < 0) {
+                /* An igmpd from before the property: nothing to say. */
+                sd_bus_error_free(&error);
+                *ret = p;
+                return 0;
+        }
+        if (p.total == 0) {
+                *ret = p;
+                return 0;
+        }
+        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ConfigProblems",
+                                &error, &reply, "a(sus)");
+        sd_bus_error_free(&error);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sus)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &message)) > 0) {
+                char **a = realloc(p.lines, (p.n + 1) * sizeof *a);
+                int k;
+
+                if (!a) {
+                        r = -ENOMEM;
+                        break;
+                }
+                p.lines = a;
+                if (isempty(file))
+                        k = asprintf(&p.lines[p.n], "%s", message);
+                else if (line > 0)
+                        k = asprintf(&p.lines[p.n], "%s:%" PRIu32 ": %s", file, line, message);
+                else
+                        k = asprintf(&p.lines[p.n], "%s: %s", file, message);
+                if (k < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                p.n++;
+        }
+        sd_bus_message_unref(reply);
+        if (r == -ENOMEM) {
+                client_problems_done(&p);
+                return r;
+        }
+        *ret = p; /* a reply that does not parse leaves the count alone */
+        return 0;
+}
+
+/* The first max lines, then how many more there are. */
+static void print_problem_lines(FILE *f, const ClientProblems *p, size_t max, const char *indent)
+{
+        for (size_t i = 0; i < p->n && i < max; i++)
+                fprintf(f, "%s%s\n", indent, p->lines[i]);
+        if (p->total > MIN(p->n, max))
+                fprintf(f, "%s%s and %zu more.\n", indent, glyph(GLYPH_ELLIPSIS), (size_t) p->total - MIN(p->n, max));
+}
 
 static void print_field(const char *label, const char *value)
 {
@@ -302,7 +385,29 @@ int verb_status(int argc, char **argv, sd_bus *bus)
                 goto finish;
         pager_open(arg_no_pager);
 
-        if (arg_json != JSON_OFF) {
+        if (arg_json == JSON_OFF) {
+                ClientProblems p;
+
+                /* Problems in the configuration may be why a link is not as expected. */
+                if (client_problems_fetch(bus, &p) >= 0 && p.total > 0) {
+                        char head[128];
+
+                        snprintf(head, sizeof head, "%" PRIu32 " in the configuration; igmpd --check shows %s",
+                                 p.total, p.total == 1 ? "it" : "them all");
+                        output_field_color(stdout, FIELD_WIDTH, "Problems", head, COLOR_YELLOW);
+                        for (size_t i = 0; i < p.n && i < PROBLEMS_SHOWN; i++)
+                                print_field("", p.lines[i]);
+                        if (p.total > MIN(p.n, (size_t) PROBLEMS_SHOWN)) {
+                                char more[64];
+
+                                snprintf(more, sizeof more, "%s and %zu more", glyph(GLYPH_ELLIPSIS),
+                                         (size_t) p.total - MIN(p.n, (size_t) PROBLEMS_SHOWN));
+                                print_field("", more);
+                        }
+                        putchar('\n');
+                }
+                client_problems_done(&p);
+        } else {
                 json_start(&w);
                 json_begin_array(&w);
         }
@@ -448,15 +553,38 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
 int verb_reload(int argc, char **argv, sd_bus *bus)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        ClientProblems p = {};
+        uint32_t problems = 0;
         int r;
 
         if (argc > 1)
                 return usage_error("reload takes no arguments. See igmpctl --help.");
-        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "Reload",
-                               &error, NULL, NULL);
+        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ReloadEx",
+                               &error, &reply, "u", UINT32_C(0));
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "u", &problems);
+        else if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                /* An igmpd from before ReloadEx: reload, but it cannot say how it went. */
+                sd_bus_error_free(&error);
+                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "Reload",
+                                       &error, NULL, NULL);
+        }
+        sd_bus_message_unref(reply);
         if (r < 0) {
                 r = client_call_error(&error, r, "reload igmpd", NULL);
                 sd_bus_error_free(&error);
+                return r;
         }
-        return r;
+        if (problems == 0)
+                return 0;
+
+        /* The new configuration is in force without what the problems name: say so, and fail. */
+        fprintf(stderr, "igmpd reloaded with %" PRIu32 " problem%s; see igmpd --check.\n", problems,
+                problems == 1 ? "" : "s");
+        if (client_problems_fetch(bus, &p) >= 0)
+                print_problem_lines(stderr, &p, SIZE_MAX, "  ");
+        client_problems_done(&p);
+        client_exit_status = EXIT_RELOAD_PROBLEMS;
+        return -EUCLEAN;
 }

@@ -265,6 +265,29 @@ V3UnsolicitedReportInterval=400
 CONF
 expect_rc 0 ctl reload
 expect_knob "$NS" ipv4 v1 $V3 400
+[ ! -s "$T_TMP/err" ] || fail "a clean reload printed: $(cat "$T_TMP/err")"
+ctl status v0 | grep -q 'Problems' && fail "status shows problems without any: $(ctl status v0)"
+
+info "reload with problems: applied, said, exit 5; status shows them until they are fixed"
+printf '[Match]\nName=v1\n[IGMP]\nVersion=7\nV2UnsolicitedReportInterval=600\n' > "$T_CONF/30-typo.conf"
+printf '[Mtach]\nName=v0\n[IGMP]\nVersion=2\n' > "$T_CONF/40-widen.conf"
+expect_rc 5 ctl reload
+expect_knob "$NS" ipv4 v1 igmpv2_unsolicited_report_interval 600     # the rest of the file applies
+[ "$(head -n1 "$T_TMP/err")" = "igmpd reloaded with 2 problems; see igmpd --check." ] || fail "reload: $(cat "$T_TMP/err")"
+grep -qx "  $T_CONF/30-typo.conf:4: Version=7 is out of range (auto, 1, 2 or 3), ignoring." "$T_TMP/err" ||
+        fail "reload does not list the problem: $(cat "$T_TMP/err")"
+grep -qx "  $T_CONF/40-widen.conf:1: Unknown section \[Mtach\], file skipped." "$T_TMP/err" ||
+        fail "reload does not list the skipped file: $(cat "$T_TMP/err")"
+COLUMNS=200 ctl status v0 > "$T_TMP/status-problems"
+grep -qE '^ +Problems: 2 in the configuration; igmpd --check shows them all$' "$T_TMP/status-problems" ||
+        fail "status has no problems line: $(cat "$T_TMP/status-problems")"
+grep -qxF "                   $T_CONF/30-typo.conf:4: Version=7 is out of range (auto, 1, 2 or 3), ignoring." "$T_TMP/status-problems" ||
+        fail "status does not show the first problem: $(cat "$T_TMP/status-problems")"
+grep -qx "● $IDX: v0" "$T_TMP/status-problems" || fail "status after the problems line: $(cat "$T_TMP/status-problems")"
+ctl --json=short status v0 | jq -e 'length == 1' > /dev/null || fail "status --json is not the array of links any more"
+rm -f "$T_CONF/30-typo.conf" "$T_CONF/40-widen.conf"
+expect_rc 0 ctl reload
+ctl status v0 | grep -q 'Problems' && fail "status still shows problems after they were fixed: $(ctl status v0)"
 
 info "kernel"
 ctl kernel > "$T_TMP/kernel"
