@@ -275,6 +275,28 @@ static void link_set_error(Link *l, const char *fmt, ...)
         l->last_error = s;
 }
 
+/* Permission denied or a read-only /proc/sys: the same for every write, so one warning that
+ * says what to change, not one per link and knob. */
+#define ERRNO_IS_WRITE_REFUSED(r) ((r) == -EPERM || (r) == -EACCES || (r) == -EROFS)
+
+static void link_log_write_refused(Link *l, const KnobInfo *i, int r)
+{
+        LinkContext *ctx = l->ctx;
+
+        ctx->n_write_denied++;
+        if (ctx->write_denied_warned) {
+                log_link_debug_errno(l, r, "Writing %s refused too: %m", i->name);
+                return;
+        }
+        ctx->write_denied_warned = true;
+        log_link_warning_errno(l, r,
+                               "Writing /proc/sys/net/%s/conf/%s/%s was refused (%m): igmpd needs CAP_NET_ADMIN in "
+                               "this network namespace and a writable /proc/sys/net (with ProtectKernelTunables=yes, "
+                               "ReadWritePaths=/proc/sys/net). Links stay failed; further refused writes are logged "
+                               "at debug level only.",
+                               knob_family_dir(i->family), l->ifname, i->name);
+}
+
 /* What one configuration pass does with one knob. */
 typedef struct KnobPlan {
         bool act;    /* the knob has a value to hold */
@@ -427,7 +449,11 @@ static int link_write_family(Link *l, KnobFamily family, int dfd, const KnobPlan
                         if (r == -ENOENT)
                                 return -ENOENT;
                         if (r < 0) {
-                                log_link_warning_errno(l, r, "Failed to set %s to %d, ignoring: %m", i->name, p->want);
+                                if (ERRNO_IS_WRITE_REFUSED(r))
+                                        link_log_write_refused(l, i, r);
+                                else
+                                        log_link_warning_errno(l, r, "Failed to set %s to %d, ignoring: %m", i->name,
+                                                               p->want);
                                 link_set_error(l, "Failed to set %s to %d: %s", i->name, p->want, strerror(-r));
                                 failed++;
                                 continue;

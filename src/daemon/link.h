@@ -73,6 +73,10 @@ typedef struct LinkContext {
         bool knob_supported[_KNOB_MAX];
         bool knob_missing_warned[_KNOB_MAX];
         bool mld_all_warned;
+        /* Writes the kernel refused (no CAP_NET_ADMIN, read-only /proc/sys): said once, in
+         * full, then counted; every further one goes to the debug log. */
+        bool write_denied_warned;
+        unsigned n_write_denied;
 
         LinkEffectiveFn effective;
         void *effective_userdata;

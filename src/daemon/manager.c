@@ -879,6 +879,33 @@ static void manager_load_originals(Manager *m)
         m->originals_dirty = true;
 }
 
+/* "Configured 3 of 4 links, ready; 1 failed (see above); 2 unmanaged (…)." Only links some
+ * source sets a knob on count: loopback and links no policy matches are not failures. The
+ * "Configured N of M links" and "links, ready" parts are what scripts and tests look for. */
+static void manager_log_ready(Manager *m)
+{
+        size_t n[_LINK_STATE_MAX] = {}, i = 0, managed;
+        char failed[160] = "", unmanaged[96] = "";
+        void *v;
+
+        while (intmap_iterate(&m->links, &i, &v)) {
+                LinkState s = ((Link *) v)->state;
+                if (s >= 0 && s < _LINK_STATE_MAX)
+                        n[s]++;
+        }
+        managed = n[LINK_STATE_CONFIGURED] + n[LINK_STATE_FAILED] + n[LINK_STATE_PENDING];
+        if (n[LINK_STATE_FAILED] > 0)
+                snprintf(failed, sizeof failed, "; %zu failed (%s)", n[LINK_STATE_FAILED],
+                         m->link_ctx.n_write_denied > 0 ? "writes refused, see above" : "see above");
+        if (n[LINK_STATE_PENDING] > 0)
+                snprintf(failed + strlen(failed), sizeof failed - strlen(failed), "; %zu pending",
+                         n[LINK_STATE_PENDING]);
+        if (n[LINK_STATE_UNMANAGED] > 0)
+                snprintf(unmanaged, sizeof unmanaged, "; %zu unmanaged (no source sets any of %s knobs)",
+                         n[LINK_STATE_UNMANAGED], n[LINK_STATE_UNMANAGED] == 1 ? "its" : "their");
+        log_info("Configured %zu of %zu links, ready%s%s.", n[LINK_STATE_CONFIGURED], managed, failed, unmanaged);
+}
+
 int manager_start(Manager *m)
 {
         int r;
@@ -894,16 +921,9 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
 
-        size_t configured = 0, total = 0, i = 0;
-        void *v;
-        while (intmap_iterate(&m->links, &i, &v)) {
-                total++;
-                if (((Link *) v)->state == LINK_STATE_CONFIGURED)
-                        configured++;
-        }
         manager_start_audit(m);
         m->ready = true;
-        log_info("Configured %zu of %zu links, ready.", configured, total);
+        manager_log_ready(m);
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
 

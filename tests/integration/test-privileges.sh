@@ -13,7 +13,9 @@
 #     igmpd lowers the ambient set and re-executes itself once (same pid), and still configures
 #     its links; only the inheritable set, which capset(2) alone can change, keeps the rest;
 #  5. a reload that turns on a source whose capability was dropped: inactive, and it says to
-#     restart igmpd.
+#     restart igmpd;
+#  6. without CAP_NET_ADMIN at all: one warning naming what to change, not a line per write,
+#     and a summary that counts the failed links apart from the unmanaged ones.
 . "$(dirname "$0")/lib.sh"
 
 DENY=$HELPERS/deny-syscall
@@ -134,5 +136,32 @@ grep -q "Dropped 2 capabilities this configuration does not need (capset() is fi
 [ "$(grep -c 'links, ready' "$T_TMP/seccomp.log")" = 1 ] || fail "seccomp: igmpd became ready more than once"
 [ "$T_IGMPD_PID" = "$pid_before" ] || fail "seccomp: the pid changed"
 expect_knob "$NS" ipv4 pv0 igmpv3_unsolicited_report_interval 345
+igmpd_stop
+
+info "6. without CAP_NET_ADMIN: one warning that says what to change, not one per write"
+conf_put 60-more.conf <<'CONF'
+[Match]
+Name=pv*
+
+[IGMP]
+V2UnsolicitedReportInterval=2345
+[MLD]
+V2UnsolicitedReportInterval=345
+CONF
+: > "$T_TMP/nocap.log"
+ip netns exec "$NS" setpriv --reuid nobody --regid nogroup --clear-groups --inh-caps=-all --bounding-set=-all -- \
+        env SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info "$IGMPD" --config-root "$T_ROOT" >> "$T_TMP/nocap.log" 2>&1 &
+T_IGMPD_PID=$!
+_T_PIDS+=("$T_IGMPD_PID")
+wait_until "grep -q 'links, ready' '$T_TMP/nocap.log' || ! kill -0 $T_IGMPD_PID 2>/dev/null" ||
+        fail "nocap: igmpd did not become ready: $(tail -5 "$T_TMP/nocap.log")"
+kill -0 "$T_IGMPD_PID" 2>/dev/null || fail "nocap: igmpd exited: $(tail -5 "$T_TMP/nocap.log")"
+# 2 links × 3 knobs refused (lo is not touched): one warning naming the fix, nothing per write.
+[ "$(grep -c 'was refused' "$T_TMP/nocap.log")" = 1 ] || fail "nocap: not one warning: $(cat "$T_TMP/nocap.log")"
+grep -qE "^pv[01]: Writing /proc/sys/net/ipv[46]/conf/pv[01]/[a-z0-9_]+ was refused \(Permission denied\): igmpd needs CAP_NET_ADMIN in this network namespace" "$T_TMP/nocap.log" ||
+        fail "nocap: the warning does not say what to change: $(cat "$T_TMP/nocap.log")"
+! grep -q 'Failed to set' "$T_TMP/nocap.log" || fail "nocap: a line per write: $(grep 'Failed to set' "$T_TMP/nocap.log")"
+grep -qx 'Configured 0 of 2 links, ready; 2 failed (writes refused, see above); 1 unmanaged (no source sets any of its knobs).' "$T_TMP/nocap.log" ||
+        fail "nocap: summary: $(grep Configured "$T_TMP/nocap.log")"
 igmpd_stop
 echo "PASS: $T_NAME"
