@@ -90,12 +90,61 @@ static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
         return 0;
 }
 
+/* The Audit Coverage property: "some", "starting", "uncertain" or "none", and what to change.
+ * Both NULL with an igmpd from before it. */
+static int get_coverage(sd_bus *bus, char **ret_coverage, char **ret_advice)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *c, *a;
+        int r;
+
+        *ret_coverage = *ret_advice = NULL;
+        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE, "Coverage", &error,
+                                &reply, "(ss)");
+        sd_bus_error_free(&error);
+        if (r < 0)
+                return 0; /* nothing to say */
+        r = sd_bus_message_read(reply, "(ss)", &c, &a);
+        if (r > 0) {
+                *ret_coverage = strdup(c);
+                *ret_advice = strdup(a);
+                if (!*ret_coverage || !*ret_advice) {
+                        free(*ret_coverage);
+                        free(*ret_advice);
+                        *ret_coverage = *ret_advice = NULL;
+                        r = -ENOMEM;
+                }
+        }
+        sd_bus_message_unref(reply);
+        return r < 0 ? r : 0;
+}
+
+/* Says plainly when an empty audit means nothing, and what to change. Nothing when a source
+ * sees calls (or the daemon does not say). */
+static void print_coverage(FILE *f, const char *coverage, const char *advice)
+{
+        if (streq_ptr(coverage, "none"))
+                fprintf(f, "%sNo audit source can see a deprecated sysctl(2) call here: igmpctl audit stays "
+                        "empty whatever programs call it.%s\n", ansi(COLOR_YELLOW), ansi(COLOR_NORMAL));
+        else if (streq_ptr(coverage, "uncertain"))
+                fprintf(f, "%sOnly the audit source could see a deprecated sysctl(2) call, and only if an audit "
+                        "rule for it is loaded: igmpd does not load one (AuditRule=no) and cannot tell whether "
+                        "auditd did.%s\n", ansi(COLOR_YELLOW), ansi(COLOR_NORMAL));
+        else if (streq_ptr(coverage, "starting"))
+                fprintf(f, "The BPF audit sources are still starting.\n");
+        else
+                return;
+        if (!isempty(advice))
+                fprintf(f, "%s\n", advice);
+}
+
 int verb_kernel(int argc, char **argv, sd_bus *bus)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
-        char **sources = NULL;
+        char **sources = NULL, *coverage = NULL, *advice = NULL;
         SourceState *states = NULL;
         size_t n_states = 0;
         const char *name;
@@ -129,6 +178,9 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
         r = get_source_states(bus, &states, &n_states);
+        if (r < 0)
+                goto finish;
+        r = get_coverage(bus, &coverage, &advice);
         if (r < 0)
                 goto finish;
         pager_open(arg_no_pager);
@@ -170,6 +222,12 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         json_end_object(&w);
                 }
                 json_end_array(&w);
+                if (coverage) {
+                        json_key(&w, "audit_coverage");
+                        json_string(&w, coverage);
+                        json_key(&w, "audit_advice");
+                        json_string(&w, isempty(advice) ? NULL : advice);
+                }
                 json_end_object(&w);
                 r = json_done(&w);
                 goto finish;
@@ -222,9 +280,12 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 else
                         for (char **s = sources; *s; s++)
                                 printf("%s%s", *s, s[1] ? ", " : "\n");
+                print_coverage(stdout, coverage, advice);
         }
 finish:
         table_free(t);
+        free(coverage);
+        free(advice);
         strv_freep(&sources);
         source_states_free(states, n_states);
         return r;
@@ -263,6 +324,7 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
+        char *coverage = NULL, *advice = NULL;
         Table *t = NULL;
         JsonWriter w;
         size_t n = 0;
@@ -343,25 +405,37 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 goto finish;
         }
 
+        /* An empty list can mean that nothing can see a call: say so (stderr when stdout is data). */
+        (void) get_coverage(bus, &coverage, &advice);
         if (arg_follow) {
                 if (arg_legend && arg_json == JSON_OFF)
                         fprintf(stderr, "Following deprecated sysctl(2) calls; press Ctrl-C to stop.\n");
+                print_coverage(stderr, coverage, advice);
                 fflush(stdout);
                 r = client_run_until_interrupted(bus);
         } else if (arg_json != JSON_OFF) {
                 json_end_array(&w);
                 r = json_done(&w);
+                print_coverage(stderr, coverage, advice);
         } else if (n == 0) {
                 if (arg_legend)
                         printf("No events.\n");
+                if (coverage && !streq(coverage, "some"))
+                        putchar('\n');
+                print_coverage(stdout, coverage, advice);
                 r = 0;
         } else {
                 r = table_print(t, stdout, arg_legend);
                 if (r >= 0 && arg_legend)
                         printf("\n%zu event%s listed.\n", n, n == 1 ? "" : "s");
+                if (r >= 0 && coverage && !streq(coverage, "some"))
+                        putchar('\n');
+                print_coverage(stdout, coverage, advice);
         }
 finish:
         table_free(t);
+        free(coverage);
+        free(advice);
         sd_bus_message_unref(reply);
         return r;
 }

@@ -35,7 +35,7 @@ void audit_bus_on_event(const AuditEvent *e, void *userdata)
                 return;
         if (!e) {
                 r = sd_bus_emit_properties_changed(c->bus, BUS_MANAGER_PATH, BUS_AUDIT_INTERFACE, "Sources",
-                                                   "SourceStates", NULL);
+                                                   "SourceStates", "Coverage", NULL);
                 if (r < 0)
                         log_debug_errno(r, "Failed to send PropertiesChanged for Sources, ignoring: %m");
                 return;
@@ -125,12 +125,26 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
         return sd_bus_message_close_container(reply);
 }
 
+/* (coverage, advice): "some", "starting", "uncertain" or "none", and what to change to see calls. */
+static int property_get_coverage(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        const AuditManager *a = ((BusContext *) userdata)->manager->audit;
+        char advice[1024];
+        AuditCoverage c = audit_manager_coverage(a, advice, sizeof advice);
+
+        if (!a)
+                snprintf(advice, sizeof advice, "The audit could not be set up (see igmpd's log).");
+        return sd_bus_message_append(reply, "(ss)", audit_coverage_to_string(c), advice);
+}
+
 const sd_bus_vtable audit_vtable[] = {
         SD_BUS_VTABLE_START(0),
 
         SD_BUS_PROPERTY("Sources", "as", property_get_sources, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("SourceStates", "a(sss)", property_get_source_states, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Coverage", "(ss)", property_get_coverage, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         SD_BUS_METHOD_WITH_NAMES("ListEvents", "", , "a(tsussaisu)", SD_BUS_PARAM(events),
                                  bus_audit_method_list_events, SD_BUS_VTABLE_UNPRIVILEGED),

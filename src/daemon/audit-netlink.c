@@ -56,6 +56,7 @@ struct AuditNetlink {
         bool active;
 
         AuditChanges changes;     /* what to undo on exit, kept in ROOT/run/igmpd/audit-changes */
+        bool rule_found[AUDIT_RULES_MAX]; /* the rule was there already (not ours) */
 
         uint64_t n_records, n_bad;
         uint64_t n_overruns;          /* ENOBUFS: records the kernel dropped for us */
@@ -71,6 +72,12 @@ struct AuditNetlink {
         uint64_t error_logged_usec;
         uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
 };
+
+bool audit_netlink_has_rule(const AuditNetlink *n)
+{
+        /* The native architecture's rule (the first) is what a 64-bit caller needs. */
+        return n && n->active && (n->changes.rule[0] || n->rule_found[0]);
+}
 
 bool audit_netlink_is_active(const AuditNetlink *n)
 {
@@ -393,7 +400,7 @@ static void audit_netlink_add_rules(AuditNetlink *n, AuditChanges *left)
         }
         if (st.enabled == 2) {
                 log_warning("Audit configuration is locked (enabled=2), cannot add the sysctl(2) audit rule; "
-                            "load data/audit/igmpd-sysctl.rules with auditd instead.");
+                            "load " AUDIT_RULES_PATH " with auditd instead.");
                 return;
         }
 
@@ -411,10 +418,11 @@ static void audit_netlink_add_rules(AuditNetlink *n, AuditChanges *left)
                         n->changes.rule[i] = true;
                         log_info("Audit rule for sysctl(2) on arch=%s was added by an igmpd that did not stop "
                                  "cleanly: taken over (removed on exit).", rule_specs[i].arch_name);
-                } else if (r == -EEXIST)
+                } else if (r == -EEXIST) {
+                        n->rule_found[i] = true;
                         log_info("Audit rule for sysctl(2) on arch=%s is already loaded (not ours, left alone on exit).",
                                  rule_specs[i].arch_name);
-                else if (r < 0)
+                } else if (r < 0)
                         log_warning_errno(r, "Failed to add the audit rule -a always,exit -F arch=%s -S %d -k %s%s: %m",
                                           rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY,
                                           r == -EPERM ? " (needs CAP_AUDIT_CONTROL)" : "");
@@ -732,8 +740,8 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
         if (add_rule)
                 audit_netlink_add_rules(n, &left);
         else
-                log_debug("AuditRule=no: the audit source sees sysctl(2) calls only if a rule is loaded "
-                          "some other way (e.g. auditd with igmpd-sysctl.rules).");
+                log_info("AuditRule=no: the audit source sees sysctl(2) calls only if a rule for them is loaded "
+                         "some other way (auditd with " AUDIT_RULES_PATH ").");
         if (audit_changes_any(&left)) {
                 /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
                 _cleanup_close_ int fd = audit_control_open();

@@ -61,3 +61,7 @@ AuditNetlink *audit_netlink_free(AuditNetlink *n);
  * cleanly changed, if anything. */
 void audit_netlink_undo_left(const AuditSourceContext *ctx);
 bool audit_netlink_is_active(const AuditNetlink *n);
+/* Whether the rule that makes the kernel report sysctl(2) calls is known to be loaded: igmpd
+ * added it, or found it already there (AuditRule=yes). With AuditRule=no igmpd cannot tell
+ * (listing rules needs CAP_AUDIT_CONTROL): false. */
+bool audit_netlink_has_rule(const AuditNetlink *n);

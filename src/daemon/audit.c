@@ -28,11 +28,14 @@ static void audit_manager_on_submit(AuditEvent *e, void *userdata)
         audit_manager_submit(userdata, e);
 }
 
+static void audit_manager_log_coverage(AuditManager *a);
+
 /* A source became active or stopped. */
 static void audit_manager_on_state_changed(void *userdata)
 {
         AuditManager *a = userdata;
 
+        audit_manager_log_coverage(a);
         if (a->observer)
                 a->observer(NULL, a->observer_userdata);
 }
@@ -57,6 +60,7 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
                 if (r < 0)
                         return r;
         }
+        a->coverage_logged = _AUDIT_COVERAGE_INVALID;
         a->source_ctx = (AuditSourceContext) {
                 .event = a->event,
                 .root = a->root,
@@ -266,12 +270,25 @@ void audit_manager_submit(AuditManager *a, AuditEvent *e)
         audit_manager_arm_timer(a);
 }
 
+/* Whether this kernel still has sysctl(2) (before 5.9), and so logs the deprecation warning.
+ * Unknown versions count as having it. */
+static bool kernel_has_sysctl(unsigned *ret_major, unsigned *ret_minor)
+{
+        struct utsname u;
+        unsigned major = 0, minor = 0;
+
+        if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+                return true;
+        *ret_major = major;
+        *ret_minor = minor;
+        return major < 5 || (major == 5 && minor < 9);
+}
+
 /* Whether to read the kernel log. By default only where the warning can appear at all: kernels
  * before 5.9 still have sysctl(2); later ones return ENOSYS and log nothing, so reading
  * /dev/kmsg there would only wake igmpd for every unrelated kernel message. */
 bool audit_kmsg_wanted(unsigned sources, const char *kmsg_path, char *reason, size_t reason_size)
 {
-        struct utsname u;
         unsigned major = 0, minor = 0;
 
         if (sources & AUDIT_SOURCE_KMSG)
@@ -280,13 +297,107 @@ bool audit_kmsg_wanted(unsigned sources, const char *kmsg_path, char *reason, si
                 return false;
         if (kmsg_path)
                 return true;
-        if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-                return true;
-        if (major < 5 || (major == 5 && minor < 9))
+        if (kernel_has_sysctl(&major, &minor))
                 return true;
         snprintf(reason, reason_size, "kernel %u.%u has no sysctl(2) and never logs the warning; "
                  "AuditSources=kmsg reads /dev/kmsg anyway", major, minor);
         return false;
+}
+
+static const char *const audit_coverage_table[_AUDIT_COVERAGE_MAX] = {
+        [AUDIT_COVERAGE_SOME] = "some",
+        [AUDIT_COVERAGE_STARTING] = "starting",
+        [AUDIT_COVERAGE_UNCERTAIN] = "uncertain",
+        [AUDIT_COVERAGE_NONE] = "none",
+};
+
+const char *audit_coverage_to_string(AuditCoverage c)
+{
+        if (c < 0 || c >= _AUDIT_COVERAGE_MAX)
+                return NULL;
+        return audit_coverage_table[c];
+}
+
+/* Appends "; or " + what to buf. */
+static void advice_add(char *buf, size_t size, const char *what)
+{
+        size_t len = strlen(buf);
+
+        if (len < size)
+                snprintf(buf + len, size - len, "%s%s", len > 0 ? "; or " : "", what);
+}
+
+AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t size)
+{
+        unsigned major = 0, minor = 0;
+        bool has_sysctl = kernel_has_sysctl(&major, &minor);
+        bool starting = false, audit_active;
+        char opts[768] = "";
+
+        assert(advice);
+        snprintf(advice, size, "%s", "");
+        if (!a)
+                return AUDIT_COVERAGE_NONE;
+
+        /* Who sees calls now. The kernel log carries the warning only before 5.9. */
+        if (audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) && (has_sysctl || a->kmsg_custom))
+                return AUDIT_COVERAGE_SOME;
+        if (audit_netlink_has_rule(a->netlink))
+                return AUDIT_COVERAGE_SOME;
+        if (audit_manager_source_active(a, AUDIT_EVENT_SOURCE_LIBC) ||
+            audit_manager_source_active(a, AUDIT_EVENT_SOURCE_SYSCALL))
+                return AUDIT_COVERAGE_SOME;
+        starting = audit_bpf_is_starting(a->libc) || audit_bpf_is_starting(a->syscall);
+        audit_active = audit_manager_source_active(a, AUDIT_EVENT_SOURCE_AUDIT);
+
+        /* What would help, from what is configured and what could run. */
+        if (audit_active && !a->rule)
+                advice_add(opts, sizeof opts, "AuditRule=yes in /etc/igmpd/igmpd.conf (igmpd then loads the audit "
+                           "rule itself; it needs CAP_AUDIT_CONTROL, which the shipped unit grants), or auditd with "
+                           AUDIT_RULES_PATH);
+        else if (audit_active)
+                advice_add(opts, sizeof opts, "load " AUDIT_RULES_PATH " with auditd (igmpd could not add the "
+                           "rule, see its log)");
+        else if (!(a->sources & AUDIT_SOURCE_AUDIT))
+                advice_add(opts, sizeof opts, "add audit to AuditSources= in /etc/igmpd/igmpd.conf, with "
+                           "AuditRule=yes");
+        if (!(a->sources & AUDIT_SOURCE_LIBC))
+                advice_add(opts, sizeof opts, "add libc to AuditSources= (BPF: programs that call glibc's "
+                           "sysctl(); needs the igmpd-bpf helper)");
+        if (!(a->sources & AUDIT_SOURCE_SYSCALL))
+                advice_add(opts, sizeof opts, "add syscall to AuditSources= (BPF: every caller, at a cost to "
+                           "every system call)");
+        if (has_sysctl && !(a->sources & (AUDIT_SOURCE_KMSG | AUDIT_SOURCE_KMSG_AUTO)))
+                advice_add(opts, sizeof opts, "add kmsg to AuditSources= (the kernel's own warning)");
+
+        if (starting)
+                return AUDIT_COVERAGE_STARTING;
+        if (!isempty(opts))
+                snprintf(advice, size, "To see them: %s.", opts);
+        else
+                snprintf(advice, size, "Every source igmpd has is configured, but none can run here (see "
+                         "each source's note).");
+        return audit_active && !audit_netlink_has_rule(a->netlink) && !a->rule ? AUDIT_COVERAGE_UNCERTAIN
+                                                                              : AUDIT_COVERAGE_NONE;
+}
+
+/* Says at info level, once per change, when no source can see a call: an operator must not
+ * read an empty audit as "nothing calls sysctl(2)". */
+static void audit_manager_log_coverage(AuditManager *a)
+{
+        char advice[1024];
+        AuditCoverage c = audit_manager_coverage(a, advice, sizeof advice);
+
+        if (c == a->coverage_logged || c == AUDIT_COVERAGE_STARTING)
+                return;
+        if (c == AUDIT_COVERAGE_NONE)
+                log_info("Deprecated sysctl(2) audit: no source can see a call on this system. %s", advice);
+        else if (c == AUDIT_COVERAGE_UNCERTAIN)
+                log_info("Deprecated sysctl(2) audit: only the audit source could see a call, and only if "
+                         "an audit rule for it is loaded, which igmpd did not do (AuditRule=no). %s", advice);
+        else if (a->coverage_logged == AUDIT_COVERAGE_NONE || a->coverage_logged == AUDIT_COVERAGE_UNCERTAIN)
+                log_info("Deprecated sysctl(2) audit: calls can be seen now.");
+        a->coverage_logged = c;
 }
 
 /* Starts the BPF sources in mask (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL) that are not running,
@@ -361,6 +472,7 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
 
         a->sources = config->audit_sources;
         a->rule = config->audit_rule;
+        a->kmsg_custom = kmsg_path != NULL;
 
         if (audit_kmsg_wanted(config->audit_sources, kmsg_path, a->reason[AUDIT_EVENT_SOURCE_KMSG],
                               sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG])) {
@@ -392,6 +504,7 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                  audit_bpf_is_starting(a->syscall) ? "starting" :
                  (config->audit_sources & AUDIT_SOURCE_SYSCALL) ? "inactive" : "off",
                  a->history.max);
+        audit_manager_log_coverage(a);
 }
 
 /* What the Sources and SourceStates properties show, as a hash, to tell whether they changed. */
@@ -438,7 +551,7 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
                 a->reason[s][0] = '\0';
         audit_manager_start(a, config, kmsg_path);
-        /* Sources and SourceStates are EMITS_CHANGE: tell the observer when they did. */
+        /* Sources, SourceStates and Coverage are EMITS_CHANGE: tell the observer when they did. */
         if (audit_manager_states_hash(a) != before)
                 audit_manager_on_state_changed(a);
 }

@@ -18,6 +18,16 @@
 #include "daemon-config.h"
 #include "macro.h"
 
+/* Whether the sources together can see a deprecated sysctl(2) call on this system at all. */
+typedef enum AuditCoverage {
+        AUDIT_COVERAGE_SOME,      /* at least one active source sees calls (of some programs) */
+        AUDIT_COVERAGE_STARTING,  /* none yet; a BPF source is still starting */
+        AUDIT_COVERAGE_UNCERTAIN, /* only the audit source, and only if someone else loaded a rule */
+        AUDIT_COVERAGE_NONE,      /* no source can see a call: "no events" means nothing */
+        _AUDIT_COVERAGE_MAX,
+        _AUDIT_COVERAGE_INVALID = -EINVAL,
+} AuditCoverage;
+
 typedef struct AuditKmsg AuditKmsg;
 typedef struct AuditNetlink AuditNetlink;
 typedef struct AuditBpf AuditBpf;
@@ -41,6 +51,8 @@ typedef struct AuditManager {
         BpfHelper *bpf_helper;    /* how the BPF sources reach igmpd-bpf; NULL until needed */
         unsigned sources;         /* AuditSources= and AuditRule= the sources were started with */
         bool rule;
+        bool kmsg_custom;         /* --kmsg-path: the kmsg source reads a test stream */
+        AuditCoverage coverage_logged; /* what the log last said, to say it once */
         /* Why a source is not active ("" while it is, or it is not wanted). */
         char reason[_AUDIT_EVENT_SOURCE_MAX][256];
 
@@ -87,6 +99,12 @@ const char *audit_source_state_to_string(AuditSourceState s);
 /* The state of source s and a note for the operator (why it is off or inactive, what it covers
  * when active; may be ""). */
 AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
+
+const char *audit_coverage_to_string(AuditCoverage c);
+
+/* The coverage, and for anything but SOME what to change to see calls (a sentence; "" if
+ * there is nothing to change in igmpd: the notes of SourceStates say why). */
+AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t size);
 
 /* Where the sources' events go (source_ctx.submit). Takes over *e (left zeroed). */
 void audit_manager_submit(AuditManager *a, AuditEvent *e);

@@ -5,7 +5,9 @@
 # helper calling syscall(156, …) must produce a DeprecatedSysctl signal with the helper's pid,
 # comm and exe within a second; five calls in a row are coalesced. On exit igmpd removes exactly
 # what it added: the audit state (enabled flag, rule list) is compared byte for byte with the
-# one before the test, and restored by the test itself if igmpd failed to (trap).
+# one before the test, and restored by the test itself if igmpd failed to (trap). Coverage says
+# "some" then; with AuditRule=no it says "uncertain" with what to change, at info level in the
+# log and in igmpctl audit.
 #
 # The kernel multicasts audit records only in the initial network namespace, so igmpd runs in
 # the host's: it then sees the host's links too. It gets a config root without any policy file
@@ -80,6 +82,8 @@ kill -0 "$T_IGMPD_PID" 2>/dev/null || fail "igmpd exited during start-up"
 igmpd_wait_bus
 AUD=(org.igmpd1 /org/igmpd1 org.igmpd1.Audit)
 expect_out '^as 1 "audit"$' bctl get-property "${AUD[@]}" Sources
+# With its rule loaded the audit source sees calls: nothing to warn about.
+expect_out '^\(ss\) "some" ""$' bctl get-property "${AUD[@]}" Coverage
 grep -q 'Added audit rule -a always,exit -F arch=b64 -S 156 -k igmpd-sysctl' "$T_LOG" ||
         { [ "$KEY_RULES_BEFORE" != 0 ] && grep -q 'arch=b64 is already loaded' "$T_LOG"; } || fail "rule not added"
 [ "$("$AUDIT_STATE" enabled)" = 1 ] || fail "auditing is not enabled while igmpd runs"
@@ -135,6 +139,27 @@ T_IGMPD_PID=""
 cmp -s "$T_TMP/audit-before" "$T_TMP/audit-after" ||
         fail "audit state changed: before $(cat "$T_TMP/audit-before") after $(cat "$T_TMP/audit-after")"
 info "audit state restored (enabled=$ENABLED_BEFORE)"
+
+info "AuditRule=no: the audit source listens, but igmpd cannot tell whether anything loaded a rule"
+sed -i 's/^AuditRule=yes$/AuditRule=no/' "$T_ROOT/etc/igmpd/igmpd.conf"
+: > "$T_TMP/norule.log"
+SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info "$IGMPD" --config-root "$T_ROOT" >> "$T_TMP/norule.log" 2>&1 &
+T_IGMPD_PID=$!
+_T_PIDS+=("$T_IGMPD_PID")
+wait_until "grep -q 'links, ready' '$T_TMP/norule.log' || ! kill -0 $T_IGMPD_PID 2>/dev/null" || fail "igmpd did not become ready"
+igmpd_wait_bus
+expect_out '^\(ss\) "uncertain" "To see them: AuditRule=yes in /etc/igmpd/igmpd.conf' bctl get-property "${AUD[@]}" Coverage
+# Said at info level (the daemon runs at info here), with what to change.
+grep -q 'Deprecated sysctl(2) audit: only the audit source could see a call, and only if an audit rule for it is loaded, which igmpd did not do (AuditRule=no). To see them: AuditRule=yes' "$T_TMP/norule.log" ||
+        fail "no info line about the missing rule: $(cat "$T_TMP/norule.log")"
+"$IGMPCTL" audit > "$T_TMP/audit-norule" || fail "igmpctl audit failed"
+grep -q '^Only the audit source could see a deprecated sysctl(2) call, and only if an audit rule for it is loaded' "$T_TMP/audit-norule" ||
+        fail "igmpctl audit does not say it: $(cat "$T_TMP/audit-norule")"
+kill -TERM "$T_IGMPD_PID"
+wait "$T_IGMPD_PID" 2>/dev/null || true
+T_IGMPD_PID=""
+"$AUDIT_STATE" show > "$T_TMP/audit-after"
+cmp -s "$T_TMP/audit-before" "$T_TMP/audit-after" || fail "AuditRule=no changed the audit state"
 
 knobs_snapshot > "$T_TMP/knobs-after"
 cmp -s "$T_TMP/knobs-before" "$T_TMP/knobs-after" || fail "host knobs changed: $(diff "$T_TMP/knobs-before" "$T_TMP/knobs-after")"
