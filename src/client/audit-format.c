@@ -5,32 +5,49 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "audit-format.h"
 #include "macro.h"
+#include "sysctl-binary.h"
 
-#define PARTIAL_MARK " (partly translated)"
+#define PARTIAL_MARK SYSCTL_PATH_PARTIAL_MARK
+
+void audit_view_set_path(AuditEventView *e, const char *wire_path)
+{
+        size_t len = strlen(strempty(wire_path)), mark = strlen(PARTIAL_MARK);
+
+        e->path = wire_path;
+        e->partial = isempty(wire_path) ? -1 : 0;
+        if (len > mark && streq(wire_path + len - mark, PARTIAL_MARK) && len - mark < sizeof e->path_buf) {
+                memcpy(e->path_buf, wire_path, len - mark);
+                e->path_buf[len - mark] = '\0';
+                e->path = e->path_buf;
+                e->partial = 1;
+        }
+}
 
 int audit_view_read(sd_bus_message *m, AuditEventView *ret)
 {
-        AuditEventView e = { .partial = -1 };
+        const char *path = NULL;
         const void *p = NULL;
         size_t size = 0;
         int r;
 
-        r = sd_bus_message_read(m, "tsuss", &e.realtime_usec, &e.source, &e.pid, &e.comm, &e.exe);
+        *ret = (AuditEventView) { .partial = -1 };
+        r = sd_bus_message_read(m, "tsuss", &ret->realtime_usec, &ret->source, &ret->pid, &ret->comm, &ret->exe);
         if (r < 0)
                 return r;
         r = sd_bus_message_read_array(m, 'i', &p, &size);
         if (r < 0)
                 return r;
-        e.name = p;
-        e.n_name = size / sizeof(int32_t);
-        r = sd_bus_message_read(m, "su", &e.path, &e.repeats);
+        ret->name = p;
+        ret->n_name = size / sizeof(int32_t);
+        r = sd_bus_message_read(m, "su", &path, &ret->repeats);
         if (r < 0)
                 return r;
-        *ret = e;
+        audit_view_set_path(ret, path);
         return 0;
 }
 

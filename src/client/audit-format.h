@@ -20,10 +20,17 @@ typedef struct AuditEventView {
         const int32_t *name;
         size_t n_name;
         int partial; /* path translated only in part: 1 yes, 0 no, -1 the daemon does not say */
+        char path_buf[512]; /* path without the daemon's partial mark (path may point here) */
 } AuditEventView;
 
-/* Reads "tsussaisu" (the signal's body or a ListEvents struct's fields). Strings borrowed. */
+/* Reads "tsussaisu" (the signal's body or a ListEvents struct's fields). Strings borrowed; path
+ * may point into ret itself, so the view is not to be copied. */
 int audit_view_read(sd_bus_message *m, AuditEventView *ret);
+
+/* Takes the path as the daemon sends it: a path ending in the partial mark (" (partly
+ * translated)") is a partial one, the mark is taken off; another non-empty path is complete;
+ * an empty one says nothing. */
+void audit_view_set_path(AuditEventView *e, const char *wire_path);
 
 /* "2024-05-01 12:00:00" local time, or "-" for 0. */
 void audit_view_format_time(uint64_t usec, char buf[static 32]);

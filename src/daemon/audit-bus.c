@@ -3,17 +3,28 @@
  * org.igmpd1.Audit: the deprecated sysctl(2) audit's D-Bus face (see audit-bus.h).
  */
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "audit-bus.h"
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
 
-/* DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats) */
+/* DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats);
+ * path ends in SYSCTL_PATH_PARTIAL_MARK when only part of the name was translated. */
 static int append_event(sd_bus_message *m, const AuditEvent *e)
 {
+        _cleanup_free_ char *marked = NULL;
+        const char *path = strempty(e->path);
         int r;
+
+        if (!isempty(e->path) && !e->complete) {
+                if (asprintf(&marked, "%s%s", e->path, SYSCTL_PATH_PARTIAL_MARK) < 0)
+                        return -ENOMEM;
+                path = marked;
+        }
 
         r = sd_bus_message_append(m, "tsuss", e->realtime_usec, strempty(audit_event_source_to_string(e->source)),
                                   e->pid, strempty(e->comm), strempty(e->exe));
@@ -22,7 +33,7 @@ static int append_event(sd_bus_message *m, const AuditEvent *e)
         r = sd_bus_message_append_array(m, 'i', e->name, e->n_name * sizeof(int32_t));
         if (r < 0)
                 return r;
-        return sd_bus_message_append(m, "su", strempty(e->path), e->repeats);
+        return sd_bus_message_append(m, "su", path, e->repeats);
 }
 
 void audit_bus_on_event(const AuditEvent *e, void *userdata)

@@ -17,6 +17,13 @@
 /* CTL_MAXNAME: the kernel rejected longer names with ENOTDIR. */
 #define SYSCTL_BINARY_NAME_MAX 10
 
+/* What igmpd's D-Bus API (the path of DeprecatedSysctl and ListEvents) appends to a path that
+ * was translated only in part ("/proc/sys/kernel/osrelease/3 (partly translated)"): such a path
+ * names no file, and a reader must be able to tell, with the signature unchanged. A translated
+ * path never contains a space (its components are the tables' names, numbers and interface
+ * names), so the mark cannot be part of a real path. */
+#define SYSCTL_PATH_PARTIAL_MARK " (partly translated)"
+
 /* Device ids in the conf and neigh directories besides positive ifindexes (NET_PROTO_CONF_*). */
 #define SYSCTL_BINARY_CONF_ALL -2
 #define SYSCTL_BINARY_CONF_DEFAULT -3

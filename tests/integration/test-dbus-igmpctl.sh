@@ -22,9 +22,10 @@ ip -n "$NS" link set v1 mtu 1200            # no IPv6 device: its MLD knobs are 
 ip -n "$NS" link set v0 address 02:00:00:00:00:01
 ALTNAME=""
 ip -n "$NS" link property add dev v0 altname uplink-0 2>/dev/null && ALTNAME=uplink-0
-# One kernel log record, as a kernel before 5.9 writes it: an audit event with no pid.
+# Kernel log records, as a kernel before 5.9 writes them: audit events with no pid; the second
+# names a component past a leaf (kernel.osrelease has no child 3), so it translates only in part.
 printf '%s\n' "4,1,1000,-;warning: process \`mcastd' used the deprecated sysctl system call with 3.5.16.-2.17." \
-        > "$T_TMP/kmsg"
+        "4,2,1001,-;warning: process \`oldtool' used the deprecated sysctl system call with 1.2.3." > "$T_TMP/kmsg"
 conf_put 10-site.conf <<'CONF'
 [Match]
 Name=v0
@@ -322,9 +323,18 @@ fi
 # The kernel log gives no pid: "-", not 0.
 grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +kmsg +- +mcastd +/proc/sys/net/ipv4/conf/all/force_igmp_version +1$' "$T_TMP/out" ||
         fail "audit row of the kmsg event: $(cat "$T_TMP/out")"
+# A partly translated path says so: it names no file.
+grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +kmsg +- +oldtool +/proc/sys/kernel/osrelease/3 \(partly translated\) +1$' "$T_TMP/out" ||
+        fail "audit row of the partly translated event: $(cat "$T_TMP/out")"
+# On the wire: the path with the mark (the signature is unchanged).
+bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Audit ListEvents |
+        grep -qF '"kmsg" 0 "oldtool" "" 3 1 2 3 "/proc/sys/kernel/osrelease/3 (partly translated)" 1' ||
+        fail "ListEvents: $(bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Audit ListEvents)"
 ctl --json=short audit > "$T_TMP/audit.json"
 jq_true "$T_TMP/audit.json" "length == $N_EVENTS"
-jq_true "$T_TMP/audit.json" 'all(.[]; keys == ["comm", "exe", "name", "path", "pid", "realtime_usec", "repeats", "source"])'
+jq_true "$T_TMP/audit.json" 'all(.[]; keys == ["comm", "exe", "name", "path", "path_partial", "pid", "realtime_usec", "repeats", "source"])'
+jq_true "$T_TMP/audit.json" '.[] | select(.comm == "oldtool") | .path == "/proc/sys/kernel/osrelease/3" and .path_partial == true'
+jq_true "$T_TMP/audit.json" '.[] | select(.comm == "mcastd") | .path == "/proc/sys/net/ipv4/conf/all/force_igmp_version" and .path_partial == false'
 "$IGMPCTL" audit --follow > "$T_TMP/follow.out" 2> "$T_TMP/follow.err" &
 FOLLOW=$!
 wait_until "grep -q 'Following' '$T_TMP/follow.err'" || fail "audit --follow did not start: $(cat "$T_TMP/follow.err")"

@@ -86,6 +86,33 @@ Test(audit_format, partial_path_flagged)
         free(j);
 }
 
+/* The daemon marks a partial path on the wire (SYSCTL_PATH_PARTIAL_MARK): igmpctl takes the mark
+ * off the path and says it its own way, in text and JSON. */
+Test(audit_format, partial_mark_from_the_daemon)
+{
+        AuditEventView e = event();
+        char what[256];
+        char *j;
+
+        audit_view_set_path(&e, "/proc/sys/kernel/osrelease/3 (partly translated)");
+        cr_expect_eq(e.partial, 1);
+        cr_expect_str_eq(e.path, "/proc/sys/kernel/osrelease/3");
+        audit_view_format_sysctl(&e, what, sizeof what);
+        cr_expect_str_eq(what, "/proc/sys/kernel/osrelease/3 (partly translated)"); /* once, not twice */
+        j = json(&e);
+        cr_expect(strstr(j, "\"path\":\"/proc/sys/kernel/osrelease/3\",\"path_partial\":true,") != NULL, "%s", j);
+        free(j);
+
+        audit_view_set_path(&e, "/proc/sys/net/ipv4/conf/all/force_igmp_version");
+        cr_expect_eq(e.partial, 0);
+        cr_expect_str_eq(e.path, "/proc/sys/net/ipv4/conf/all/force_igmp_version");
+
+        audit_view_set_path(&e, "");
+        cr_expect_eq(e.partial, -1); /* no path: nothing to say */
+        audit_view_set_path(&e, " (partly translated)");
+        cr_expect_eq(e.partial, 0); /* the mark alone is no path of ours: shown as it came */
+}
+
 Test(audit_format, vector_when_no_path)
 {
         AuditEventView e = event();
