@@ -39,27 +39,11 @@ void audit_event_done(AuditEvent *e)
 
 char *audit_utf8_sanitize(const char *s, size_t len)
 {
-        const unsigned char *u = (const unsigned char *) s;
-        char *out, *p;
-
         /* Worst case every byte becomes \xNN. */
-        out = malloc(len * 4 + 1);
-        if (!out)
-                return NULL;
-        p = out;
-        for (size_t i = 0; i < len;) {
-                size_t n = utf8_valid_len(s + i, len - i);
+        char *out = malloc(len * 4 + 1);
 
-                if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\'))) {
-                        p += sprintf(p, "\\x%02x", u[i]);
-                        i++;
-                        continue;
-                }
-                memcpy(p, u + i, n);
-                p += n;
-                i += n;
-        }
-        *p = '\0';
+        if (out)
+                (void) utf8_escape_bytes(s, len, out);
         return out;
 }
 

@@ -71,11 +71,12 @@ int log_get_max_level(void)
         return log_max_level;
 }
 
-int log_internal(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                 const char *fmt, ...)
+#define LOG_FIELDS_MAX 16
+
+static int log_internalv(int level, int error, const char *ifname, int ifindex, const char *message_id,
+                         const char *const *fields, const char *fmt, va_list ap)
 {
         char buf[1024];
-        va_list ap;
         int saved = errno;
 
         if (error < 0)
@@ -85,13 +86,11 @@ int log_internal(int level, int error, const char *ifname, int ifindex, const ch
 
         /* Make %m print the error we were given. */
         errno = error;
-        va_start(ap, fmt);
         vsnprintf(buf, sizeof buf, fmt, ap);
-        va_end(ap);
 
         if (log_target == LOG_TARGET_JOURNAL) {
                 char msg[1100], prio[16], ifx[32], ifn[64], mid[64], err[32];
-                struct iovec iov[6];
+                struct iovec iov[6 + LOG_FIELDS_MAX];
                 int n = 0;
 
                 snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(ifname), ifname ? ": " : "", buf);
@@ -112,6 +111,8 @@ int log_internal(int level, int error, const char *ifname, int ifindex, const ch
                         snprintf(mid, sizeof mid, "MESSAGE_ID=%s", message_id);
                         iov[n++] = (struct iovec) { mid, strlen(mid) };
                 }
+                for (size_t i = 0; fields && fields[i] && i < LOG_FIELDS_MAX; i++)
+                        iov[n++] = (struct iovec) { (char *) fields[i], strlen(fields[i]) };
                 (void) sd_journal_sendv(iov, n);
         } else {
                 if (ifname)
@@ -122,4 +123,28 @@ int log_internal(int level, int error, const char *ifname, int ifindex, const ch
 
         errno = saved;
         return -error;
+}
+
+int log_internal(int level, int error, const char *ifname, int ifindex, const char *message_id,
+                 const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = log_internalv(level, error, ifname, ifindex, message_id, NULL, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
+                        const char *const *fields, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = log_internalv(level, error, ifname, ifindex, message_id, fields, fmt, ap);
+        va_end(ap);
+        return r;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -137,4 +138,25 @@ int utf8_unescape(const char *s, char *buf, size_t size)
                 return -ENOBUFS;
         buf[n] = '\0';
         return 0;
+}
+
+size_t utf8_escape_bytes(const char *s, size_t len, char *buf)
+{
+        const unsigned char *u = (const unsigned char *) s;
+        char *p = buf;
+
+        for (size_t i = 0; i < len;) {
+                size_t n = utf8_valid_len(s + i, len - i);
+
+                if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\'))) {
+                        p += sprintf(p, "\\x%02x", u[i]);
+                        i++;
+                        continue;
+                }
+                memcpy(p, u + i, n);
+                p += n;
+                i += n;
+        }
+        *p = '\0';
+        return (size_t) (p - buf);
 }

@@ -38,3 +38,8 @@ char *utf8_escape_dup(const char *s, Utf8EscapeMode mode);
 /* Writes the unescaped s into buf of size bytes. 0, -ENOBUFS if it does not fit (NUL
  * included), -EINVAL for "\x00". */
 int utf8_unescape(const char *s, char *buf, size_t size);
+
+/* Copies s[0..len) into buf as valid UTF-8 free of control characters: bytes that are not part
+ * of a valid sequence, C0 controls, DEL and '\' become "\xNN" (so the result is unambiguous).
+ * buf must hold len * 4 + 1 bytes. Returns the length written (without the NUL). */
+size_t utf8_escape_bytes(const char *s, size_t len, char *buf);
