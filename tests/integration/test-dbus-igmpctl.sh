@@ -269,10 +269,10 @@ expect_knob "$NS" ipv4 v1 $V3 400
 [ ! -s "$T_TMP/err" ] || fail "a clean reload printed: $(cat "$T_TMP/err")"
 ctl status v0 | grep -q 'Problems' && fail "status shows problems without any: $(ctl status v0)"
 
-info "reload with problems: applied, said, exit 5; status shows them until they are fixed"
+info "reload with problems: applied, said, exit 10; status shows them until they are fixed"
 printf '[Match]\nName=v1\n[IGMP]\nVersion=7\nV2UnsolicitedReportInterval=600\n' > "$T_CONF/30-typo.conf"
 printf '[Mtach]\nName=v0\n[IGMP]\nVersion=2\n' > "$T_CONF/40-widen.conf"
-expect_rc 5 ctl reload
+expect_rc 10 ctl reload
 expect_knob "$NS" ipv4 v1 igmpv2_unsolicited_report_interval 600     # the rest of the file applies
 [ "$(head -n1 "$T_TMP/err")" = "igmpd reloaded with 2 problems; see igmpd --check." ] || fail "reload: $(cat "$T_TMP/err")"
 grep -qx "  $T_CONF/30-typo.conf:4: Version=7 is out of range (auto, 1, 2 or 3), ignoring." "$T_TMP/err" ||
