@@ -6,11 +6,15 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit-event.h"
+#include "knob.h"
+#include "strv.h"
 #include "utf8.h"
 
 static const char *const audit_event_source_table[_AUDIT_EVENT_SOURCE_MAX] = {
@@ -86,6 +90,159 @@ int audit_event_fill(AuditEvent *e, const char *comm, size_t comm_len, const cha
                 e->name[i] = name[i];
         e->n_name = n_name;
         return 0;
+}
+
+/* ---- what to do about it, and the journal fields ---- */
+
+/* The igmpd knob a complete path names, and its interface ("all", "default" or a name). */
+static Knob path_knob(const char *path, const char **ret_ifname, size_t *ret_ifname_len)
+{
+        const char *rest = NULL, *slash;
+        KnobFamily family;
+        Knob k;
+
+        if ((rest = startswith(path, "/proc/sys/net/ipv4/conf/")))
+                family = KNOB_FAMILY_IPV4;
+        else if ((rest = startswith(path, "/proc/sys/net/ipv6/conf/")))
+                family = KNOB_FAMILY_IPV6;
+        else
+                return _KNOB_INVALID;
+        slash = strchr(rest, '/');
+        if (!slash || slash == rest)
+                return _KNOB_INVALID;
+        k = knob_from_string(slash + 1);
+        if (k < 0 || knob_info(k)->family != family)
+                return _KNOB_INVALID;
+        *ret_ifname = rest;
+        *ret_ifname_len = (size_t) (slash - rest);
+        return k;
+}
+
+void audit_event_fix(const AuditEvent *e, char *buf, size_t size)
+{
+        const char *ifname = NULL;
+        size_t ifname_len = 0;
+        Knob k;
+
+        assert(e);
+        assert(buf);
+
+        if (isempty(e->path)) {
+                snprintf(buf, size,
+                         "The %s source does not see which setting the program asked for; AuditSources=libc "
+                         "(and the opt-in syscall) in igmpd.conf do, so that the next call names the file "
+                         "under /proc/sys to use instead.",
+                         strna(audit_event_source_to_string(e->source)));
+                return;
+        }
+        if (!e->complete) {
+                snprintf(buf, size,
+                         "The name does not name a file (%s translates only in part: a component is "
+                         "unknown, past a leaf, or an interface that is gone); find out what the program "
+                         "meant to read or set and use that file under /proc/sys.",
+                         e->path);
+                return;
+        }
+        k = path_knob(e->path, &ifname, &ifname_len);
+        if (k < 0) {
+                snprintf(buf, size, "Read or write the file %s instead (sysctl(8) -w works too).", e->path);
+                return;
+        }
+
+        const KnobInfo *info = knob_info(k);
+        if (ifname_len == 3 && memcmp(ifname, "all", 3) == 0)
+                snprintf(buf, size,
+                         "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d "
+                         "(one with no [Match] section applies to every link) instead of writing 'all' "
+                         "(igmpd.conf(5); not sysctl.d, which fights igmpd).",
+                         info->name, info->section, info->key);
+        else if (ifname_len == 7 && memcmp(ifname, "default", 7) == 0)
+                snprintf(buf, size,
+                         "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d "
+                         "(one with no [Match] section applies to every link, also those created later) instead "
+                         "of writing 'default' (igmpd.conf(5); not sysctl.d, which fights igmpd).",
+                         info->name, info->section, info->key);
+        else
+                snprintf(buf, size,
+                         "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d "
+                         "with [Match] Name=%.*s, or now with 'igmpctl link %.*s --%s VALUE' (igmpd.conf(5); "
+                         "not sysctl.d, which fights igmpd).",
+                         info->name, info->section, info->key, (int) ifname_len, ifname, (int) ifname_len, ifname,
+                         info->option);
+}
+
+int audit_event_knob(const AuditEvent *e)
+{
+        const char *ifname;
+        size_t ifname_len;
+
+        assert(e);
+        if (isempty(e->path) || !e->complete)
+                return -EINVAL;
+        return path_knob(e->path, &ifname, &ifname_len);
+}
+
+static int fields_add(char **l, size_t *n, const char *fmt, ...) _printf_(3, 4);
+static int fields_add(char **l, size_t *n, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        assert(*n < AUDIT_EVENT_JOURNAL_FIELDS_MAX);
+        va_start(ap, fmt);
+        r = vasprintf(&l[*n], fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                l[*n] = NULL;
+                return -ENOMEM;
+        }
+        (*n)++;
+        return 0;
+}
+
+char **audit_event_journal_fields(const AuditEvent *e, const AuditCaller *caller)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ char *name = NULL;
+        char fix[1024], who[256] = "", ppid[32] = "";
+        bool has_exe, has_path;
+        size_t n = 0;
+
+        assert(e);
+
+        l = calloc(AUDIT_EVENT_JOURNAL_FIELDS_MAX + 1, sizeof(char *));
+        if (!l)
+                return NULL;
+        if (e->n_name > 0 && sysctl_binary_format_name(e->name, e->n_name, &name) < 0)
+                return NULL;
+        has_exe = !isempty(e->exe);
+        has_path = !isempty(e->path);
+        audit_event_fix(e, fix, sizeof fix);
+
+        if (caller && caller->ppid > 0)
+                snprintf(ppid, sizeof ppid, "%" PRIu32, caller->ppid);
+        if (e->pid > 0)
+                snprintf(who, sizeof who, "pid %" PRIu32, e->pid);
+        if (ppid[0])
+                snprintf(who + strlen(who), sizeof who - strlen(who), "%sparent %s", who[0] ? ", " : "", ppid);
+        if (caller && !isempty(caller->unit))
+                snprintf(who + strlen(who), sizeof who - strlen(who), "%sunit %s", who[0] ? ", " : "", caller->unit);
+
+        if (fields_add(l, &n, "CALLER='%s'%s%s%s%s%s", e->comm, who[0] || has_exe ? " (" : "", who,
+                       who[0] && has_exe ? ", " : "", has_exe ? e->exe : "", who[0] || has_exe ? ")" : "") < 0 ||
+            fields_add(l, &n, "CALLER_COMM=%s", e->comm) < 0 ||
+            (e->pid > 0 && fields_add(l, &n, "CALLER_PID=%" PRIu32, e->pid) < 0) ||
+            (has_exe && fields_add(l, &n, "CALLER_EXE=%s", e->exe) < 0) ||
+            (ppid[0] && fields_add(l, &n, "CALLER_PPID=%s", ppid) < 0) ||
+            (caller && !isempty(caller->unit) && fields_add(l, &n, "CALLER_UNIT=%s", caller->unit) < 0) ||
+            fields_add(l, &n, "SYSCTL_NAME=%s", name ?: "unknown") < 0 ||
+            fields_add(l, &n, "SYSCTL_PATH=%s", has_path ? e->path : "unknown") < 0 ||
+            (has_path && !e->complete && fields_add(l, &n, "SYSCTL_PATH_PARTIAL=1") < 0) ||
+            fields_add(l, &n, "SYSCTL_FIX=%s", fix) < 0 ||
+            fields_add(l, &n, "AUDIT_SOURCE=%s", strna(audit_event_source_to_string(e->source))) < 0 ||
+            fields_add(l, &n, "REPEATS=%" PRIu32, e->repeats) < 0)
+                return NULL;
+        return TAKE_PTR(l);
 }
 
 /* ---- history ---- */

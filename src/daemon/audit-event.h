@@ -45,6 +45,7 @@ typedef struct AuditEvent {
         uint64_t realtime_usec;   /* CLOCK_REALTIME of the (first) call */
         AuditEventSource source;
         uint32_t pid;             /* 0: unknown (kmsg) */
+        uint32_t ppid;            /* parent's pid; 0: unknown (only the audit record has it) */
         char *comm;               /* valid UTF-8 (audit_utf8_sanitize) */
         char *exe;                /* valid UTF-8, "" if unknown */
         int32_t name[SYSCTL_BINARY_NAME_MAX];
@@ -64,6 +65,35 @@ void audit_event_done(AuditEvent *e);
  */
 int audit_event_fill(AuditEvent *e, const char *comm, size_t comm_len, const char *exe, size_t exe_len,
                      const int *name, size_t n_name, SysctlIfindexResolver resolve, void *userdata);
+
+/* What igmpd learns about the caller when it logs the event (best effort: the process may be
+ * gone, or its pid taken by another one, which the caller of audit_event_journal_fields() rules
+ * out by comparing the command name). */
+typedef struct AuditCaller {
+        uint32_t ppid;            /* 0: unknown */
+        const char *unit;         /* systemd unit, NULL if unknown */
+} AuditCaller;
+
+/*
+ * The concrete fix for the event, one sentence, into buf: the igmpd policy key (and igmpctl
+ * option) when the path is one of igmpd's knobs, the /proc/sys file to use otherwise, what the
+ * name would have meant when it translated only in part, and which source sees the name when
+ * the event has none.
+ */
+void audit_event_fix(const AuditEvent *e, char *buf, size_t size);
+
+/* The igmpd knob (knob.h's Knob) a completely translated path names, or -EINVAL. */
+int audit_event_knob(const AuditEvent *e);
+
+/*
+ * The extra journal fields of the event's entry, "KEY=value", NULL-terminated (igmpd(8),
+ * data/catalog/igmpd.catalog): CALLER (pid, comm, ppid, unit, exe in words, always),
+ * CALLER_PID, CALLER_COMM, CALLER_EXE, CALLER_PPID, CALLER_UNIT (those known), SYSCTL_NAME
+ * and SYSCTL_PATH ("unknown" when the source has no name vector), SYSCTL_PATH_PARTIAL=1 (only
+ * when partly translated), SYSCTL_FIX, AUDIT_SOURCE, REPEATS. NULL on ENOMEM.
+ */
+char **audit_event_journal_fields(const AuditEvent *e, const AuditCaller *caller);
+#define AUDIT_EVENT_JOURNAL_FIELDS_MAX 13
 
 /*
  * Returns a NUL-terminated copy of s[0..len) that is valid UTF-8 and free of control

@@ -511,6 +511,7 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
 
         e.realtime_usec = audit_record_timestamp_usec(&rec);
         e.pid = rec.pid;
+        e.ppid = rec.ppid;
         r = audit_event_fill(&e, rec.has_comm ? rec.comm : "", rec.has_comm ? rec.comm_len : 0,
                              rec.has_exe ? rec.exe : "", rec.has_exe ? rec.exe_len : 0, NULL, 0, NULL, NULL);
         if (r < 0) {

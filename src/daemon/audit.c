@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <systemd/sd-login.h>
 
 #include "audit-bpf.h"
 #include "audit-libc.h"
@@ -21,7 +22,10 @@
 #include "bpf-helper-client.h"
 #include "fnv.h"
 #include "cap-util.h"
+#include "knob.h"
 #include "log.h"
+#include "strv.h"
+#include "utf8.h"
 
 static void audit_manager_on_submit(AuditEvent *e, void *userdata)
 {
@@ -177,25 +181,79 @@ AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSou
         return AUDIT_SOURCE_STATE_INACTIVE;
 }
 
+/* The caller's parent (when the source did not say) and systemd unit, read from /proc now: best
+ * effort, the process may be gone, and with ProtectProc=invisible igmpd sees only its own. The
+ * command name must still match, or the pid is someone else's by now. */
+static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **ret_unit)
+{
+        char path[64], buf[512], comm[16 * 4 + 1];
+        _cleanup_fclose_ FILE *f = NULL;
+        const char *p;
+        size_t n;
+
+        *ret = (AuditCaller) { .ppid = e->ppid };
+        *ret_unit = NULL;
+        if (e->pid == 0)
+                return;
+
+        snprintf(path, sizeof path, "/proc/%" PRIu32 "/comm", e->pid);
+        f = fopen(path, "re");
+        if (!f)
+                return;
+        n = fread(buf, 1, sizeof buf - 1, f);
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        if (n > 16)
+                return;
+        (void) utf8_escape_bytes(buf, n, comm);
+        if (!streq(comm, e->comm))
+                return;
+
+        if (ret->ppid == 0) {
+                fclose(TAKE_PTR(f));
+                snprintf(path, sizeof path, "/proc/%" PRIu32 "/stat", e->pid);
+                f = fopen(path, "re");
+                if (f) {
+                        n = fread(buf, 1, sizeof buf - 1, f);
+                        buf[n] = '\0';
+                        /* "pid (comm) state ppid …": comm may hold any byte, ')' too. */
+                        p = strrchr(buf, ')');
+                        if (p && sscanf(p + 1, " %*c %" SCNu32, &ret->ppid) != 1)
+                                ret->ppid = 0;
+                }
+        }
+        if (sd_pid_get_unit((pid_t) e->pid, ret_unit) >= 0)
+                ret->unit = *ret_unit;
+}
+
 static void audit_log_event(const AuditEvent *e)
 {
         char name[SYSCTL_BINARY_NAME_MAX * 12 + 1] = "";
         char pid[32] = "";
+        _cleanup_strv_free_ char **fields = NULL;
+        _cleanup_free_ char *unit = NULL;
+        AuditCaller caller;
+        int k = audit_event_knob(e);
         size_t off = 0;
 
         for (size_t i = 0; i < e->n_name; i++)
                 off += (size_t) snprintf(name + off, sizeof name - off, "%" PRIi32 ".", e->name[i]);
         if (e->pid > 0)
                 snprintf(pid, sizeof pid, "%" PRIu32, e->pid);
+        audit_caller_lookup(e, &caller, &unit);
+        /* Without its fields (ENOMEM) the entry still says what happened. */
+        fields = audit_event_journal_fields(e, &caller);
 
-        log_internal(LOG_WARNING, 0, NULL, 0, AUDIT_SYSCTL_MESSAGE_ID,
-                     "Deprecated sysctl(2) call: process '%s' (pid %s, exe %s) used %s%s%s%s (source %s, %" PRIu32
-                     " call%s). Use /proc/sys instead.",
-                     e->comm, pid[0] ? pid : "?", isempty(e->exe) ? "?" : e->exe,
-                     e->n_name > 0 ? name : "an unknown name",
-                     isempty(e->path) ? "" : " = ", strempty(e->path),
-                     isempty(e->path) || e->complete ? "" : " (partly translated)",
-                     audit_event_source_to_string(e->source), e->repeats, e->repeats == 1 ? "" : "s");
+        log_internal_fields(LOG_WARNING, 0, NULL, 0, AUDIT_SYSCTL_MESSAGE_ID, (const char *const *) fields,
+                            "Deprecated sysctl(2) call: process '%s' (pid %s, exe %s) used %s%s%s%s (source %s, %" PRIu32
+                            " call%s). Use %s%s%s%s%s instead.",
+                            e->comm, pid[0] ? pid : "?", isempty(e->exe) ? "?" : e->exe,
+                            e->n_name > 0 ? name : "an unknown name",
+                            isempty(e->path) ? "" : " = ", strempty(e->path),
+                            isempty(e->path) || e->complete ? "" : " (partly translated)",
+                            audit_event_source_to_string(e->source), e->repeats, e->repeats == 1 ? "" : "s",
+                            k >= 0 ? "igmpd's policy ([" : "/proc/sys", k >= 0 ? knob_info(k)->section : "",
+                            k >= 0 ? "] " : "", k >= 0 ? knob_info(k)->key : "", k >= 0 ? "=)" : "");
 }
 
 static void audit_manager_publish(AuditManager *a, AuditEvent *e)

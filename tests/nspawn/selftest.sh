@@ -145,6 +145,16 @@ else
                 cpid=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' <<< "$out")
                 seen() { journalctl -b -u igmpd.service -o cat --no-pager | grep -q "process 'call-libc-sysct' (pid $cpid, exe /igmpd-test/call-libc-sysctl) used 3.5.16.-2.1. = /proc/sys/net/ipv4/conf/all/forwarding (source libc"; }
                 check bpf-libc-event "no journal entry for the legacy caller (pid $cpid)" wait_for 10 seen
+                # The entry's fields, and the catalog text journalctl -x builds from them.
+                fields=$(journalctl -b -u igmpd.service -o export --no-pager MESSAGE_ID=9198f75005114f39821d648609f38c7f CALLER_PID="$cpid" 2>&1)
+                check bpf-libc-journal-fields "the entry lacks its fields: $fields" \
+                        bash -c 'grep -qx "SYSCTL_PATH=/proc/sys/net/ipv4/conf/all/forwarding" <<< "$1" &&
+                                 grep -qx "CALLER_EXE=/igmpd-test/call-libc-sysctl" <<< "$1" &&
+                                 grep -qx "AUDIT_SOURCE=libc" <<< "$1"' sh "$fields"
+                explained=$(journalctl -b -u igmpd.service -x -o short --no-pager MESSAGE_ID=9198f75005114f39821d648609f38c7f CALLER_PID="$cpid" 2>&1)
+                echo "journalctl -x: $explained"
+                check bpf-libc-journal-catalog "journalctl -x does not explain the entry with its fields: $explained" \
+                        grep -q "What to do: Read or write the file /proc/sys/net/ipv4/conf/all/forwarding instead" <<< "$explained"
                 check bpf-helper-gone "an igmpd-bpf@ instance is still running: $(systemctl list-units --no-legend 'igmpd-bpf@*' 2>&1)" \
                         wait_for 10 bash -c '[ -z "$(systemctl list-units --no-legend --state=active,activating "igmpd-bpf@*")" ]'
                 check bpf-helper-ran "no igmpd-bpf@ instance ran" bash -c 'journalctl -b --no-pager -o cat -u "igmpd-bpf@*" | grep -q . || journalctl -b --no-pager | grep -q "igmpd-bpf@"'

@@ -12,6 +12,7 @@
 
 #include "audit-netlink.h"
 #include "audit.h"
+#include "strv.h"
 
 #define SEC 1000000ULL
 
@@ -123,6 +124,104 @@ Test(audit, event_fill_translates)
         int big[SYSCTL_BINARY_NAME_MAX + 1] = {};
         cr_expect_eq(audit_event_fill(&e, "x", 1, NULL, 0, big, SYSCTL_BINARY_NAME_MAX + 1, NULL, NULL), -E2BIG);
         cr_expect_null(e.comm);
+}
+
+/* ---- the concrete fix and the journal fields ---- */
+
+static char *fix_of(AuditEventSource source, const int *name, size_t n)
+{
+        AuditEvent e = { .source = source };
+        static char buf[1024];
+
+        cr_assert_eq(audit_event_fill(&e, "x", 1, NULL, 0, name, n, fake_resolve, NULL), 0);
+        audit_event_fix(&e, buf, sizeof buf);
+        audit_event_done(&e);
+        return buf;
+}
+
+Test(audit, fix_names_the_igmpd_key_or_the_file)
+{
+        const int dev[] = { 3, 5, 16, 7, 17 }, all[] = { 3, 5, 16, -2, 17 }, dflt[] = { 3, 5, 16, -3, 17 };
+        const int mld[] = { 3, 12, 16, 7, 17 }, fwd[] = { 3, 5, 16, -2, 1 }, leaf[] = { 1, 2, 3 };
+        const char *fix;
+
+        /* One of igmpd's knobs on a link: the policy key, the match and the igmpctl option; never sysctl.d. */
+        fix = fix_of(AUDIT_EVENT_SOURCE_LIBC, dev, 5);
+        cr_expect(strstr(fix, "force_igmp_version is an igmpd knob: set [IGMP] Version= in a policy file in "
+                              SYSCONFDIR "/igmpd/conf.d with [Match] Name=eth7, or now with "
+                              "'igmpctl link eth7 --igmp-version VALUE'"), "%s", fix);
+        cr_expect(strstr(fix, "not sysctl.d"), "%s", fix);
+        fix = fix_of(AUDIT_EVENT_SOURCE_LIBC, mld, 5);
+        cr_expect(strstr(fix, "force_mld_version is an igmpd knob: set [MLD] Version= "), "%s", fix);
+        cr_expect(strstr(fix, "--mld-version VALUE"), "%s", fix);
+        /* all and default: a policy without [Match], no igmpctl link (there is no such link). */
+        fix = fix_of(AUDIT_EVENT_SOURCE_KMSG, all, 5);
+        cr_expect(strstr(fix, "(one with no [Match] section applies to every link) instead of writing 'all'"), "%s", fix);
+        cr_expect_null(strstr(fix, "igmpctl"), "%s", fix);
+        fix = fix_of(AUDIT_EVENT_SOURCE_KMSG, dflt, 5);
+        cr_expect(strstr(fix, "instead of writing 'default'"), "%s", fix);
+        /* Not igmpd's: the file to use. */
+        fix = fix_of(AUDIT_EVENT_SOURCE_KMSG, fwd, 5);
+        cr_expect_str_eq(fix, "Read or write the file /proc/sys/net/ipv4/conf/all/forwarding instead (sysctl(8) -w works too).");
+        /* Partly translated: no file has that name. */
+        fix = fix_of(AUDIT_EVENT_SOURCE_KMSG, leaf, 3);
+        cr_expect(strstr(fix, "The name does not name a file (/proc/sys/kernel/osrelease/3 translates only in part"), "%s", fix);
+        /* No name vector (the audit source): which source would see it. */
+        fix = fix_of(AUDIT_EVENT_SOURCE_AUDIT, NULL, 0);
+        cr_expect(strstr(fix, "The audit source does not see which setting the program asked for; AuditSources=libc"),
+                  "%s", fix);
+}
+
+Test(audit, journal_fields)
+{
+        const int name[] = { 3, 5, 16, -2, 17 }, leaf[] = { 1, 2, 3 };
+        AuditEvent e = { .source = AUDIT_EVENT_SOURCE_LIBC, .pid = 42, .repeats = 3 };
+        char **f;
+
+        cr_assert_eq(audit_event_fill(&e, "mcastd", 6, "/usr/sbin/mcastd", 16, name, 5, NULL, NULL), 0);
+        f = audit_event_journal_fields(&e, &(AuditCaller) { .ppid = 1, .unit = "mcastd.service" });
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f[0], "CALLER='mcastd' (pid 42, parent 1, unit mcastd.service, /usr/sbin/mcastd)");
+        cr_expect_str_eq(f[1], "CALLER_COMM=mcastd");
+        cr_expect_str_eq(f[2], "CALLER_PID=42");
+        cr_expect_str_eq(f[3], "CALLER_EXE=/usr/sbin/mcastd");
+        cr_expect_str_eq(f[4], "CALLER_PPID=1");
+        cr_expect_str_eq(f[5], "CALLER_UNIT=mcastd.service");
+        cr_expect_str_eq(f[6], "SYSCTL_NAME=3.5.16.-2.17.");
+        cr_expect_str_eq(f[7], "SYSCTL_PATH=/proc/sys/net/ipv4/conf/all/force_igmp_version");
+        cr_expect(strncmp(f[8], "SYSCTL_FIX=force_igmp_version is an igmpd knob", 46) == 0, "%s", f[8]);
+        cr_expect_str_eq(f[9], "AUDIT_SOURCE=libc");
+        cr_expect_str_eq(f[10], "REPEATS=3");
+        cr_expect_null(f[11]);
+        strv_free(f);
+        audit_event_done(&e);
+
+        /* kmsg: no pid, no exe, nothing about the caller but its name; a partial path is flagged. */
+        e = (AuditEvent) { .source = AUDIT_EVENT_SOURCE_KMSG, .repeats = 1 };
+        cr_assert_eq(audit_event_fill(&e, "oldtool", 7, NULL, 0, leaf, 3, NULL, NULL), 0);
+        f = audit_event_journal_fields(&e, NULL);
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f[0], "CALLER='oldtool'");
+        cr_expect_str_eq(f[1], "CALLER_COMM=oldtool");
+        cr_expect_str_eq(f[2], "SYSCTL_NAME=1.2.3.");
+        cr_expect_str_eq(f[3], "SYSCTL_PATH=/proc/sys/kernel/osrelease/3");
+        cr_expect_str_eq(f[4], "SYSCTL_PATH_PARTIAL=1");
+        cr_expect_null(f[8]);
+        strv_free(f);
+        audit_event_done(&e);
+
+        /* audit: no name vector, so the catalog's @SYSCTL_NAME@ and @SYSCTL_PATH@ say "unknown". */
+        e = (AuditEvent) { .source = AUDIT_EVENT_SOURCE_AUDIT, .pid = 7, .ppid = 1, .repeats = 1 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, NULL, 0, NULL, 0, NULL, NULL), 0);
+        f = audit_event_journal_fields(&e, &(AuditCaller) { .ppid = e.ppid });
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f[0], "CALLER='x' (pid 7, parent 1)");
+        cr_expect(strv_contains(f, "SYSCTL_NAME=unknown"));
+        cr_expect(strv_contains(f, "SYSCTL_PATH=unknown"));
+        cr_expect(strv_contains(f, "CALLER_PPID=1"));
+        cr_expect_leq(strv_length(f), AUDIT_EVENT_JOURNAL_FIELDS_MAX);
+        strv_free(f);
+        audit_event_done(&e);
 }
 
 static AuditEvent make_event(uint32_t pid, const char *comm, const int *name, size_t n, uint64_t t)
