@@ -57,3 +57,5 @@ void helper_libbpf_setup(void);
 int helper_syscall_attach(const BpfRequest *req, HelperReply *r);
 int helper_libc_attach(const BpfRequest *req, HelperReply *r);
 int helper_libc_rescan(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);
+/* fds: the descriptors that came with the request (still owned by the caller). */
+int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);

@@ -79,6 +79,9 @@ static int serve_one(int fd)
                 case BPF_OP_LIBC_RESCAN:
                         (void) helper_libc_rescan(&req, fds, n_fds, &r);
                         break;
+                case BPF_OP_DRIFT_ATTACH:
+                        (void) helper_drift_attach(&req, fds, n_fds, &r);
+                        break;
                 default:
                         helper_reply_error(&r, -EOPNOTSUPP, "this igmpd-bpf does not handle %s",
                                            bpf_op_to_string(req.op));

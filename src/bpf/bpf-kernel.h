@@ -24,8 +24,13 @@ struct mnt_namespace___igmpd {
         struct ns_common___igmpd ns;
 } CORE;
 
+struct net___igmpd {
+        struct ns_common___igmpd ns;
+} CORE;
+
 struct nsproxy___igmpd {
         struct mnt_namespace___igmpd *mnt_ns;
+        struct net___igmpd *net_ns;
 } CORE;
 
 struct super_block___igmpd {

@@ -15,6 +15,7 @@ static const char *const bpf_op_table[_BPF_OP_MAX] = {
         [BPF_OP_SYSCALL_ATTACH] = "syscall-attach",
         [BPF_OP_LIBC_ATTACH] = "libc-attach",
         [BPF_OP_LIBC_RESCAN] = "libc-rescan",
+        [BPF_OP_DRIFT_ATTACH] = "drift-attach",
 };
 
 const char *bpf_op_to_string(BpfOp op)

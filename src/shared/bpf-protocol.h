@@ -29,6 +29,9 @@ typedef enum BpfOp {
         BPF_OP_SYSCALL_ATTACH = 1, /* load audit-syscall, attach tp_btf/sys_enter */
         BPF_OP_LIBC_ATTACH,        /* load audit-libc, attach the exec watch, probe every libc in use */
         BPF_OP_LIBC_RESCAN,        /* probe libc copies not yet known (request carries the program) */
+        BPF_OP_DRIFT_ATTACH,       /* load drift-watch, attach it at the cgroup2 root; the request
+                                      carries igmpd's network and pid namespaces (fds, in this
+                                      order) and its pid in the latter (pids[0]) */
         _BPF_OP_MAX,
 } BpfOp;
 

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Drift watch records → DriftWrite.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "drift-record.h"
+#include "ifname.h"
+#include "macro.h"
+#include "parse-util.h"
+
+static const char *const drift_scope_table[_DRIFT_SCOPE_MAX] = {
+        [DRIFT_SCOPE_LINK] = "link",
+        [DRIFT_SCOPE_ALL] = "all",
+        [DRIFT_SCOPE_DEFAULT] = "default",
+};
+
+const char *drift_scope_to_string(DriftScope s)
+{
+        if (s < 0 || s >= _DRIFT_SCOPE_MAX)
+                return NULL;
+        return drift_scope_table[s];
+}
+
+static bool is_blank(char c)
+{
+        return c == ' ' || c == '\t' || c == '\n';
+}
+
+int drift_parse_value(const char *s, size_t len, int32_t *ret)
+{
+        const char *e = s + len;
+        int v;
+
+        while (s < e && is_blank(*s))
+                s++;
+        while (e > s && is_blank(e[-1]))
+                e--;
+        if (s == e)
+                return -EINVAL;
+        if (parse_int_range(s, e, &v) < 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+/* A value field: len is the helper's result, the bytes it copied or -errno. */
+static bool parse_field(const char *buf, size_t size, int32_t len, int32_t *ret)
+{
+        if (len < 0 || (size_t) len >= size)
+                return false;
+        return drift_parse_value(buf, (size_t) len, ret) >= 0;
+}
+
+int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
+{
+        struct drift_record r;
+        const char *rest, *slash;
+        KnobFamily family;
+        DriftWrite w = {};
+        size_t n;
+
+        if (!data || size < sizeof r)
+                return -EBADMSG;
+        memcpy(&r, data, sizeof r);
+        if (r.type != DRIFT_RECORD_WRITE)
+                return -EBADMSG;
+        if (r.name_len < 0 || (size_t) r.name_len >= sizeof r.name || !memchr(r.name, '\0', sizeof r.name))
+                return -ENOENT; /* truncated (-E2BIG): longer than any of ours */
+
+        if ((rest = startswith(r.name, "net/ipv4/conf/")))
+                family = KNOB_FAMILY_IPV4;
+        else if ((rest = startswith(r.name, "net/ipv6/conf/")))
+                family = KNOB_FAMILY_IPV6;
+        else
+                return -ENOENT;
+        slash = strchr(rest, '/');
+        if (!slash)
+                return -ENOENT;
+        n = (size_t) (slash - rest);
+        if (n == 0 || n >= sizeof w.ifname)
+                return -ENOENT;
+        memcpy(w.ifname, rest, n);
+        w.ifname[n] = '\0';
+        if (!ifname_valid(w.ifname))
+                return -ENOENT;
+        w.scope = streq(w.ifname, "all") ? DRIFT_SCOPE_ALL :
+                  streq(w.ifname, "default") ? DRIFT_SCOPE_DEFAULT : DRIFT_SCOPE_LINK;
+        w.knob = knob_from_string(slash + 1);
+        if (w.knob < 0 || knob_info(w.knob)->family != family)
+                return -ENOENT;
+
+        w.pid = r.tgid;
+        w.uid = r.uid;
+        w.netns = r.netns;
+        w.ktime_ns = r.ktime_ns;
+        n = strnlen(r.comm, sizeof r.comm);
+        memcpy(w.comm, r.comm, n);
+        w.comm[n] = '\0';
+        w.old_known = parse_field(r.old_value, sizeof r.old_value, r.old_len, &w.old_value);
+        w.new_known = parse_field(r.new_value, sizeof r.new_value, r.new_len, &w.new_value);
+
+        *ret = w;
+        return 0;
+}
