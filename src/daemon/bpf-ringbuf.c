@@ -28,14 +28,89 @@ struct BpfRingBuf {
         size_t batch;
         BpfRingBufHandler handler;
         void *userdata;
+
+        /* Batched reading (bpf_ringbuf_set_batching()); delay_usec 0: drain on every wake-up. */
+        sd_event *event;
+        uint64_t delay_usec;
+        size_t early_bytes;
+        BpfRingBufDrained drained;
+        sd_event_source *delay_source; /* armed only while records wait */
 };
+
+static unsigned long ringbuf_unread(const BpfRingBuf *rb)
+{
+        return __atomic_load_n((const unsigned long *) rb->producer_area, __ATOMIC_ACQUIRE) -
+               __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
+}
+
+bool bpf_ringbuf_pending(const BpfRingBuf *rb)
+{
+        return rb && ringbuf_unread(rb) > 0;
+}
+
+/* Batched: everything now, then back to level-triggered wake-ups, which looks at the ring
+ * again at once (records written while we drained wake nobody: the ring buffer only wakes a
+ * reader that has caught up with them). */
+static void ringbuf_drain_all(BpfRingBuf *rb)
+{
+        rb->delay_source = sd_event_source_disable_unref(rb->delay_source);
+        while (bpf_ringbuf_consume(rb, SIZE_MAX) > 0)
+                ;
+        if (rb->drained)
+                rb->drained(rb->userdata);
+        (void) sd_event_source_set_io_events(rb->source, EPOLLIN);
+}
+
+static int on_ringbuf_delay(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ringbuf_drain_all(userdata);
+        return 0;
+}
 
 static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         BpfRingBuf *rb = userdata;
+        uint64_t now;
+        int r;
 
-        (void) bpf_ringbuf_consume(rb, rb->batch);
+        if (rb->delay_usec == 0) {
+                (void) bpf_ringbuf_consume(rb, rb->batch);
+                return 0;
+        }
+        if (rb->delay_source) {
+                /* Waiting already: only a forced wake-up with a full enough ring gets here. */
+                if (ringbuf_unread(rb) >= rb->early_bytes)
+                        ringbuf_drain_all(rb);
+                return 0;
+        }
+        /* The first record of a burst: wait for the rest. Edge-triggered meanwhile, so the
+         * records left in the ring do not wake us again and again. */
+        r = sd_event_now(rb->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_time(rb->event, &rb->delay_source, CLOCK_MONOTONIC, now + rb->delay_usec, 1000,
+                                      on_ringbuf_delay, rb);
+        if (r >= 0)
+                r = sd_event_source_set_io_events(rb->source, EPOLLIN | EPOLLET);
+        if (r < 0)
+                ringbuf_drain_all(rb); /* cannot wait: read now rather than never */
         return 0;
+}
+
+int bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, size_t early_bytes, BpfRingBufDrained drained)
+{
+        assert(rb);
+
+        rb->delay_usec = delay_usec;
+        rb->early_bytes = early_bytes;
+        rb->drained = drained;
+        return 0;
+}
+
+void bpf_ringbuf_flush(BpfRingBuf *rb)
+{
+        if (!rb || rb->delay_usec == 0 || !bpf_ringbuf_pending(rb))
+                return;
+        ringbuf_drain_all(rb);
 }
 
 int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
@@ -63,6 +138,7 @@ int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t b
         rb->batch = MAX(batch, (size_t) 1);
         rb->handler = handler;
         rb->userdata = userdata;
+        rb->event = e;
 
         p = mmap(NULL, rb->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED)
@@ -90,6 +166,7 @@ BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
         if (!rb)
                 return NULL;
         sd_event_source_disable_unref(rb->source);
+        sd_event_source_disable_unref(rb->delay_source);
         if (rb->consumer)
                 munmap(rb->consumer, rb->page_size);
         if (rb->producer_area)

@@ -10,6 +10,7 @@
  * size instead.)
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -30,6 +31,26 @@ typedef void (*BpfRingBufHandler)(const void *data, size_t size, void *userdata)
 int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
                     void *userdata, BpfRingBuf **ret);
 BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb);
+
+/* Called after a batched drain (bpf_ringbuf_set_batching()) has handed out its records. */
+typedef void (*BpfRingBufDrained)(void *userdata);
+
+/*
+ * Batched reading, for producers that submit without flags: the ring buffer then wakes the
+ * reader only for the first record after it caught up. Instead of draining at once, the reader
+ * waits delay_usec for more, then hands out everything at once and calls drained — one wake-up
+ * and one pass per burst, however many records it holds. While it waits only a forced wake-up
+ * (BPF_RB_FORCE_WAKEUP, the producer's fill threshold) with at least early_bytes unread drains
+ * early. The timer exists only while records wait: idle means idle. 0 or -errno.
+ */
+int bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, size_t early_bytes, BpfRingBufDrained drained);
+
+/* Whether records wait to be read (or are being written). */
+bool bpf_ringbuf_pending(const BpfRingBuf *rb);
+
+/* Batched reading: hands out every waiting record now (and calls drained), as if the delay
+ * had run out; a no-op when nothing waits. */
+void bpf_ringbuf_flush(BpfRingBuf *rb);
 DEFINE_TRIVIAL_CLEANUP_FUNC(BpfRingBuf *, bpf_ringbuf_free);
 
 /* Hands up to max records to the handler now. Returns how many. */
