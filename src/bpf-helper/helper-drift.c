@@ -75,7 +75,7 @@ static int open_cgroup2_root(char *where, size_t size)
         fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        snprintf(where, size, "cgroup2 root (a private mount: no cgroup2 file system at /sys/fs/cgroup here)");
+        snprintf(where, size, "the cgroup2 root, mounted privately (none at /sys/fs/cgroup here)");
         return fd;
 }
 
@@ -143,8 +143,8 @@ int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, Hel
 
         cgroup = open_cgroup2_root(where, sizeof where);
         if (cgroup < 0)
-                return helper_reply_error(r, cgroup, "cannot open the cgroup2 hierarchy: %s (no cgroup2 mount at "
-                                          "/sys/fs/cgroup or /sys/fs/cgroup/unified, and mounting one failed)",
+                return helper_reply_error(r, cgroup, "no cgroup2 file system at /sys/fs/cgroup or "
+                                          "/sys/fs/cgroup/unified, and mounting one privately failed: %s",
                                           strerror(-cgroup));
 
         skel = drift_watch_bpf__open();
@@ -159,6 +159,12 @@ int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, Hel
         skel->rodata->self_pid = req->pids[0];
         skel->rodata->wakeup_bytes = DRIFT_WAKEUP_BYTES;
         err = drift_watch_bpf__load(skel);
+        if (err == -EPERM || err == -EACCES)
+                /* The capabilities are there (checked above): something filters bpf(). */
+                return helper_reply_error(r, err, "the kernel refused to load the drift watch BPF program (%s) "
+                                          "although the helper has the capabilities: a system call filter (a "
+                                          "container's, such as systemd-nspawn's, which denies bpf()) or a security "
+                                          "module keeps BPF out", err == -EPERM ? "EPERM" : "EACCES");
         if (err < 0)
                 return helper_reply_bpf_error(r, err, "Loading the drift watch BPF program");
 

@@ -139,8 +139,97 @@ static void print_coverage(FILE *f, const char *coverage, const char *advice)
                 fprintf(f, "%s\n", advice);
 }
 
+/* Prints text word-wrapped to the output width, each line indented by indent spaces (words longer
+ * than a line stay whole). */
+static void print_wrapped(FILE *f, size_t indent, const char *text)
+{
+        size_t columns = output_columns();
+        size_t width = columns == SIZE_MAX ? SIZE_MAX : MAX(columns, indent + 20) - indent;
+        const char *p = text;
+
+        for (;;) {
+                const char *end, *space = NULL;
+                size_t w = 0;
+
+                while (*p == ' ')
+                        p++;
+                if (!*p)
+                        break;
+                for (end = p; *end; end++) {
+                        if ((*end & 0xc0) != 0x80) { /* the first byte of a code point */
+                                if (w == width)
+                                        break;
+                                w++;
+                        }
+                        if (*end == ' ')
+                                space = end;
+                }
+                if (*end && *end != ' ') {
+                        if (space) /* break at the last space that fits */
+                                end = space;
+                        else       /* one word longer than the line: keep it whole */
+                                while (*end && *end != ' ')
+                                        end++;
+                }
+                fprintf(f, "%*s%.*s\n", (int) indent, "", (int) (end - p), p);
+                p = end;
+        }
+}
+
+typedef struct DriftInfo {
+        char *state, *note, *action; /* all NULL from a daemon without the drift watch */
+} DriftInfo;
+
+static void drift_info_done(DriftInfo *d)
+{
+        free(d->state);
+        free(d->note);
+        free(d->action);
+}
+
+/* The drift watch's state (DriftWatch) and DriftAction=. */
+static int get_drift_info(sd_bus *bus, DriftInfo *ret)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *state, *note;
+        int r;
+
+        *ret = (DriftInfo) {};
+        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "DriftWatch",
+                                &error, &reply, "(ss)");
+        if (r < 0) {
+                /* A daemon from before the drift watch. */
+                if (!sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_PROPERTY))
+                        r = client_call_error(&error, r, "read the drift watch state", NULL);
+                else
+                        r = 0;
+                sd_bus_error_free(&error);
+                return r;
+        }
+        r = sd_bus_message_read(reply, "(ss)", &state, &note);
+        if (r >= 0) {
+                ret->state = strdup(state);
+                ret->note = strdup(note);
+                if (!ret->state || !ret->note)
+                        r = -ENOMEM;
+        }
+        sd_bus_message_unref(reply);
+        if (r >= 0)
+                r = sd_bus_get_property_string(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                               "DriftAction", &error, &ret->action);
+        if (r < 0) {
+                r = client_call_error(&error, r, "read the drift watch state", NULL);
+                sd_bus_error_free(&error);
+                drift_info_done(ret);
+                *ret = (DriftInfo) {};
+        }
+        return r;
+}
+
 int verb_kernel(int argc, char **argv, sd_bus *bus)
 {
+        _cleanup_(drift_info_done) DriftInfo drift = {};
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
@@ -181,6 +270,9 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 goto finish;
         r = get_coverage(bus, &coverage, &advice);
+        if (r < 0)
+                goto finish;
+        r = get_drift_info(bus, &drift);
         if (r < 0)
                 goto finish;
         pager_open(arg_no_pager);
@@ -227,6 +319,17 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         json_string(&w, coverage);
                         json_key(&w, "audit_advice");
                         json_string(&w, isempty(advice) ? NULL : advice);
+                }
+                if (drift.state) {
+                        json_key(&w, "drift_watch");
+                        json_begin_object(&w);
+                        json_key(&w, "state");
+                        json_string(&w, drift.state);
+                        json_key(&w, "note");
+                        json_string(&w, drift.note);
+                        json_key(&w, "action");
+                        json_string(&w, drift.action);
+                        json_end_object(&w);
                 }
                 json_end_object(&w);
                 r = json_done(&w);
@@ -281,6 +384,10 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         for (char **s = sources; *s; s++)
                                 printf("%s%s", *s, s[1] ? ", " : "\n");
                 print_coverage(stdout, coverage, advice);
+        }
+        if (r >= 0 && drift.state) {
+                printf("Drift watch: %s, DriftAction=%s\n", drift.state, drift.action);
+                print_wrapped(stdout, 2, drift.note);
         }
 finish:
         table_free(t);

@@ -9,12 +9,16 @@
  *   v0 (3): State pending → configured
  *   v0 (3): igmpv3_unsolicited_report_interval kernel 1000ms → 200ms, policy - → 200ms, source runtime (/run)
  *   v0 (3): matched files now: /etc/igmpd/conf.d/10-site.conf, /etc/igmpd/conf.d/50-iptv.conf
+ *   v0 (3): igmpv3_unsolicited_report_interval overridden by 'sysctl' (pid 812): 200ms → 1000ms,
+ *           igmpd's value 200ms: reverted          (one line; KnobOverridden)
  *   igmpd: configuration reloaded, 2 policy files
  *   igmpd: stopped | started
  * JSON (one object per line, each with "realtime_usec"):
  *   {"event":"added","link":{…}}  {"event":"removed","index":4,"name":"v2"}
  *   {"event":"changed","changed":["state",…],"link":{…}}  (keys as in the link object)
  *   {"event":"reloaded","config_files":[…]}  {"event":"stopped"}  {"event":"started"}
+ *   {"event":"overridden","index":3,"name":"v0","knob":"…","old":200,"new":1000,"value":200,
+ *    "pid":812,"comm":"sysctl","action":"reverted"}  (old null and pid 0 where unknown)
  */
 
 #include <errno.h>
@@ -485,6 +489,68 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         return 0;
 }
 
+/* KnobOverridden: another process changed a knob igmpd manages. */
+static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+        Monitor *m = userdata;
+        const char *path = sd_bus_message_get_path(msg), *knob, *comm, *action;
+        int32_t old, new, value;
+        char a[32], b[32], c[32], who[96];
+        MonitorLink *ml;
+        uint32_t pid;
+        Knob k;
+
+        if (sd_bus_message_read(msg, "siiiuss", &knob, &old, &new, &value, &pid, &comm, &action) < 0 || !path)
+                return 0;
+        k = knob_from_string(knob);
+        if (k < 0)
+                return 0;
+        ml = monitor_find(m, path);
+        if (arg_json != JSON_OFF) {
+                JsonWriter w;
+
+                json_begin_event(&w, "overridden");
+                json_key(&w, "index");
+                json_int(&w, ml ? ml->link.ifindex : 0);
+                json_key(&w, "name");
+                json_string(&w, ml ? strempty(ml->link.name) : "");
+                json_key(&w, "knob");
+                json_string(&w, knob);
+                json_key(&w, "old");
+                if (old < 0)
+                        json_null(&w);
+                else
+                        json_int(&w, old);
+                json_key(&w, "new");
+                json_int(&w, new);
+                json_key(&w, "value");
+                json_int(&w, value);
+                json_key(&w, "pid");
+                json_int(&w, pid);
+                json_key(&w, "comm");
+                json_string(&w, comm);
+                json_key(&w, "action");
+                json_string(&w, action);
+                json_end_object(&w);
+                (void) json_done(&w);
+        } else {
+                if (pid > 0)
+                        snprintf(who, sizeof who, "'%s' (pid %u)", comm, (unsigned) pid);
+                else
+                        snprintf(who, sizeof who, "another process");
+                print_time();
+                if (ml)
+                        printf("%s (%d): ", strempty(ml->link.name), ml->link.ifindex);
+                else
+                        printf("%s: ", path);
+                printf("%s overridden by %s: %s → %s, igmpd's value %s: %s\n", knob, who,
+                       old < 0 ? "?" : knob_format(k, old, a), knob_format(k, new, b), knob_format(k, value, c),
+                       action);
+        }
+        fflush(stdout);
+        return 0;
+}
+
 static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
         Monitor *m = userdata;
@@ -524,6 +590,9 @@ int verb_monitor(int argc, char **argv, sd_bus *bus)
                 r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
                                         "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
                                         on_interfaces_removed, &m);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, NULL, IGMPD_LINK_INTERFACE, "KnobOverridden",
+                                        on_knob_overridden, &m);
         if (r >= 0)
                 r = sd_bus_add_match(
                         bus, NULL,

@@ -109,12 +109,46 @@ static int parse_nm_mode(ConfigContext *ctx, const char *key, const char *value,
         return 0;
 }
 
+static const char *const drift_action_table[_DRIFT_ACTION_MAX] = {
+        [DRIFT_ACTION_REVERT] = "revert",
+        [DRIFT_ACTION_WARN] = "warn",
+};
+
+const char *drift_action_to_string(DriftAction a)
+{
+        if (a < 0 || a >= _DRIFT_ACTION_MAX)
+                return NULL;
+        return drift_action_table[a];
+}
+
+DriftAction drift_action_from_string(const char *s)
+{
+        for (DriftAction a = 0; s && a < _DRIFT_ACTION_MAX; a++)
+                if (streq(drift_action_table[a], s))
+                        return a;
+        return _DRIFT_ACTION_INVALID;
+}
+
+static int parse_drift_action(ConfigContext *ctx, const char *key, const char *value, void *data)
+{
+        DriftAction a = drift_action_from_string(value);
+
+        if (a < 0) {
+                config_diag(ctx, "Invalid %s=%.64s (expected revert or warn), ignoring.", key, value);
+                return -EINVAL;
+        }
+        *(DriftAction *) data = a;
+        return 0;
+}
+
 static const DaemonKey daemon_keys[] = {
         DAEMON_KEY("NetlinkReceiveBufferSize", parse_rcvbuf,        netlink_rcvbuf),
         DAEMON_KEY("AuditSources",             parse_audit_sources, audit_sources),
         DAEMON_KEY("AuditRule",                parse_bool_key,      audit_rule),
         DAEMON_KEY("AuditHistory",             parse_history,       audit_history),
         DAEMON_KEY("NetworkManager",           parse_nm_mode,       network_manager),
+        DAEMON_KEY("DriftAction",              parse_drift_action,  drift_action),
+        DAEMON_KEY("DriftWatch",               parse_bool_key,      drift_watch),
 };
 
 void daemon_config_defaults(DaemonConfig *c)
@@ -125,6 +159,8 @@ void daemon_config_defaults(DaemonConfig *c)
                 .audit_rule = false,
                 .audit_history = 256,
                 .network_manager = NM_MODE_AUTO,
+                .drift_action = DRIFT_ACTION_REVERT,
+                .drift_watch = true,
         };
 }
 

@@ -31,12 +31,25 @@ typedef enum NMMode {
         NM_MODE_NO,
 } NMMode;
 
+/* What igmpd does when another process changes a knob it manages. */
+typedef enum DriftAction {
+        DRIFT_ACTION_REVERT, /* write the effective value back (the default) */
+        DRIFT_ACTION_WARN,   /* leave the new value; report it all the same */
+        _DRIFT_ACTION_MAX,
+        _DRIFT_ACTION_INVALID = -22,
+} DriftAction;
+
+const char *drift_action_to_string(DriftAction a);
+DriftAction drift_action_from_string(const char *s);
+
 typedef struct DaemonConfig {
         size_t netlink_rcvbuf;   /* NetlinkReceiveBufferSize= */
         unsigned audit_sources;  /* AuditSources=, AuditSourceMask */
         bool audit_rule;         /* AuditRule= */
         unsigned audit_history;  /* AuditHistory= */
         NMMode network_manager;  /* NetworkManager= */
+        DriftAction drift_action; /* DriftAction= */
+        bool drift_watch;        /* DriftWatch=: the BPF watch of foreign writes */
 } DaemonConfig;
 
 void daemon_config_defaults(DaemonConfig *c);

@@ -124,6 +124,24 @@ void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void
         }
 }
 
+void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata)
+{
+        BusContext *c = userdata;
+        _cleanup_free_ char *path = NULL;
+        int32_t old = o->old_known ? o->old_value : -1;
+        int r;
+
+        if (!bus_is_up(c->bus))
+                return;
+        r = link_bus_path(l->ifindex, &path);
+        if (r >= 0)
+                r = sd_bus_emit_signal(c->bus, path, BUS_LINK_INTERFACE, "KnobOverridden", "siiiuss",
+                                       knob_to_string(o->knob), old, o->new_value, o->value, o->pid, o->comm,
+                                       link_override_action_to_string(o->action));
+        if (r < 0)
+                log_link_debug_errno(l, r, "Failed to send KnobOverridden, ignoring: %m");
+}
+
 void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 {
 
@@ -773,6 +791,10 @@ const sd_bus_vtable link_vtable[] = {
         SD_BUS_METHOD_WITH_NAMES("Revert", "u", SD_BUS_PARAM(flags), "", , bus_link_method_revert,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reconfigure", "", "", bus_link_method_reconfigure, SD_BUS_VTABLE_UNPRIVILEGED),
+
+        SD_BUS_SIGNAL_WITH_NAMES("KnobOverridden", "siiiuss",
+                                 SD_BUS_PARAM(knob) SD_BUS_PARAM(old_value) SD_BUS_PARAM(new_value)
+                                 SD_BUS_PARAM(value) SD_BUS_PARAM(pid) SD_BUS_PARAM(comm) SD_BUS_PARAM(action), 0),
 
         SD_BUS_VTABLE_END,
 };

@@ -43,6 +43,10 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
  * PropertiesChanged for what changed, InterfacesRemoved; nothing while the bus is not up. */
 void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata);
 
+/* The links' overridden hook (LinkContext.overridden, userdata: the BusContext): the
+ * KnobOverridden signal while the bus is up. */
+void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata);
+
 /* Fills a JSON view of l (strings borrowed from l; matched needs n_matched + 1 slots). */
 struct LinkStatus;
 void link_bus_status(Link *l, struct LinkStatus *ret, const char **matched);

@@ -194,9 +194,12 @@ static bool ipv6_dir_exists(Link *l)
         return faccessat(fd, l->ifname, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
+int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned *ret_suspects)
 {
         bool renamed, went_up, ipv6_appeared, rematch, drift = false, ipv6_now, mtu_up;
+        int32_t known[_KNOB_MAX];
+        bool was_known[_KNOB_MAX];
+        unsigned suspects = 0;
         int r;
 
         renamed = !streq_ptr(l->ifname, msg->ifname);
@@ -205,6 +208,8 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
         /* Matching also looks at altnames, kind and MAC address. */
         rematch = !strv_equal(l->altnames, msg->altnames) || !streq_ptr(l->kind, msg->kind) ||
                   (msg->mac && (!l->has_mac || memcmp(&l->mac, msg->mac, sizeof l->mac) != 0));
+        memcpy(known, l->kernel, sizeof known);
+        memcpy(was_known, l->kernel_known, sizeof was_known);
 
         r = link_set_info(l, msg, false);
         if (r < 0)
@@ -223,9 +228,25 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
         ipv6_appeared = (ipv6_now && !l->ipv6_available) || mtu_up;
         l->ipv6_available = ipv6_now;
 
-        /* The message carries the current values for free: correct drift whenever we see it. */
+        /* A value that differs from what igmpd last knew: another process changed it (through
+         * netlink, RTM_SETLINK with IFLA_INET_CONF, which no cgroup/sysctl program sees; or
+         * through /proc/sys without the drift watch) — or the message left the kernel before
+         * igmpd's own last write. Keep what igmpd knew: link_check_knobs() reads the knob back to
+         * tell. A new IPv6 device starts from the defaults: nobody wrote those. */
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                if (!msg->devconf_known[k] || !was_known[k] || knob_value_matches(k, known[k], msg->devconf[k]))
+                        continue;
+                if (knob_info(k)->family == KNOB_FAMILY_IPV6 && ipv6_appeared)
+                        continue;
+                suspects |= 1U << k;
+                link_set_kernel(l, k, true, known[k]);
+                l->kernel_fresh[k] = false;
+        }
+
+        /* The message carries the current values for free: with DriftAction=revert, correct
+         * drift whenever we see it (also a write of igmpd's that failed before). */
         for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (l->kernel_fresh[k] && l->effective[k].set &&
+                if (l->ctx->drift_action == DRIFT_ACTION_REVERT && l->kernel_fresh[k] && l->effective[k].set &&
                     !knob_value_matches(k, l->effective[k].value, l->kernel[k]))
                         drift = true;
 
@@ -239,12 +260,14 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure)
         if (ipv6_appeared)
                 log_link_debug(l, "IPv6 configuration appeared.");
         if (drift && !renamed && !ipv6_appeared)
-                log_link_debug(l, "A knob drifted from its policy value, correcting.");
+                log_link_debug(l, "A knob differs from its policy value, correcting.");
 
         *ret_reconfigure = renamed || went_up || ipv6_appeared || rematch || drift ||
                            l->state == LINK_STATE_PENDING;
         if (!*ret_reconfigure)
                 memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
+        if (ret_suspects)
+                *ret_suspects = suspects;
         return 0;
 }
 
@@ -261,8 +284,7 @@ void link_to_info(const Link *l, LinkInfo *ret)
         };
 }
 
-static void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
-static void link_set_error(Link *l, const char *fmt, ...)
+void link_set_error(Link *l, const char *fmt, ...)
 {
         char *s = NULL;
         va_list ap;
@@ -585,7 +607,7 @@ static bool link_schedule_retry(Link *l)
  * than if_indextoname(), which opens and closes a socket for every call: this runs once per
  * configuration pass, and the socket would cost 13 µs of the 17 µs (+50 ms for 4000 links at
  * start, measured). 0, -ENODEV if the link is gone, or -errno. */
-static int link_current_name(Link *l, char ret[IF_NAMESIZE])
+int link_current_name(Link *l, char ret[IF_NAMESIZE])
 {
         struct ifreq ifr = { .ifr_ifindex = l->ifindex };
 

@@ -7,10 +7,12 @@
  */
 
 #include <net/ethernet.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "daemon-config.h"
 #include "knob.h"
 #include "netlink.h"
 #include "originals.h"
@@ -60,6 +62,41 @@ typedef void (*LinkObserver)(Link *l, LinkEvent event, const LinkSnapshot *befor
 typedef void (*LinkEffectiveFn)(const LinkInfo *info, KnobValue out[_KNOB_MAX], const PolicyFile **matched,
                                 size_t max_matched, size_t *ret_n_matched, void *userdata);
 
+/* What igmpd knows about another process's write of a knob (the drift watch), or nothing (NULL:
+ * a link message carried a value igmpd had not written). */
+typedef struct LinkWriter {
+        uint32_t pid, uid;
+        const char *comm;  /* valid UTF-8 */
+        bool old_known;
+        int32_t old_value; /* the value the write replaced */
+        const char *via;   /* NULL, or "conf/all", "conf/default": written there, seen here */
+} LinkWriter;
+
+typedef enum LinkOverrideAction {
+        LINK_OVERRIDE_REVERTED, /* igmpd wrote its value back (DriftAction=revert) */
+        LINK_OVERRIDE_KEPT,     /* left as the writer set it (DriftAction=warn) */
+        LINK_OVERRIDE_FAILED,   /* writing it back failed (LastError says why) */
+        _LINK_OVERRIDE_ACTION_MAX,
+        _LINK_OVERRIDE_ACTION_INVALID = -22,
+} LinkOverrideAction;
+
+/* journalctl -x shows data/catalog/igmpd.catalog for it. */
+#define DRIFT_MESSAGE_ID "7bb201fd2397445390419f3f08bf42f0"
+
+/* A knob igmpd manages, changed by someone else: what the KnobOverridden signal carries. */
+typedef struct LinkOverride {
+        Knob knob;
+        bool old_known;
+        int32_t old_value;      /* before the write */
+        int32_t new_value;      /* what the writer left, read back */
+        int32_t value;          /* igmpd's (effective) value */
+        uint32_t pid, uid;      /* 0, 0: unknown */
+        const char *comm;       /* valid UTF-8, "" if unknown */
+        LinkOverrideAction action;
+} LinkOverride;
+
+typedef void (*LinkOverrideFn)(Link *l, const LinkOverride *o, void *userdata);
+
 /*
  * Everything a link needs from its owner, shared by all links: the interface link.c owns. The
  * owner (the manager) fills it in, keeps it alive longer than its links, and plugs in the
@@ -107,6 +144,11 @@ typedef struct LinkContext {
         void (*renamed)(Link *l, const char *old_ifname, char *const *old_altnames, void *userdata);
         void (*vanished)(Link *l, void *userdata);
         void *table_userdata;
+
+        /* Foreign writes of managed knobs (link-drift.c): what to do, and who hears of them. */
+        DriftAction drift_action;
+        LinkOverrideFn overridden; /* the D-Bus face: KnobOverridden */
+        void *overridden_userdata;
 } LinkContext;
 
 /*
@@ -158,6 +200,14 @@ struct Link {
          * covers that window; it is armed only then (idle means idle). */
         sd_event_source *retry_source;
         unsigned n_retries;
+
+        /* Overrides by other processes are reported at most once a second per knob and writer
+         * (a writer fighting igmpd would otherwise flood the journal): link-drift.c. */
+        struct {
+                uint64_t usec;          /* CLOCK_MONOTONIC of the last report */
+                char comm[16];          /* its writer's command name (cut) */
+                unsigned suppressed;    /* overrides not reported since */
+        } reported[_KNOB_MAX];
 };
 
 /* A new link with one reference, the caller's. Calls no hook. */
@@ -169,8 +219,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Link *, link_unref);
 void link_detach(Link *l);
 
 /* Takes in a new RTM_NEWLINK. Returns true when the link needs (re)configuring: renamed, went
- * up, or its IPv6 conf directory appeared. */
-int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure);
+ * up, or its IPv6 conf directory appeared. *ret_suspects (may be NULL) gets a bit (1 << knob)
+ * for each knob whose value in the message differs from what igmpd last knew — changed by
+ * someone else, or a message older than igmpd's own last write: link_check_knobs() tells. */
+int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned *ret_suspects);
 
 /* Recomputes the effective values and writes what differs. 0 or -errno (also kept in
  * last_error and state). Never half-applies silently: each knob is reported. -ENODEV: the kernel
@@ -207,3 +259,21 @@ void link_set_kernel(Link *l, Knob k, bool known, int32_t value);
 void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq);
 
 const char *link_state_to_string(LinkState s);
+
+/* The name the kernel gives l's ifindex now (SIOCGIFNAME). 0, -ENODEV if gone, or -errno. */
+int link_current_name(Link *l, char ret[IF_NAMESIZE]);
+/* Sets LastError (formatted). */
+void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
+
+/* ---- link-drift.c: writes by other processes ---- */
+
+/* Reads the knobs in mask (bits 1 << Knob) back: one that differs from what igmpd last knew was
+ * changed by another process (writer, if known, says who). A knob igmpd manages is then
+ * reverted or kept as DriftAction= says, logged with DRIFT_MESSAGE_ID and announced through
+ * ctx->overridden; any other knob just gets the new value. A write the kernel rejected changed
+ * nothing and is not reported. The caller brackets this with link_begin_change() and
+ * link_end_change(). Never fails. */
+void link_check_knobs(Link *l, unsigned mask, const LinkWriter *writer);
+#define LINK_KNOBS_ALL ((1U << _KNOB_MAX) - 1)
+
+const char *link_override_action_to_string(LinkOverrideAction a);

@@ -23,6 +23,7 @@
 #include "audit-bus.h"
 #include "audit.h"
 #include "bus-util.h"
+#include "drift.h"
 #include "json-link.h"
 #include "json-writer.h"
 #include "link-bus.h"
@@ -69,6 +70,25 @@ static int property_get_kernel_features(sd_bus *bus, const char *path, const cha
                         return r;
         }
         return sd_bus_message_close_container(reply);
+}
+
+static int property_get_drift_watch(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Manager *m = ((BusContext *) userdata)->manager;
+        DriftWatchState state;
+        char note[256];
+
+        state = drift_watch_state(m->drift, note, sizeof note);
+        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state), note);
+}
+
+static int property_get_drift_action(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Manager *m = ((BusContext *) userdata)->manager;
+
+        return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
 }
 
 static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
@@ -348,6 +368,7 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
  *     "config_problems": [ { "file": "<path>"|null, "line": N, "message": "…" }, … ],  (the first 64)
  *     "n_config_problems": N,
  *     "audit_sources": [ … ],
+ *     "drift_watch": { "state": "active"|…, "note": "…", "action": "revert"|"warn" },
  *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
 static int manager_describe(Manager *m, char **ret)
 {
@@ -400,6 +421,20 @@ static int manager_describe(Manager *m, char **ret)
         json_uint(&w, m->n_config_errors);
         json_key(&w, "audit_sources");
         audit_bus_describe_sources(m->audit, &w);
+        {
+                char note[256];
+                DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
+
+                json_key(&w, "drift_watch");
+                json_begin_object(&w);
+                json_key(&w, "state");
+                json_string(&w, drift_watch_state_to_string(state));
+                json_key(&w, "note");
+                json_string(&w, note);
+                json_key(&w, "action");
+                json_string(&w, drift_action_to_string(m->config.drift_action));
+                json_end_object(&w);
+        }
         json_key(&w, "links");
         json_begin_array(&w);
         for (size_t i = 0; i < n; i++) {
@@ -718,9 +753,23 @@ static void manager_bus_on_reloaded(Manager *m, void *userdata)
         if (!bus_is_up(b->ctx.bus))
                 return;
         r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
-                                           "ConfigProblems", "NConfigProblems", NULL);
+                                           "ConfigProblems", "NConfigProblems", "DriftAction", NULL);
         if (r < 0)
                 log_debug_errno(r, "Failed to send PropertiesChanged for ConfigFiles, ignoring: %m");
+}
+
+/* The drift watch started, stopped or failed. */
+static void manager_bus_on_drift(void *userdata)
+{
+        ManagerBus *b = userdata;
+        int r;
+
+        if (!bus_is_up(b->ctx.bus))
+                return;
+        r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "DriftWatch",
+                                           NULL);
+        if (r < 0)
+                log_debug_errno(r, "Failed to send PropertiesChanged for DriftWatch, ignoring: %m");
 }
 
 int manager_bus_new(Manager *m, ManagerBus **ret)
@@ -736,6 +785,9 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
         m->link_ctx.observer_userdata = &b->ctx;
         m->reloaded = manager_bus_on_reloaded;
         m->reloaded_userdata = b;
+        m->link_ctx.overridden = link_bus_on_override;
+        m->link_ctx.overridden_userdata = &b->ctx;
+        drift_watch_set_observer(m->drift, manager_bus_on_drift, b);
         if (m->audit) {
                 m->audit->observer = audit_bus_on_event;
                 m->audit->observer_userdata = &b->ctx;
@@ -767,6 +819,9 @@ ManagerBus *manager_bus_free(ManagerBus *b)
         m->link_ctx.observer_userdata = NULL;
         m->reloaded = NULL;
         m->reloaded_userdata = NULL;
+        m->link_ctx.overridden = NULL;
+        m->link_ctx.overridden_userdata = NULL;
+        drift_watch_set_observer(m->drift, NULL, NULL);
         if (m->audit && m->audit->observer_userdata == &b->ctx) {
                 m->audit->observer = NULL;
                 m->audit->observer_userdata = NULL;
@@ -789,6 +844,8 @@ const sd_bus_vtable manager_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigProblems", "u", property_get_n_config_problems, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get_drift_watch, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriftAction", "s", property_get_drift_action, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */

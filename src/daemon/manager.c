@@ -20,6 +20,7 @@
 
 #include "audit.h"
 #include "conf-files.h"
+#include "drift.h"
 #include "ifname.h"
 #include "link.h"
 #include "log.h"
@@ -266,6 +267,10 @@ int manager_new(const char *root, Manager **ret)
         if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
 
+        r = drift_watch_new(m->event, manager_on_drift_write, manager_on_drift_lost, m, &m->drift);
+        if (r < 0)
+                return r;
+
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -300,6 +305,7 @@ Manager *manager_free(Manager *m)
         sd_event_source_disable_unref(m->originals_source);
         m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
         manager_refresh_done(m);
+        m->drift = drift_watch_free(m->drift);   /* detaches the program */
         netlink_free(m->netlink);
         if (intmap_values(&m->links, &links, &n) >= 0) {
                 for (size_t i = 0; i < n; i++) {
@@ -427,6 +433,7 @@ int manager_load_config(Manager *m)
         m->config = s.config;
         m->problems = s.problems;
         m->n_config_errors = s.problems.n_total;
+        m->link_ctx.drift_action = m->config.drift_action;
         log_info("Loaded %zu policy file%s (%zu masked, %zu skipped as invalid), %zu runtime override%s%s.",
                  m->policy->n_files, m->policy->n_files == 1 ? "" : "s", m->policy->n_masked,
                  m->policy->n_skipped, m->runtime->n,
@@ -525,6 +532,7 @@ int manager_reload(Manager *m)
                 manager_follow_network_manager(m);
                 if (m->audit)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
+                drift_watch_start(m->drift, m->config.drift_watch);
                 manager_configure_all(m, links, n, before);
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
@@ -648,10 +656,15 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
         _cleanup_(link_unrefp) Link *l = NULL; /* configuring it may find it gone */
         LinkSnapshot before = {};
         bool reconfigure = true, is_new = false;
+        unsigned suspects = 0;
         int r;
 
         if (msg->ifindex <= 0 || !msg->ifname)
                 return;
+
+        /* A write made before this message left the kernel is in the drift watch's ring by now:
+         * hear who made it before the message's values are believed. */
+        drift_watch_flush(m->drift);
 
         l = link_ref(manager_get_link(m, msg->ifindex));
         if (!l) {
@@ -675,7 +688,7 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
                                        l->changed);
         } else {
                 link_begin_change(l, &before);
-                r = link_update(l, msg, &reconfigure);
+                r = link_update(l, msg, &reconfigure, &suspects);
                 if (r < 0) {
                         log_oom();
                         return;
@@ -684,6 +697,9 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
                 manager_index_names(m, l);
         }
         l->seen = true;
+
+        if (suspects && !m->check_only)
+                link_check_knobs(l, suspects, NULL);
 
         if (reconfigure && !m->check_only)
                 (void) link_configure(l);
@@ -731,7 +747,7 @@ static void manager_on_ipv6_changed(int ifindex, void *userdata)
 
         m->originals_batch = true;
         link_begin_change(l, &before);
-        if (link_update(l, &same, &reconfigure) >= 0 && reconfigure)
+        if (link_update(l, &same, &reconfigure, NULL) >= 0 && reconfigure)
                 (void) link_configure(l);
         link_end_change(l, &before);
         m->originals_batch = batch;
@@ -914,8 +930,11 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
 
-        if (!m->check_only)
+        if (!m->check_only) {
                 manager_load_originals(m);
+                /* Asked now, attached while the first pass runs. */
+                drift_watch_start(m->drift, m->config.drift_watch);
+        }
         r = manager_enumerate(m);
         originals_done(&m->saved_originals); /* they belong to the links present now */
         if (r < 0)

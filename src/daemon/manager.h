@@ -25,6 +25,8 @@
  *                         audit-netlink.c, audit-bpf.c), each given an AuditSourceContext
  *                         (audit-event.h: event loop, ifindex resolver, submit and
  *                         state_changed hooks); hook: observer (events, source states).
+ *   drift.c               other processes' writes of the knobs (BPF drift watch); hooks: write,
+ *                         lost (manager-drift.c routes them to links), observer (state).
  *   netlink.c             parses link messages, hands them to NetlinkHandlers.
  *   bpf-helper-client.c, bpf-ringbuf.c
  *                         the BPF helper's protocol and ring buffer, for audit-bpf.c.
@@ -53,6 +55,8 @@
 typedef struct Netlink Netlink;
 typedef struct AuditManager AuditManager;
 typedef struct NMState NMState;
+typedef struct DriftWatch DriftWatch;
+typedef struct DriftEvent DriftEvent;
 typedef struct Manager Manager;
 
 typedef void (*ManagerReloadedFn)(Manager *m, void *userdata);
@@ -108,6 +112,9 @@ struct Manager {
         /* Deprecated sysctl(2) audit (audit.c); NULL if it could not be set up. */
         AuditManager *audit;
         const char *kmsg_path; /* --kmsg-path= (tests), NULL: /dev/kmsg */
+
+        /* Other processes' writes of the knobs (drift.c); started with DriftWatch=yes. */
+        DriftWatch *drift;
 
         /* The knob values found before igmpd changed them (originals.h): what the last run
          * recorded, taken by the links of the first pass; and the record of this run, written
@@ -179,3 +186,7 @@ void manager_on_refreshed(const LinkMessage *msg, void *userdata);
 void manager_on_refresh_done(int r, void *userdata);
 /* Stops what is pending (manager_free()). */
 void manager_refresh_done(Manager *m);
+
+/* manager-drift.c: the drift watch's hooks. */
+void manager_on_drift_write(const DriftEvent *e, void *userdata);
+void manager_on_drift_lost(void *userdata);

@@ -86,6 +86,11 @@ T_TMP=$(mktemp -d "/tmp/igmpd-test-$T_NAME.XXXXXX")
 T_ROOT=$T_TMP/root                  # --config-root for the daemon
 T_CONF=$T_ROOT/etc/igmpd/conf.d     # where tests drop policy files
 T_LOG=$T_TMP/igmpd.log
+# The drift watch attaches a BPF program at the host's cgroup2 root: host-wide state, which only
+# the drift tests (under hostwide_lock) turn on, with a drop-in that sorts after this one.
+# (Written before conf.d exists: some tests look for files newer than conf.d.)
+mkdir -p "$T_ROOT/etc/igmpd/igmpd.conf.d"
+printf '[Daemon]\nDriftWatch=no\n' > "$T_ROOT/etc/igmpd/igmpd.conf.d/00-tests.conf"
 mkdir -p "$T_CONF"
 # No test talks to the host's system bus: igmpd gets a bus address of its own that nothing
 # listens on (it waits for the socket there); dbus-lib.sh's dbus_prepare points it at a

@@ -70,7 +70,7 @@ AuditSources=audit
 AuditRule=yes
 NetworkManager=no
 CONF
-[ -z "$(find "$T_ROOT" -name '*.conf' -path '*conf.d*')" ] || fail "the config root must hold no policy file"
+[ -z "$(find "$T_ROOT" -name '*.conf' -path '*/conf.d/*')" ] || fail "the config root must hold no policy file"
 
 info "igmpd in the host network namespace, no policy"
 touch "$T_LOG"

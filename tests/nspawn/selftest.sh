@@ -172,6 +172,39 @@ else
         fi
 fi
 
+# 2c. The drift watch under the hardened units: igmpd.service asks igmpd-bpf.socket, whose
+# igmpd-bpf@.service instance attaches the cgroup/sysctl program at the cgroup2 root and exits.
+# Another process's write of a managed knob is reverted, and the journal names the writer.
+# Without CAP_BPF/CAP_PERFMON for the container nspawn's system call filter also keeps bpf()
+# out: the watch is then inactive and says why, and policy still works.
+echo "cgroup file systems: /sys/fs/cgroup $(stat -f -c %T /sys/fs/cgroup), unified $(stat -f -c %T /sys/fs/cgroup/unified 2>&1 | tail -n 1)"
+dw_state() { busctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Manager DriftWatch 2>&1; }
+dw_settled() { ! dw_state | grep -q '"starting"'; }
+if [ "$BPF_MODE" = none ]; then
+        skip drift-watch "igmpd was built without BPF"
+else
+        check drift-watch-settled "the drift watch never left 'starting': $(dw_state)" wait_for 60 dw_settled
+        dw=$(dw_state)
+        echo "DriftWatch: $dw"
+        if [ "$BPF_MODE" = bpf ]; then
+                check drift-watch-active "the drift watch is not active: $dw" grep -q '"active"' <<< "$dw"
+                # (No procps in this root: dd writes, as sysctl -w would.)
+                echo 1000 | dd of=/proc/sys/net/ipv4/conf/vt0/$V3 status=none
+                check drift-journal "no journal entry with the drift MESSAGE_ID naming dd: $(journalctl -b -u igmpd.service -o cat --no-pager | grep 'changed from' | tail -n 2)" \
+                        wait_for 10 bash -c 'journalctl -b -u igmpd.service MESSAGE_ID=7bb201fd2397445390419f3f08bf42f0 -o verbose --no-pager | grep -q "WRITER_COMM=dd"'
+                check drift-revert "vt0 $V3 is '$(knob ipv4 vt0 $V3)' after dd wrote 1000, expected 300 back" \
+                        wait_for 10 knob_is ipv4 vt0 $V3 300
+                journalctl -b -u igmpd.service -o cat --no-pager | grep 'changed from' | sed 's/^/journal: /'
+        else
+                check drift-watch-inactive "the drift watch is not inactive without BPF: $dw" \
+                        grep -qE '"inactive" "[^"]+' <<< "$dw"
+                check drift-watch-logged "no log line says why the drift watch is inactive" \
+                        bash -c 'journalctl -b -u igmpd.service -o cat --no-pager | grep -q "Drift watch is not active: "'
+        fi
+        check drift-helper-gone "an igmpd-bpf@ instance is still running: $(systemctl list-units --no-legend 'igmpd-bpf@*' 2>&1)" \
+                wait_for 20 bash -c '[ -z "$(systemctl list-units --no-legend --state=active,activating "igmpd-bpf@*")" ]'
+fi
+
 # 3. igmpctl over the real system bus (root: no polkit needed).
 if [ -x /usr/bin/igmpctl ]; then
         out=$(igmpctl link vt0 --v3-interval 200 2>&1) || true

@@ -89,6 +89,12 @@ UNIT
 ln -sf /etc/systemd/system/igmpd-selftest.service \
         "$ROOT/etc/systemd/system/multi-user.target.wants/igmpd-selftest.service"
 
+# The container's drift watch attaches a BPF program at the cgroup2 root, which is the host's
+# (the container's cgroup namespace starts there): host-wide state, under the lock the
+# integration tests take for it (tests/integration/lib.sh: hostwide_lock).
+exec 8> /run/lock/igmpd-tests-hostwide.lock
+flock 8
+
 # 4. Boot. --register=no --keep-unit: PID 1 of this machine is not systemd, so nspawn must not
 # ask it for a scope or a machine registration. First a plain run of /bin/true: if even that
 # fails, this machine cannot run containers at all (skip); a failure after it is a real one.
@@ -121,7 +127,7 @@ if [ ! -f "$ROOT/igmpd-test/results" ]; then
         fail "the self-test never ran (nspawn exit $rc)"
 fi
 
-grep -aE '^(systemd [0-9]|MainPID|systemd-analyze|igmpctl|igmptester|nobody|Audit Sources|Audit SourceStates|call-libc)' \
+grep -aE '^(systemd [0-9]|MainPID|systemd-analyze|igmpctl|igmptester|nobody|Audit Sources|Audit SourceStates|call-libc|DriftWatch|cgroup file systems|journal: )' \
         "$ROOT/igmpd-test/selftest.log" | sed 's/^/# /'
 cat "$ROOT/igmpd-test/results"
 n_pass=$(grep -c '^PASS' "$ROOT/igmpd-test/results" || true)

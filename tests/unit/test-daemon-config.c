@@ -29,19 +29,42 @@ Test(daemon_config, defaults)
         cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG_AUTO | AUDIT_SOURCE_AUDIT | AUDIT_SOURCE_LIBC);
         cr_expect(!c.audit_rule);
         cr_expect_eq(c.network_manager, NM_MODE_AUTO);
+        cr_expect_eq(c.drift_action, DRIFT_ACTION_REVERT);
+        cr_expect(c.drift_watch);
 }
 
 Test(daemon_config, every_key)
 {
         DaemonConfig c;
         cr_assert_eq(parse(&c, "[Daemon]\nNetlinkReceiveBufferSize=64K\nAuditSources=kmsg\nAuditRule=yes\n"
-                               "AuditHistory=1000\nNetworkManager=no\n"), 0);
+                               "AuditHistory=1000\nNetworkManager=no\nDriftAction=warn\nDriftWatch=no\n"), 0);
         cr_expect_str_eq(diags, "");
         cr_expect_eq(c.netlink_rcvbuf, 65536);
         cr_expect_eq(c.audit_sources, AUDIT_SOURCE_KMSG);
         cr_expect(c.audit_rule);
         cr_expect_eq(c.audit_history, 1000);
         cr_expect_eq(c.network_manager, NM_MODE_NO);
+        cr_expect_eq(c.drift_action, DRIFT_ACTION_WARN);
+        cr_expect(!c.drift_watch);
+}
+
+Test(daemon_config, drift_action)
+{
+        DaemonConfig c;
+        cr_assert_eq(parse(&c, "[Daemon]\nDriftAction=warn\nDriftAction=revert\n"), 0);
+        cr_expect_eq(c.drift_action, DRIFT_ACTION_REVERT);
+        cr_assert_eq(parse(&c, "[Daemon]\nDriftAction=warn\nDriftAction=ignore\nDriftWatch=maybe\n"), 2);
+        cr_expect(strstr(diags, "igmpd.conf:3: Invalid DriftAction=ignore (expected revert or warn), ignoring.") != NULL,
+                  "%s", diags);
+        cr_expect(strstr(diags, "igmpd.conf:4: Invalid DriftWatch=maybe (expected yes or no), ignoring.") != NULL,
+                  "%s", diags);
+        cr_expect_eq(c.drift_action, DRIFT_ACTION_WARN);
+        cr_expect(c.drift_watch);
+        cr_assert_eq(parse(&c, "[Daemon]\nDriftAction=warn\nDriftAction=\n"), 0);
+        cr_expect_eq(c.drift_action, DRIFT_ACTION_REVERT);
+        cr_expect_str_eq(drift_action_to_string(DRIFT_ACTION_WARN), "warn");
+        cr_expect_null(drift_action_to_string(_DRIFT_ACTION_MAX));
+        cr_expect_eq(drift_action_from_string(NULL), _DRIFT_ACTION_INVALID);
 }
 
 Test(daemon_config, audit_source_names)

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * DriftWatch: asking the helper to attach the drift watch, keeping what it sends, reading the
+ * ring buffer in batches, and handing the writes on.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bpf-drift-record.h"
+#include "bpf-helper-client.h"
+#include "bpf-ringbuf.h"
+#include "drift.h"
+#include "log.h"
+#include "utf8.h"
+
+/* Lost records are logged at most this often. */
+#define DRIFT_LOST_LOG_USEC (10ULL * 1000000ULL)
+
+struct DriftWatch {
+        sd_event *event;
+        DriftWriteFn on_write;
+        DriftLostFn on_lost;
+        void *userdata;
+        DriftObserver observer;
+        void *observer_userdata;
+
+        bool wanted;
+        DriftWatchState state;
+        char reason[192];         /* why it is inactive */
+        char where[128];          /* where it is attached */
+
+        BpfHelper *helper;        /* only while attaching: released afterwards */
+        BpfHelperCall *call;
+        sd_event_source *release_source;
+
+        int link_fd;              /* the bpf_link: closing it detaches the program */
+        BpfRingBuf *ring;
+        const struct drift_counters *counters; /* mmap of the program's .bss */
+        size_t counters_mapped;
+        uint64_t lost_seen;
+        uint64_t lost_logged_usec;
+
+        DriftEvent *batch;        /* the burst being read: one entry per knob */
+        size_t n_batch, allocated;
+        bool overflow;            /* records lost or past DRIFT_BATCH_MAX: look at everything */
+        bool dispatching;
+};
+
+static const char *const drift_watch_state_table[_DRIFT_WATCH_STATE_MAX] = {
+        [DRIFT_WATCH_OFF] = "off",
+        [DRIFT_WATCH_STARTING] = "starting",
+        [DRIFT_WATCH_ACTIVE] = "active",
+        [DRIFT_WATCH_INACTIVE] = "inactive",
+};
+
+const char *drift_watch_state_to_string(DriftWatchState s)
+{
+        if (s < 0 || s >= _DRIFT_WATCH_STATE_MAX)
+                return NULL;
+        return drift_watch_state_table[s];
+}
+
+int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, void *userdata, DriftWatch **ret)
+{
+        DriftWatch *d;
+
+        assert(event);
+        assert(ret);
+
+        d = calloc(1, sizeof *d);
+        if (!d)
+                return -ENOMEM;
+        d->event = sd_event_ref(event);
+        d->on_write = on_write;
+        d->on_lost = on_lost;
+        d->userdata = userdata;
+        d->link_fd = -EBADF;
+        d->state = DRIFT_WATCH_OFF;
+        *ret = d;
+        return 0;
+}
+
+/* Detaches (closes the link) and drops what was read. */
+static void drift_watch_detach(DriftWatch *d)
+{
+        d->ring = bpf_ringbuf_free(d->ring);
+        if (d->counters)
+                munmap((void *) d->counters, d->counters_mapped);
+        d->counters = NULL;
+        d->link_fd = safe_close(d->link_fd);
+        d->n_batch = 0;
+        d->overflow = false;
+}
+
+/* Detaches, and drops a pending request and the helper too. Not from the helper's callback. */
+static void drift_watch_stop(DriftWatch *d)
+{
+        bpf_helper_call_cancel(d->helper, d->call);
+        d->call = NULL;
+        d->release_source = sd_event_source_disable_unref(d->release_source);
+        d->helper = bpf_helper_free(d->helper);
+        drift_watch_detach(d);
+}
+
+DriftWatch *drift_watch_free(DriftWatch *d)
+{
+        if (!d)
+                return NULL;
+        drift_watch_stop(d);
+        free(d->batch);
+        sd_event_unref(d->event);
+        free(d);
+        return NULL;
+}
+
+void drift_watch_set_observer(DriftWatch *d, DriftObserver observer, void *userdata)
+{
+        d->observer = observer;
+        d->observer_userdata = userdata;
+}
+
+static void drift_watch_set_state(DriftWatch *d, DriftWatchState state)
+{
+        if (d->state == state)
+                return;
+        d->state = state;
+        if (d->observer)
+                d->observer(d->observer_userdata);
+}
+
+DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size)
+{
+        switch (d->state) {
+        case DRIFT_WATCH_OFF:
+                snprintf(note, size, "DriftWatch=no: foreign writes are seen only in link messages");
+                break;
+        case DRIFT_WATCH_STARTING:
+                snprintf(note, size, "waiting for the BPF helper");
+                break;
+        case DRIFT_WATCH_ACTIVE:
+                snprintf(note, size, "cgroup/sysctl at %s", d->where);
+                break;
+        default:
+                snprintf(note, size, "%s; foreign writes are seen only in link messages", d->reason);
+        }
+        return d->state;
+}
+
+static void drift_watch_fail(DriftWatch *d, const char *reason)
+{
+        drift_watch_detach(d);
+        snprintf(d->reason, sizeof d->reason, "%s", reason);
+        log_info("Drift watch is not active: %s. Changes made by other processes are seen only when a link "
+                 "message carries the values.", reason);
+        drift_watch_set_state(d, DRIFT_WATCH_INACTIVE);
+}
+
+/* ---- reading ---- */
+
+static bool same_knob(const DriftWrite *a, const DriftWrite *b)
+{
+        return a->knob == b->knob && a->scope == b->scope && streq(a->ifname, b->ifname);
+}
+
+/* One record: the last write per knob of a burst wins, keeping the value from before the first. */
+static void drift_on_record(const void *data, size_t size, void *userdata)
+{
+        DriftWatch *d = userdata;
+        DriftEvent e = {};
+        int r;
+
+        r = drift_record_parse(data, size, &e.write);
+        if (r == -ENOENT)
+                return;
+        if (r < 0) {
+                log_debug("Ignoring a malformed drift watch record (%zu bytes).", size);
+                return;
+        }
+        (void) utf8_escape(e.write.comm, UTF8_ESCAPE_CONTROL, e.comm);
+
+        for (size_t i = 0; i < d->n_batch; i++)
+                if (same_knob(&d->batch[i].write, &e.write)) {
+                        DriftEvent *b = &d->batch[i];
+
+                        e.write.old_known = b->write.old_known;
+                        e.write.old_value = b->write.old_value;
+                        *b = e;
+                        return;
+                }
+        if (d->n_batch >= DRIFT_BATCH_MAX) {
+                d->overflow = true;
+                return;
+        }
+        if (d->n_batch >= d->allocated) {
+                size_t n = MAX(d->allocated * 2, (size_t) 16);
+                DriftEvent *b = realloc(d->batch, n * sizeof *b);
+
+                if (!b) {
+                        d->overflow = true;
+                        return;
+                }
+                d->batch = b;
+                d->allocated = n;
+        }
+        d->batch[d->n_batch++] = e;
+}
+
+static void drift_check_lost(DriftWatch *d)
+{
+        uint64_t lost = __atomic_load_n(&d->counters->lost, __ATOMIC_RELAXED), now;
+
+        if (lost == d->lost_seen)
+                return;
+        d->overflow = true;
+        if (sd_event_now(d->event, CLOCK_MONOTONIC, &now) >= 0 &&
+            (d->lost_logged_usec == 0 || now >= d->lost_logged_usec + DRIFT_LOST_LOG_USEC)) {
+                log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading every "
+                            "link's knobs back instead.", lost - d->lost_seen, lost - d->lost_seen == 1 ? "" : "s");
+                d->lost_logged_usec = now;
+        }
+        d->lost_seen = lost;
+}
+
+/* After a batch was read: hand it on. */
+static void drift_on_drained(void *userdata)
+{
+        DriftWatch *d = userdata;
+        bool overflow;
+
+        drift_check_lost(d);
+        overflow = d->overflow;
+        d->overflow = false;
+        d->dispatching = true;
+        for (size_t i = 0; i < d->n_batch; i++)
+                if (d->on_write)
+                        d->on_write(&d->batch[i], d->userdata);
+        d->n_batch = 0;
+        if (overflow && d->on_lost)
+                d->on_lost(d->userdata);
+        d->dispatching = false;
+        /* A flood's batch does not stay allocated. */
+        if (d->allocated > 64) {
+                d->batch = mfree(d->batch);
+                d->allocated = 0;
+        }
+}
+
+void drift_watch_flush(DriftWatch *d)
+{
+        if (!d || !d->ring || d->dispatching)
+                return;
+        bpf_ringbuf_flush(d->ring);
+}
+
+/* ---- attaching ---- */
+
+static int on_release(sd_event_source *s, void *userdata)
+{
+        DriftWatch *d = userdata;
+
+        /* Not from the helper's own callback, which still uses it. */
+        d->release_source = sd_event_source_disable_unref(d->release_source);
+        d->helper = bpf_helper_free(d->helper);
+        return 0;
+}
+
+static void drift_on_attached(int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds,
+                              void *userdata)
+{
+        DriftWatch *d = userdata;
+        int ring_fd = -EBADF, counters_fd = -EBADF, link_fd = -EBADF, r;
+        uint32_t ring_size = 0, counters_size = 0;
+        size_t k = 0;
+        char what[BPF_PROTOCOL_REASON_MAX + 64];
+
+        d->call = NULL;
+        /* The helper has done its part (a child helper exits once released). */
+        if (sd_event_add_defer(d->event, &d->release_source, on_release, d) < 0)
+                log_debug("Cannot schedule the release of the BPF helper; it stays until the watch stops.");
+        if (error < 0) {
+                drift_watch_fail(d, reason);
+                return;
+        }
+        for (size_t i = 0; i < reply->n_entries; i++) {
+                const BpfReplyEntry *e = &reply->entries[i];
+                int *slot;
+
+                if (e->role == BPF_FD_NONE)
+                        continue;
+                slot = e->role == BPF_FD_RINGBUF ? &ring_fd :
+                       e->role == BPF_FD_COUNTERS ? &counters_fd :
+                       e->role == BPF_FD_LINK ? &link_fd : NULL;
+                if (!slot) {
+                        safe_close(fds[k++]);
+                        continue;
+                }
+                safe_close(*slot);
+                *slot = fds[k++];
+                if (e->role == BPF_FD_RINGBUF)
+                        ring_size = e->size;
+                else if (e->role == BPF_FD_COUNTERS)
+                        counters_size = e->size;
+                else
+                        snprintf(d->where, sizeof d->where, "%s", e->path);
+        }
+        if (ring_fd < 0 || counters_fd < 0 || link_fd < 0) {
+                safe_close(ring_fd);
+                safe_close(counters_fd);
+                safe_close(link_fd);
+                drift_watch_fail(d, "the BPF helper sent no link, ring buffer or counters");
+                return;
+        }
+        d->link_fd = link_fd;
+        r = bpf_map_mmap_ro(counters_fd, counters_size, (const void **) &d->counters, &d->counters_mapped);
+        if (r >= 0 && counters_size < sizeof *d->counters)
+                r = -EBADMSG;
+        if (r < 0) {
+                safe_close(ring_fd);
+                snprintf(what, sizeof what, "cannot map the BPF counters: %s", strerror(-r));
+                drift_watch_fail(d, what);
+                return;
+        }
+        r = bpf_ringbuf_new(d->event, ring_fd, ring_size, SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record, d,
+                            &d->ring);
+        if (r >= 0)
+                r = bpf_ringbuf_set_batching(d->ring, DRIFT_BATCH_USEC, ring_size / 4, drift_on_drained);
+        if (r < 0) {
+                snprintf(what, sizeof what, "cannot map the BPF ring buffer: %s", strerror(-r));
+                drift_watch_fail(d, what);
+                return;
+        }
+        d->lost_seen = d->counters->lost;
+        d->reason[0] = '\0';
+        log_info("Drift watch is active: cgroup/sysctl at %s (BPF helper: %s).", d->where,
+                 bpf_helper_describe(d->helper));
+        drift_watch_set_state(d, DRIFT_WATCH_ACTIVE);
+        /* Writes made while it was starting went unseen: look at everything once. */
+        if (d->on_lost)
+                d->on_lost(d->userdata);
+}
+
+static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
+{
+        BpfRequest req = {
+                .op = BPF_OP_DRIFT_ATTACH,
+                .n_pids = 1,
+                .pids = { (uint32_t) getpid() },
+        };
+        int fds[2] = { -EBADF, -EBADF }, r;
+
+        r = bpf_helper_new(d->event, getenv("IGMPD_BPF_SOCKET"), NULL, &d->helper, reason, size);
+        if (r < 0) {
+                if (!reason[0])
+                        snprintf(reason, size, "cannot set up the BPF helper: %s", strerror(-r));
+                return r;
+        }
+        /* The helper watches igmpd's network namespace and leaves igmpd's own writes out. */
+        fds[0] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        fds[1] = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (fds[0] < 0 || fds[1] < 0)
+                r = -errno;
+        else
+                r = bpf_helper_call(d->helper, &req, fds, ELEMENTSOF(fds), drift_on_attached, d, &d->call);
+        safe_close(fds[0]);
+        safe_close(fds[1]);
+        if (r < 0) {
+                snprintf(reason, size, "cannot ask the BPF helper: %s", strerror(-r));
+                d->helper = bpf_helper_free(d->helper);
+        }
+        return r;
+}
+
+void drift_watch_start(DriftWatch *d, bool wanted)
+{
+        char reason[sizeof d->reason] = "";
+
+        assert(d);
+
+        d->wanted = wanted;
+        if (!wanted) {
+                if (d->state != DRIFT_WATCH_OFF)
+                        log_info("Drift watch stopped (DriftWatch=no).");
+                drift_watch_stop(d);
+                drift_watch_set_state(d, DRIFT_WATCH_OFF);
+                return;
+        }
+        if (d->state == DRIFT_WATCH_STARTING || d->state == DRIFT_WATCH_ACTIVE)
+                return;
+
+        if (!HAVE_BPF)
+                snprintf(reason, sizeof reason, "igmpd was built without BPF support "
+                         "(meson -Dbpf=disabled, or clang, bpftool or libbpf was missing)");
+        else
+                (void) drift_watch_attach(d, reason, sizeof reason);
+        if (reason[0]) {
+                drift_watch_fail(d, reason);
+                return;
+        }
+        drift_watch_set_state(d, DRIFT_WATCH_STARTING);
+}

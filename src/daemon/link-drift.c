@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Writes of a link's knobs by other processes ("drift"): told by the drift watch (who wrote,
+ * and the value before) or suspected from a link message (nobody knows who). Either way the
+ * knob is read back first — the kernel may have rejected the write, or the message may be older
+ * than igmpd's own last write — and only a value that really changed counts.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "ifname.h"
+#include "link.h"
+#include "log.h"
+#include "sysctl-util.h"
+
+/* At most one report (log line and signal) per knob and writer in this time. */
+#define LINK_OVERRIDE_REPORT_USEC (1000ULL * 1000ULL)
+
+static const char *const link_override_action_table[_LINK_OVERRIDE_ACTION_MAX] = {
+        [LINK_OVERRIDE_REVERTED] = "reverted",
+        [LINK_OVERRIDE_KEPT] = "kept",
+        [LINK_OVERRIDE_FAILED] = "failed",
+};
+
+const char *link_override_action_to_string(LinkOverrideAction a)
+{
+        if (a < 0 || a >= _LINK_OVERRIDE_ACTION_MAX)
+                return NULL;
+        return link_override_action_table[a];
+}
+
+/* Opens the link's conf directory of a family, checking that our ifindex still carries the name
+ * it was opened by. The fd, -ENOENT (no such directory now: IPv6 gone, renamed meanwhile),
+ * -ESTALE (the name moved), -ENODEV or -errno. */
+static int link_open_family_dir(Link *l, KnobFamily f)
+{
+        int conf_fd = l->ctx->conf_fd[f];
+        _cleanup_close_ int dfd = -EBADF;
+        char now[IF_NAMESIZE];
+        int r;
+
+        if (conf_fd < 0 || !ifname_valid(l->ifname))
+                return -ENOENT;
+        dfd = sysctl_open_link_dir(conf_fd, l->ifname);
+        if (dfd < 0)
+                return dfd;
+        r = link_current_name(l, now);
+        if (r < 0)
+                return r;
+        if (!streq(now, l->ifname))
+                return -ESTALE;
+        return TAKE_FD(dfd);
+}
+
+/* Whether to report this override now: not when the same writer (by command name) was reported
+ * for this knob less than a second ago; those are counted and mentioned with the next report. */
+static bool link_override_report_due(Link *l, const LinkOverride *o, unsigned *ret_suppressed)
+{
+        typeof(l->reported[0]) *r = &l->reported[o->knob];
+        uint64_t now;
+
+        if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now) < 0)
+                return true;
+        if (r->usec != 0 && now < r->usec + LINK_OVERRIDE_REPORT_USEC && strncmp(r->comm, o->comm, sizeof r->comm) == 0) {
+                r->suppressed++;
+                return false;
+        }
+        *ret_suppressed = r->suppressed;
+        r->usec = now;
+        r->suppressed = 0;
+        snprintf(r->comm, sizeof r->comm, "%s", o->comm);
+        return true;
+}
+
+static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *w, unsigned suppressed, int error)
+{
+        const KnobInfo *i = knob_info(o->knob);
+        const char *source = strempty(knob_value_source(&l->effective[o->knob]));
+        char who[160], old[16], more[96] = "", f[9][64];
+        const char *fields[ELEMENTSOF(f) + 1];
+        size_t n = 0;
+
+        if (w)
+                snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")%s%s", w->comm, w->pid,
+                         w->uid, w->via ? " through " : "", strempty(w->via));
+        else
+                snprintf(who, sizeof who, "another process (unseen by the drift watch: set over netlink, or "
+                         "while the watch was not active)");
+        if (o->old_known)
+                snprintf(old, sizeof old, "%" PRIi32, o->old_value);
+        else
+                snprintf(old, sizeof old, "?");
+        if (suppressed > 0)
+                snprintf(more, sizeof more, "; %u more time%s by the same writer since the last report",
+                         suppressed, suppressed == 1 ? "" : "s");
+
+        snprintf(f[n], sizeof f[n], "KNOB=%s", i->name), n++;
+        snprintf(f[n], sizeof f[n], "OLD_VALUE=%s", old), n++;
+        snprintf(f[n], sizeof f[n], "NEW_VALUE=%" PRIi32, o->new_value), n++;
+        snprintf(f[n], sizeof f[n], "IGMPD_VALUE=%" PRIi32, o->value), n++;
+        snprintf(f[n], sizeof f[n], "WRITER_PID=%" PRIu32, o->pid), n++;
+        snprintf(f[n], sizeof f[n], "WRITER_UID=%" PRIu32, o->uid), n++;
+        snprintf(f[n], sizeof f[n], "WRITER_COMM=%s", o->comm), n++;
+        snprintf(f[n], sizeof f[n], "DRIFT_ACTION=%s", link_override_action_to_string(o->action)), n++;
+        for (size_t j = 0; j < n; j++)
+                fields[j] = f[j];
+        fields[n] = NULL;
+
+        (void) log_internal_fields(LOG_WARNING, error, l->ifname, l->ifindex, DRIFT_MESSAGE_ID, fields,
+                                   "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
+                                   i->name, old, o->new_value, who, o->value, source,
+                                   o->action == LINK_OVERRIDE_REVERTED ? "reverted" :
+                                   o->action == LINK_OVERRIDE_KEPT ? "kept (DriftAction=warn)" :
+                                   "writing it back failed: %m", more);
+}
+
+/* Takes igmpd's write of want over another process's value now into the record of originals (a
+ * first change keeps now as the value found: what igmpd overrode) and has the owner record it,
+ * before the write, as link_configure() does. Returns false when the write must wait for the
+ * owner's batch. */
+static bool link_record_revert(Link *l, Knob k, int32_t now, int32_t want)
+{
+        LinkContext *ctx = l->ctx;
+
+        if (l->changed[k] && l->written[k] == want) {
+                /* Recorded already. A previous value of igmpd's was overwritten by now. */
+                if (l->has_previous[k]) {
+                        l->has_previous[k] = false;
+                        l->record_dirty = true;
+                        if (ctx->record)
+                                (void) ctx->record(l, false, ctx->record_userdata);
+                }
+                return true;
+        }
+        if (!l->changed[k]) {
+                l->original[k] = now;
+                l->changed[k] = true;
+        }
+        l->has_previous[k] = false; /* now is someone else's value: not ours to claim */
+        l->written[k] = want;
+        l->record_dirty = true;
+        return !ctx->record || ctx->record(l, true, ctx->record_userdata) != -EAGAIN;
+}
+
+/* One knob, read back through dfd (the verified conf directory of its family). */
+static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
+{
+        LinkContext *ctx = l->ctx;
+        const KnobInfo *i = knob_info(k);
+        LinkOverride o;
+        unsigned suppressed = 0;
+        int32_t now, want;
+        int r;
+
+        r = sysctl_read_int_at(dfd, i->name, &now);
+        if (r < 0) {
+                log_link_debug_errno(l, r, "Cannot read %s back, ignoring: %m", i->name);
+                return;
+        }
+        if (l->kernel_known[k] && knob_value_matches(k, l->kernel[k], now))
+                return; /* rejected by the kernel, or the value it had: nothing changed */
+
+        o = (LinkOverride) {
+                .knob = k,
+                .old_known = (w && w->old_known) || l->kernel_known[k],
+                .old_value = w && w->old_known ? w->old_value : l->kernel_known[k] ? l->kernel[k] : 0,
+                .new_value = now,
+                .pid = w ? w->pid : 0,
+                .uid = w ? w->uid : 0,
+                .comm = w ? strempty(w->comm) : "",
+        };
+        link_set_kernel(l, k, true, now);
+
+        if (!l->effective[k].set || knob_value_matches(k, l->effective[k].value, now)) {
+                /* Not igmpd's to keep (the caller announces the new value), or set to igmpd's
+                 * own value. */
+                log_link_debug(l, "%s changed to %" PRIi32 " by %s (pid %" PRIu32 ").", i->name, now,
+                               w ? strempty(w->comm) : "another process", o.pid);
+                return;
+        }
+
+        want = o.value = l->effective[k].value;
+        r = 0;
+        if (ctx->drift_action == DRIFT_ACTION_WARN)
+                o.action = LINK_OVERRIDE_KEPT;
+        else {
+                bool wait = !link_record_revert(l, k, now, want);
+
+                if (wait) {
+                        /* The record is written at the end of the batch being handled (link
+                         * events), and the link configured then: that writes igmpd's value. */
+                        l->kernel_fresh[k] = true;
+                        l->record_wait = true;
+                        r = 0;
+                } else
+                        r = sysctl_write_int_at(dfd, i->name, want);
+                if (r >= 0) {
+                        o.action = LINK_OVERRIDE_REVERTED;
+                        if (!wait)
+                                link_set_kernel(l, k, true, want);
+                } else {
+                        o.action = LINK_OVERRIDE_FAILED;
+                        link_set_error(l, "Failed to set %s back to %" PRIi32 " after another process changed it: %s",
+                                       i->name, want, strerror(-r));
+                        l->state = LINK_STATE_FAILED;
+                }
+        }
+        if (!link_override_report_due(l, &o, &suppressed))
+                return;
+        link_log_override(l, &o, w, suppressed, r);
+        if (ctx->overridden)
+                ctx->overridden(l, &o, ctx->overridden_userdata);
+}
+
+void link_check_knobs(Link *l, unsigned mask, const LinkWriter *w)
+{
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                _cleanup_close_ int dfd = -EBADF;
+                unsigned want = 0;
+
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if ((mask & (1U << k)) && knob_info(k)->family == f && l->ctx->knob_supported[k])
+                                want |= 1U << k;
+                if (!want)
+                        continue;
+                dfd = link_open_family_dir(l, f);
+                if (dfd < 0) {
+                        /* Renamed or gone meanwhile, or no IPv6 now: its link message sorts it out. */
+                        log_link_debug_errno(l, dfd, "Cannot read the %s knobs back, ignoring: %m", knob_family_dir(f));
+                        continue;
+                }
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (want & (1U << k))
+                                link_check_one(l, k, dfd, w);
+        }
+}
