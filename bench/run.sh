@@ -14,7 +14,8 @@
 #                 per link (default 200)
 #   --idle SECS   length of the idle window (default 30)
 #   --tails       also run the channel-change joins held a real 30 s (about 1 more minute)
-#   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel,bpf (default all)
+#   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel,bpf,drift (default all)
+#   --knob-writes N  writes per case and round in the drift section (default 20000)
 #   --audit-calls N  sysctl(2) calls per audit flood (default 100000); the audit section runs an
 #                 igmpd in the HOST network namespace (audit records exist only there) with no
 #                 policy, and puts the host's audit state back as found (it fails if it cannot)
@@ -34,8 +35,9 @@ set -uo pipefail
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$SRCDIR/build}
 LINKS=4000 SIZES="500 4000 8000" REPEAT=5 SAMPLE=200 IDLE=30 TAILS=0 QUICK=0 AUDIT_CALLS=100000
-SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel,bpf"
+SECTIONS="cold,hotplug,memory,idle,dbus,audit,channel,bpf,drift"
 OLD_BUILD=""
+KNOB_WRITES=20000
 OUT=$SRCDIR/BENCHMARKS.md
 CH_M=100 CH_ROUNDS_V2=3 CH_ROUNDS=8 CH_MAXROUNDS=40 CH_QRVS="2 4" CH_PROTOS="v3 mld v2"
 
@@ -49,13 +51,14 @@ while [ $# -gt 0 ]; do
         --tails) TAILS=1 ;;
         --sections) SECTIONS=$2; shift ;;
         --audit-calls) AUDIT_CALLS=$2; shift ;;
+        --knob-writes) KNOB_WRITES=$2; shift ;;
         --out) OUT=$2; shift ;;
         --build) BUILD=$2; shift ;;
         --old-build) OLD_BUILD=$2; shift ;;
         --quick)
-                QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2 AUDIT_CALLS=2000
+                QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2 AUDIT_CALLS=2000 KNOB_WRITES=1000
                 CH_M=2 CH_ROUNDS_V2=1 CH_ROUNDS=1 CH_MAXROUNDS=2 CH_QRVS="2" CH_PROTOS="v3" ;;
-        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         esac
         shift
@@ -138,6 +141,10 @@ ns_del() { ip netns pids "$1" 2>/dev/null | xargs -r kill -KILL 2>/dev/null; ip 
 # The benchmark policy: 2 IPv4 + 2 IPv6 knobs on every link.
 ROOT=/dev/shm/igmpd-bench-$$   # config root on tmpfs, like /run
 mkdir -p "$ROOT/etc/igmpd/conf.d"
+# The other sections measure igmpd without the drift watch (a BPF program on the host's cgroup2 root:
+# host-wide state, attached only by section 9, under the host-wide lock).
+mkdir -p "$ROOT/etc/igmpd/igmpd.conf.d"
+printf '[Daemon]\nDriftWatch=no\n' > "$ROOT/etc/igmpd/igmpd.conf.d/00-bench.conf"
 cat > "$ROOT/etc/igmpd/conf.d/50-bench.conf" <<EOC
 [IGMP]
 V2UnsolicitedReportInterval=200
@@ -151,7 +158,7 @@ EOC
 # record on the host), for the idle figure "no bus, no audit source".
 ROOT_QUIET=$ROOT-quiet
 mkdir -p "$ROOT_QUIET/etc/igmpd"
-cp -r "$ROOT/etc/igmpd/conf.d" "$ROOT_QUIET/etc/igmpd/"
+cp -r "$ROOT/etc/igmpd/conf.d" "$ROOT/etc/igmpd/igmpd.conf.d" "$ROOT_QUIET/etc/igmpd/"
 printf '[Daemon]\nAuditSources=none\n' > "$ROOT_QUIET/etc/igmpd/igmpd.conf"
 
 # igmpd_start NS NAME [env…]: runs igmpd under notify-run in NS, waits for READY=1, sets IPID
@@ -649,7 +656,7 @@ if has audit; then
 
                 # The audit igmpd, in the host's network namespace, with no policy.
                 mkdir -p "$TMP/audit-root/etc/igmpd"
-                printf '[Daemon]\nAuditSources=audit\nAuditRule=yes\nNetworkManager=no\nAuditHistory=65536\n' \
+                printf '[Daemon]\nAuditSources=audit\nAuditRule=yes\nNetworkManager=no\nAuditHistory=65536\nDriftWatch=no\n' \
                         > "$TMP/audit-root/etc/igmpd/igmpd.conf"
                 [ -z "$(find "$TMP/audit-root" -path '*conf.d*' -name '*.conf')" ] || die "the audit igmpd must have no policy"
                 env -u WATCHDOG_USEC -u WATCHDOG_PID SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
@@ -765,7 +772,7 @@ bpf_skip_reason() {
 bpf_igmpd() {
         local name=$1 sources=$2 t0
         mkdir -p "$TMP/$name-root/etc/igmpd"
-        printf '[Daemon]\nAuditSources=%s\nNetworkManager=no\nAuditHistory=65536\n' "$sources" \
+        printf '[Daemon]\nAuditSources=%s\nNetworkManager=no\nAuditHistory=65536\nDriftWatch=no\n' "$sources" \
                 > "$TMP/$name-root/etc/igmpd/igmpd.conf"
         t0=$(now_us)
         ip netns exec "$BPF_NS" env -u WATCHDOG_USEC -u WATCHDOG_PID SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
@@ -867,6 +874,7 @@ channel_run() {
                 true"
         ip netns exec "$up" sh -c "echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad"
         mkdir -p "$dir/root/etc/igmpd/conf.d"
+        printf '[Daemon]\nDriftWatch=no\n' > "$dir/root/etc/igmpd/igmpd.conf"
         cat > "$dir/root/etc/igmpd/conf.d/50-iptv.conf" <<EOC
 [Match]
 Name=p*
@@ -954,6 +962,94 @@ if has channel; then
         if [ "$TAILS" = 1 ]; then
                 channel_run v3 2 30000
                 channel_run mld 2 30000
+        fi
+fi
+
+# ---- 9. drift watch: cost per knob write, revert latency ----------------------------------------
+# A writer (bench/knob-writes: open/write/close, as sysctl -w and scripts do) rewrites one knob
+# KNOB_WRITES times per case. One igmpd runs throughout; each of the REPEAT rounds first reloads
+# it with DriftWatch=no (the program detached) and then with DriftWatch=yes (attached again),
+# so the cases of a round share the machine's state of the moment (ratios per round, medians):
+#   off         no drift watch attached;
+#   filtered    attached, the writer in another network namespace: the path every write of the
+#               six knobs that is not reported takes (igmpd's own writes too, plus one
+#               pid-namespace lookup);
+#   reported    attached, the writer in igmpd's namespace, a knob igmpd does not manage: a ring
+#               buffer record per write, wake-ups batched, igmpd reads the knob back per batch;
+#   martians    log_martians (not one of the six), off and attached.
+# Then igmpd's CPU time and context switches over the reported writes, and the time from a
+# foreign write of a managed knob to igmpd's value being back. The watch is attached at the
+# host's cgroup2 root: host-wide, so under the same lock as the tests.
+if has drift; then
+        DRIFT_BPF=${IGMPD_BPF_HELPER:-$BUILD/src/bpf-helper/igmpd-bpf}
+        if [ ! -x "$DRIFT_BPF" ] || [ ! -x "$BENCH_BIN/knob-writes" ]; then
+                log "drift watch: skipped: igmpd-bpf or knob-writes not built (meson -Dbpf)"
+                res "drift skipped not_built"
+        else
+                hostwide_lock
+                DW=$(ns_new dw) DO=$(ns_new do)
+                ip -n "$DW" link add dw0 type veth peer name dw1 || die "drift: veth creation failed"
+                ip -n "$DO" link add dw0 type veth peer name dw1 || die "drift: veth creation failed"
+                mkdir -p "$TMP/drift-root/etc/igmpd/conf.d"
+                printf '[Match]\nName=dw0\n[IGMP]\nV3UnsolicitedReportInterval=200\n' > "$TMP/drift-root/etc/igmpd/conf.d/50-dw.conf"
+                K2=/proc/sys/net/ipv4/conf/dw1/igmpv2_unsolicited_report_interval
+                K3=/proc/sys/net/ipv4/conf/dw0/igmpv3_unsolicited_report_interval
+                KM=/proc/sys/net/ipv4/conf/dw1/log_martians
+                DLOG=$TMP/igmpd-drift.log
+                kw() { ip netns exec "$1" "$BENCH_BIN/knob-writes" -n "$KNOB_WRITES" -r 1 "$2" "$3" | awk '/^median/ {print $2}'; }
+                # drift_watch yes|no: reloads igmpd and waits until the watch is attached or detached.
+                drift_watch() {
+                        local pat n
+                        [ "$1" = yes ] && pat='Drift watch is (active|not active)' || pat='Drift watch stopped'
+                        n=$(grep -cE "$pat" "$DLOG")
+                        printf '[Daemon]\nDriftWatch=%s\nNetworkManager=no\n' "$1" > "$TMP/drift-root/etc/igmpd/igmpd.conf"
+                        kill -HUP "$DPID"
+                        for _ in $(seq 400); do [ "$(grep -cE "$pat" "$DLOG")" -gt "$n" ] && return 0; sleep 0.05; done
+                        die "drift: igmpd did not log '$pat' after DriftWatch=$1"
+                }
+                printf '[Daemon]\nDriftWatch=yes\nNetworkManager=no\n' > "$TMP/drift-root/etc/igmpd/igmpd.conf"
+                # Not under notify-run: it stops reading after READY=1, and the notifications of
+                # the reloads below would fill its socket until igmpd's sd_notify() blocks.
+                ip netns exec "$DW" env -u WATCHDOG_USEC -u WATCHDOG_PID -u NOTIFY_SOCKET SYSTEMD_LOG_TARGET=console \
+                        SYSTEMD_LOG_LEVEL=info IGMPD_BPF_SOCKET=/dev/null/none IGMPD_BPF_HELPER="$DRIFT_BPF" \
+                        "$IGMPD" --config-root "$TMP/drift-root" 2> "$DLOG" &
+                DPID=$!
+                PIDS+=($DPID)
+                for _ in $(seq 400); do grep -qE 'Drift watch is (active|not active)' "$DLOG" && break; sleep 0.05; done
+                if ! grep -q 'Drift watch is active' "$DLOG"; then
+                        log "drift watch: not active: $(grep 'Drift watch' "$DLOG")"
+                        res "drift skipped inactive"
+                else
+                        log "drift watch: $REPEAT rounds of $KNOB_WRITES writes per case, watch detached and attached by reloads"
+                        cpu=0 ctx=0
+                        for ((r = 0; r < REPEAT; r++)); do
+                                drift_watch no
+                                off=$(kw "$DW" "$K2" 3000) offm=$(kw "$DW" "$KM" 0)
+                                drift_watch yes
+                                grep -q 'Drift watch is active' <(tail -n 5 "$DLOG") || die "drift: the watch did not come back"
+                                filt=$(kw "$DO" "$K2" 3000)
+                                c0=$(cpu_ms "$DPID") x0=$(ctxt "$DPID")
+                                rep=$(kw "$DW" "$K2" 3000)
+                                sleep 0.05  # the last batch
+                                cpu=$((cpu + $(cpu_ms "$DPID") - c0)) ctx=$((ctx + $(ctxt "$DPID") - x0))
+                                mart=$(kw "$DW" "$KM" 0)
+                                res "drift round off=$off filtered=$filt reported=$rep off_martians=$offm martians=$mart"
+                        done
+                        res "drift cpu igmpd_ms=$cpu wakeups=$ctx writes=$((KNOB_WRITES * REPEAT))"
+                        # Revert latency: write 1000 into the managed knob, poll until 200 is back.
+                        for ((r = 0; r < REPEAT * 4; r++)); do
+                                res "drift revert_us $(ip netns exec "$DW" bash -c '
+                                        k=$1; t0=${EPOCHREALTIME/./}; echo 1000 > "$k"
+                                        while read -r v < "$k"; [ "$v" != 200 ]; do
+                                                [ $((${EPOCHREALTIME/./} - t0)) -lt 10000000 ] || { echo -1; exit; }
+                                        done
+                                        echo $((${EPOCHREALTIME/./} - t0))' sh "$K3")"
+                                sleep 0.05
+                        done
+                fi
+                kill -TERM "$DPID"
+                ns_del "$DW"
+                ns_del "$DO"
         fi
 fi
 
