@@ -34,7 +34,7 @@ struct DriftWatch {
 
         bool wanted;
         DriftWatchState state;
-        char reason[192];         /* why it is inactive */
+        char reason[384];         /* why it is inactive */
         char where[128];          /* where it is attached */
 
         BpfHelper *helper;        /* only while attaching: released afterwards */

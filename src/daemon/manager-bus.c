@@ -77,7 +77,7 @@ static int property_get_drift_watch(sd_bus *bus, const char *path, const char *i
 {
         Manager *m = ((BusContext *) userdata)->manager;
         DriftWatchState state;
-        char note[256];
+        char note[512];
 
         state = drift_watch_state(m->drift, note, sizeof note);
         return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state), note);
@@ -422,7 +422,7 @@ static int manager_describe(Manager *m, char **ret)
         json_key(&w, "audit_sources");
         audit_bus_describe_sources(m->audit, &w);
         {
-                char note[256];
+                char note[512];
                 DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
 
                 json_key(&w, "drift_watch");
