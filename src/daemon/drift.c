@@ -28,6 +28,7 @@ struct DriftWatch {
         sd_event *event;
         DriftWriteFn on_write;
         DriftLostFn on_lost;
+        DriftObserver on_state;
         void *userdata;
         DriftObserver observer;
         void *observer_userdata;
@@ -68,7 +69,8 @@ const char *drift_watch_state_to_string(DriftWatchState s)
         return drift_watch_state_table[s];
 }
 
-int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, void *userdata, DriftWatch **ret)
+int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, DriftObserver on_state,
+                    void *userdata, DriftWatch **ret)
 {
         DriftWatch *d;
 
@@ -81,6 +83,7 @@ int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost,
         d->event = sd_event_ref(event);
         d->on_write = on_write;
         d->on_lost = on_lost;
+        d->on_state = on_state;
         d->userdata = userdata;
         d->link_fd = -EBADF;
         d->state = DRIFT_WATCH_OFF;
@@ -132,6 +135,8 @@ static void drift_watch_set_state(DriftWatch *d, DriftWatchState state)
         if (d->state == state)
                 return;
         d->state = state;
+        if (d->on_state)
+                d->on_state(d->userdata);
         if (d->observer)
                 d->observer(d->observer_userdata);
 }
@@ -152,6 +157,11 @@ DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size)
                 snprintf(note, size, "%s; foreign writes are seen only in link messages", d->reason);
         }
         return d->state;
+}
+
+bool drift_watch_active(const DriftWatch *d)
+{
+        return d && d->state == DRIFT_WATCH_ACTIVE;
 }
 
 static void drift_watch_fail(DriftWatch *d, const char *reason)

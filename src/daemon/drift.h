@@ -51,7 +51,9 @@ typedef void (*DriftObserver)(void *userdata);
 
 typedef struct DriftWatch DriftWatch;
 
-int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, void *userdata, DriftWatch **ret);
+/* on_state hears each change of the state (the owner's hook; the D-Bus face has the observer). */
+int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, DriftObserver on_state,
+                    void *userdata, DriftWatch **ret);
 DriftWatch *drift_watch_free(DriftWatch *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(DriftWatch *, drift_watch_free);
 
@@ -64,6 +66,11 @@ void drift_watch_start(DriftWatch *d, bool wanted);
 
 /* The state and a note for the operator: where it is attached when active, why not otherwise. */
 DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size);
+
+/* True while the program is attached and its ring read: every write of the knobs in igmpd's
+ * network namespace reaches igmpd (through /proc/sys here, RTM_SETLINK in link messages, lost
+ * records as a full read-back), so the cached values are the kernel's. NULL: false. */
+bool drift_watch_active(const DriftWatch *d);
 
 /* Hands on every write waiting in the ring buffer now (before a link message is believed: a
  * write made before the message was sent is already in the ring). */

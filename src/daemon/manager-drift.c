@@ -81,3 +81,13 @@ void manager_on_drift_lost(void *userdata)
         if (!m->check_only)
                 manager_check_all(m, LINK_KNOBS_ALL, NULL);
 }
+
+void manager_on_drift_state(void *userdata)
+{
+        Manager *m = userdata;
+
+        /* Active: every write reaches igmpd (through /proc/sys in the ring, RTM_SETLINK in link
+         * messages, lost records as a full read-back), so reads serve the cache and ask for no
+         * refresh. */
+        manager_set_kernel_watched(m, drift_watch_active(m->drift));
+}

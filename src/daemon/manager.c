@@ -267,7 +267,8 @@ int manager_new(const char *root, Manager **ret)
         if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
 
-        r = drift_watch_new(m->event, manager_on_drift_write, manager_on_drift_lost, m, &m->drift);
+        r = drift_watch_new(m->event, manager_on_drift_write, manager_on_drift_lost, manager_on_drift_state, m,
+                            &m->drift);
         if (r < 0)
                 return r;
 

@@ -187,6 +187,8 @@ void manager_on_refresh_done(int r, void *userdata);
 /* Stops what is pending (manager_free()). */
 void manager_refresh_done(Manager *m);
 
-/* manager-drift.c: the drift watch's hooks. */
+/* manager-drift.c: the drift watch's hooks. The state hook tells manager-refresh.c whether
+ * the knobs are watched (manager_set_kernel_watched()). */
 void manager_on_drift_write(const DriftEvent *e, void *userdata);
 void manager_on_drift_lost(void *userdata);
+void manager_on_drift_state(void *userdata);

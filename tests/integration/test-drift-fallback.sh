@@ -4,7 +4,8 @@
 # so it cannot start its BPF helper, and no igmpd-bpf.socket exists. The watch reports itself
 # inactive and why (log, the DriftWatch property, igmpctl kernel); drift is still seen as before,
 # in link messages: a sysctl -w is corrected when the link goes up, and an RTM_SETLINK on a link
-# that is up at once — both reported with the writer unknown. DriftWatch=no says "off".
+# that is up at once — both reported with the writer unknown. Reads ask for refresh dumps, as
+# without the watch. DriftWatch=no says "off".
 # Nothing is attached anywhere, so no host-wide lock.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
@@ -52,6 +53,12 @@ grep -q '^ no BPF helper: .* igmpd lacks CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON 
         fail "igmpctl kernel does not say why: $out"
 grep -q '"drift_watch":{"state":"inactive","note":"no BPF helper: ' <<< "$("$IGMPCTL" --json=short kernel)" ||
         fail "igmpctl --json kernel: $("$IGMPCTL" --json=short kernel)"
+
+info "the watch inactive: a read asks for a refresh dump (the cache may be stale)"
+refreshes0=$(log_count 'Refreshing the kernel values')
+bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe > /dev/null || fail "Describe failed"
+WAIT_SECS=10 wait_until "[ \$(log_count 'Refreshing the kernel values') -gt $refreshes0 ]" ||
+        fail "a read with the drift watch inactive asked for no refresh"
 
 busctl --system monitor --match "type='signal',sender='org.igmpd1',member='KnobOverridden'" > "$T_TMP/signals" 2>&1 &
 _T_PIDS+=($!)

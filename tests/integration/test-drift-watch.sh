@@ -12,6 +12,8 @@
 #    new value) and igmpctl status shows it, no reload;
 #  - RTM_SETLINK with IFLA_INET_CONF (bypasses /proc/sys) → seen in the link message, reverted,
 #    writer unknown;
+#  - reads meanwhile (GetManagedObjects, Describe, igmpctl status/list) serve the cache and
+#    cause no refresh dump;
 #  - DriftAction=warn after a reload → the value stays, still reported ("kept");
 #  - kill -9 igmpd → its cgroup/sysctl program is gone from the cgroup2 root.
 . "$(dirname "$0")/lib.sh"
@@ -70,6 +72,9 @@ expect_out '^\(ss\) "active" "cgroup/sysctl at ' bctl get-property "${MGR[@]}" D
 expect_out '^s "revert"$' bctl get-property "${MGR[@]}" DriftAction
 expect_out '^Drift watch: active, DriftAction=revert$' "$IGMPCTL" kernel
 expect_out '^  cgroup/sysctl at ' "$IGMPCTL" kernel
+# With the watch active the cached values are the kernel's: reads ask for no refresh dump (the
+# reads below, igmpctl status among them, must show what the watch told igmpd).
+refreshes0=$(log_count 'Refreshing the kernel values')
 P=$(link_path "$(in_ns "$NS" cat /sys/class/net/v0/ifindex)")
 
 busctl --system monitor --match "type='signal',sender='org.igmpd1'" > "$T_TMP/signals" 2>&1 &
@@ -183,6 +188,14 @@ info "counters now: sent $SENT2 own $OWN2 elsewhere $ELSE2"
 # The bogus write and the unmanaged one reached igmpd; igmpd's own write of 300 did not.
 [ $((SENT2 - SENT1)) -eq 2 ] || fail "expected 2 records (the rejected write, the unmanaged one), got $((SENT2 - SENT1))"
 [ "$OWN2" -gt "$OWN1" ] || fail "igmpd's write of 300 was not counted as its own"
+
+info "reads while the watch is active: served from the cache, no refresh dump"
+bctl call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects > /dev/null || fail "GetManagedObjects failed"
+bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe > /dev/null || fail "Describe failed"
+"$IGMPCTL" list > /dev/null || fail "igmpctl list failed"
+sleep 1.2   # past a refresh interval: a refresh asked for would have started
+refreshes=$(( $(log_count 'Refreshing the kernel values') - refreshes0 ))
+[ "$refreshes" -eq 0 ] || fail "the drift watch is active, yet reads caused $refreshes refresh dumps: $(grep 'Refreshing the kernel values' "$T_LOG" | tail -n 3)"
 
 info "RTM_SETLINK/IFLA_INET_CONF (no /proc/sys) on a link that is up → reverted from the link message"
 in_ns "$NS" "$SET_INET_CONF" v0 igmpv3_unsolicited_report_interval 555 || fail "set-inet-conf failed"
