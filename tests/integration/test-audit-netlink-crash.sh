@@ -85,7 +85,7 @@ audit_restore() {
         fi
 }
 trap '_rc=$?; audit_restore; (exit $_rc); _t_cleanup' EXIT
-[ -z "$(find "$T_ROOT" -name '*.conf' -path '*conf.d*')" ] || fail "the config root must hold no policy file"
+[ -z "$(find "$T_ROOT" -name '*.conf' -path '*/conf.d/*')" ] || fail "the config root must hold no policy file"
 
 info "SIGKILL, restart with AuditRule=yes: the rule and the flag are taken over, removed at the stop"
 crash_with_rule

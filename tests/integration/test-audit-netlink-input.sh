@@ -24,7 +24,7 @@ command -v python3 > /dev/null || skip "python3 is not installed"
 
 mkdir -p "$T_ROOT/etc/igmpd"
 printf '[Daemon]\nAuditSources=audit\nAuditRule=no\nNetworkManager=no\n' > "$T_ROOT/etc/igmpd/igmpd.conf"
-[ -z "$(find "$T_ROOT" -name '*.conf' -path '*conf.d*')" ] || fail "the config root must hold no policy file"
+[ -z "$(find "$T_ROOT" -name '*.conf' -path '*/conf.d/*')" ] || fail "the config root must hold no policy file"
 
 host_igmpd_start() { # host_igmpd_start [WRAPPER…]
         local before
