@@ -258,6 +258,7 @@ void client_link_done(ClientLink *l)
         free(l->last_error);
         strv_freep(&l->alternative_names);
         strv_freep(&l->matched_files);
+        strv_freep(&l->ignored_sources);
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 free(l->source[k]);
         client_link_init(l);
@@ -384,6 +385,9 @@ int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_
                 } else if (streq(name, "MatchedFiles")) {
                         r = read_strv_variant(m, &l->matched_files);
                         changed |= CLIENT_PROP_MATCHED_FILES;
+                } else if (streq(name, "IgnoredSources")) {
+                        r = read_strv_variant(m, &l->ignored_sources);
+                        changed |= CLIENT_PROP_IGNORED_SOURCES;
                 } else if (streq(name, "Knobs")) {
                         r = read_knobs_variant(m, l);
                         changed |= CLIENT_PROP_KNOBS;
@@ -457,18 +461,18 @@ static int strv_from_indexes(const char *const *tab, size_t n_tab, const uint32_
         return 0;
 }
 
-/* One (iuuuuuuauauaiaiau) of ListLinksState. */
+/* One (iuuuuuuauauaiaiauau) of ListLinksState. */
 static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_tab, const Knob *knob_at,
                            size_t n_knobs, ClientLink *l)
 {
         uint32_t s[6];
-        const uint32_t *alt, *matched, *source;
+        const uint32_t *alt, *matched, *source, *ignored;
         const int32_t *kernel, *policy;
-        size_t n_alt, n_matched, n_kernel, n_policy, n_source;
+        size_t n_alt, n_matched, n_kernel, n_policy, n_source, n_ignored;
         char **strings[] = { &l->name, &l->type, &l->kind, &l->mac_address, &l->state, &l->last_error };
         int r;
 
-        r = sd_bus_message_enter_container(m, 'r', "iuuuuuuauauaiaiau");
+        r = sd_bus_message_enter_container(m, 'r', "iuuuuuuauauaiaiauau");
         if (r <= 0)
                 return r;
         r = sd_bus_message_read(m, "iuuuuuu", &l->ifindex, &s[0], &s[1], &s[2], &s[3], &s[4], &s[5]);
@@ -482,6 +486,8 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
                 r = sd_bus_message_read_array(m, 'i', (const void **) &policy, &n_policy);
         if (r >= 0)
                 r = sd_bus_message_read_array(m, 'u', (const void **) &source, &n_source);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &ignored, &n_ignored);
         if (r >= 0)
                 r = sd_bus_message_exit_container(m);
         if (r < 0)
@@ -497,6 +503,8 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
         r = strv_from_indexes(tab, n_tab, alt, n_alt / sizeof *alt, &l->alternative_names);
         if (r >= 0)
                 r = strv_from_indexes(tab, n_tab, matched, n_matched / sizeof *matched, &l->matched_files);
+        if (r >= 0)
+                r = strv_from_indexes(tab, n_tab, ignored, n_ignored / sizeof *ignored, &l->ignored_sources);
         if (r < 0)
                 return r;
         n_kernel /= sizeof *kernel, n_policy /= sizeof *policy, n_source /= sizeof *source;
@@ -553,7 +561,7 @@ static int links_from_state(sd_bus_message *reply, LinkArray *out)
                 r = -EBADMSG;
 
         if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(iuuuuuuauauaiaiau)");
+                r = sd_bus_message_enter_container(reply, 'a', "(iuuuuuuauauaiaiauau)");
         while (r >= 0) {
                 ClientLink *l = link_array_new(out);
 
@@ -675,6 +683,7 @@ void client_link_status(const ClientLink *l, LinkStatus *ret)
                 .state = l->state,
                 .last_error = l->last_error,
                 .matched_files = (const char *const *) l->matched_files,
+                .ignored_source = l->ignored_sources ? l->ignored_sources[0] : NULL,
         };
         snprintf(ret->mac_address, sizeof ret->mac_address, "%s", strempty(l->mac_address));
         for (Knob k = 0; k < _KNOB_MAX; k++)

@@ -74,7 +74,7 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
 typedef struct ClientLink {
         int ifindex;
         char *name, *kind, *type, *mac_address, *state, *last_error;
-        char **alternative_names, **matched_files;
+        char **alternative_names, **matched_files, **ignored_sources;
         int64_t kernel[_KNOB_MAX], policy[_KNOB_MAX];
         char *source[_KNOB_MAX];
         bool has[_KNOB_MAX];
@@ -104,6 +104,7 @@ enum {
         CLIENT_PROP_ALTERNATIVE_NAMES = 1 << 7,
         CLIENT_PROP_TYPE = 1 << 8,
         CLIENT_PROP_MAC_ADDRESS = 1 << 9,
+        CLIENT_PROP_IGNORED_SOURCES = 1 << 10,
 };
 
 /* Formats a knob value for display: "200ms", "auto", "2", or "-" for -1. */

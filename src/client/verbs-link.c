@@ -199,6 +199,7 @@ static int print_link_status(const ClientLink *l)
                 print_field("MAC address", l->mac_address);
         output_field_color(stdout, FIELD_WIDTH, "State", strempty(l->state), state);
         print_field_list("Matched files", l->matched_files, "none");
+        print_field_list("Ignored sources", l->ignored_sources, NULL);
         if (!isempty(l->last_error))
                 output_field_color(stdout, FIELD_WIDTH, "Last error", l->last_error, COLOR_RED);
         putchar('\n');

@@ -2,8 +2,9 @@
 /*
  * The nm verb: igmpd's keys in NetworkManager profiles. Lists the profiles that carry them,
  * shows one, sets and clears them (Update2, see nm-client.c), and reapplies them on the
- * device where the profile is active. igmpd itself is not involved: the daemon follows
- * NetworkManager on its own.
+ * device where the profile is active. igmpd follows NetworkManager on its own, except for a
+ * reapply, which NetworkManager 1.42 does not announce: after one, igmpd is asked to read what
+ * NetworkManager applied (ReconfigureLink).
  */
 
 #include <errno.h>
@@ -308,6 +309,48 @@ static int nm_edit(sd_bus *bus, NMProfile *p, UserData *ret)
         return 0;
 }
 
+/* Tells igmpd, if it runs, to read what NetworkManager now applies on ifname: NetworkManager
+ * announces no reapply. Never starts igmpd and never fails the command (the reapply happened);
+ * says what to run when igmpd could not be told. */
+static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *path;
+        int32_t ifindex = 0;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                           "GetLinkByName");
+        if (r >= 0)
+                r = sd_bus_message_set_auto_start(m, false);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", ifname);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, &error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "io", &ifindex, &path);
+        if (r >= 0) {
+                m = sd_bus_message_unref(m);
+                r = sd_bus_message_new_method_call(bus, &m, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                                                   IGMPD_MANAGER_INTERFACE, "ReconfigureLink");
+                if (r >= 0)
+                        r = sd_bus_message_set_auto_start(m, false);
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "i", ifindex);
+                if (r >= 0)
+                        r = sd_bus_call(bus, m, 0, &error, NULL);
+        }
+        if (r < 0 && !sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                             "org.igmpd1.Error.NoSuchLink"))
+                /* igmpd not running or not managing that link: it reads NetworkManager when it starts. */
+                fprintf(stderr,
+                        "NetworkManager applied the values on %s, but igmpd could not be told to read them (%s); "
+                        "run: igmpctl reconfigure %s\n",
+                        ifname, error.message ?: strerror(-r), ifname);
+        sd_bus_error_free(&error);
+}
+
 int verb_nm(int argc, char **argv, sd_bus *bus)
 {
         bool edit = arg_knobs_given() || arg_clear;
@@ -361,6 +404,7 @@ int verb_nm(int argc, char **argv, sd_bus *bus)
                         r = nm_device_reapply_igmpd(bus, &p, p.device_paths[i], p.devices[i], &data);
                         if (r < 0)
                                 goto finish;
+                        nm_tell_igmpd(bus, p.devices[i]);
                 }
                 r = 0;
         } else if (p.devices)

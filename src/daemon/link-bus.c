@@ -20,6 +20,7 @@
 #include "link-bus.h"
 #include "log.h"
 #include "manager.h"
+#include "nm.h"
 #include "strpool.h"
 #include "strv.h"
 
@@ -66,6 +67,7 @@ static void link_bus_emit_changes(sd_bus *bus, Link *l, const LinkSnapshot *befo
                 { LINK_CHANGE_KNOBS, "Knobs" },
                 { LINK_CHANGE_MATCHED_FILES, "MatchedFiles" },
                 { LINK_CHANGE_LAST_ERROR, "LastError" },
+                { LINK_CHANGE_IGNORED, "IgnoredSources" },
         };
         _cleanup_free_ char *path = NULL;
         char *names[ELEMENTSOF(properties) + 1];
@@ -154,6 +156,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
                 .state = link_state_to_string(l->state),
                 .last_error = l->last_error,
                 .matched_files = matched,
+                .ignored_source = l->ignored_source,
         };
         (void) link_mac_string(l, ret->mac_address);
         for (size_t i = 0; i < l->n_matched; i++)
@@ -288,6 +291,26 @@ static int append_matched_files(sd_bus_message *reply, const Link *l)
         return r;
 }
 
+/* A source that would set values here but is ignored (a user's NetworkManager profile), with why. */
+static int append_ignored_sources(sd_bus_message *reply, const Link *l)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r >= 0 && l->ignored_source)
+                r = sd_bus_message_append_basic(reply, 's', l->ignored_source);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int property_get_ignored_sources(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error)
+{
+        return append_ignored_sources(reply, userdata);
+}
+
 static int property_get_knobs(sd_bus *bus, const char *path, const char *interface, const char *property,
                               sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -403,6 +426,8 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                 r = append_property(reply, "MatchedFiles", "as", append_matched_files, l);
         if (r >= 0)
                 r = append_string_property(reply, "LastError", l->last_error);
+        if (r >= 0)
+                r = append_property(reply, "IgnoredSources", "as", append_ignored_sources, l);
         for (int i = 0; r >= 0 && i < 4; i++) /* a{sv}, {sa{sv}}, a{sa{sv}}, {oa{sa{sv}}} */
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -410,12 +435,13 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
 
 /* ---- ListLinksState ---- */
 
-/* A link's strings as indexes into the reply's string table; the alternative names and
- * matched files are n_altnames + n_matched indexes in the shared extra array from first. */
+/* A link's strings as indexes into the reply's string table; the alternative names, matched
+ * files and ignored sources are n_altnames + n_matched + n_ignored indexes in the shared extra
+ * array from first. */
 typedef struct LinkStateRow {
         uint32_t name, type, kind, mac, state, last_error, source[_KNOB_MAX];
         size_t first;
-        uint32_t n_altnames, n_matched;
+        uint32_t n_altnames, n_matched, n_ignored;
         char mac_buf[18]; /* the pool borrows it: rows do not move once filled */
 } LinkStateRow;
 
@@ -475,6 +501,14 @@ static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkS
                         r = index_array_push(extra, i);
                 row->n_matched++;
         }
+        if (r >= 0 && l->ignored_source) {
+                uint32_t i;
+
+                r = strpool_intern(pool, l->ignored_source, &i);
+                if (r >= 0)
+                        r = index_array_push(extra, i);
+                row->n_ignored++;
+        }
         return r;
 }
 
@@ -502,6 +536,9 @@ static int link_state_append(sd_bus_message *reply, const Link *l, const LinkSta
                 r = sd_bus_message_append_array(reply, 'i', policy, sizeof policy);
         if (r >= 0)
                 r = sd_bus_message_append_array(reply, 'u', row->source, sizeof row->source);
+        if (r >= 0)
+                r = sd_bus_message_append_array(reply, 'u', extra + row->first + row->n_altnames + row->n_matched,
+                                                row->n_ignored * sizeof *extra);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -710,6 +747,9 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
                 return 1;
 
         log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
+        /* NetworkManager does not announce a reapply: read what it applied now (asynchronously;
+         * whatever changes reconfigures the link again). */
+        nm_resync(c->manager->nm);
         r = link_reconfigure(l);
         if (r == -ENODEV)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
@@ -784,6 +824,8 @@ const sd_bus_vtable link_vtable[] = {
         SD_BUS_PROPERTY("MatchedFiles", "as", property_get_matched_files, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("LastError", "s", property_get_last_error, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("IgnoredSources", "as", property_get_ignored_sources, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         /* SD_BUS_VTABLE_UNPRIVILEGED: sd-bus's own check is no gate; the handlers authorize. */
         SD_BUS_METHOD_WITH_NAMES("SetKnobs", "a{sv}u", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,

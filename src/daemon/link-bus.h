@@ -28,9 +28,9 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
  * built in one pass. */
 int link_bus_append_object(sd_bus_message *reply, const Link *l);
 
-/* ListLinksState's "as strings, a(iuuuuuuauauaiaiau) links" for links (in that order): see
+/* ListLinksState's "as strings, a(iuuuuuuauauaiaiauau) links" for links (in that order): see
  * data/dbus/org.igmpd1.xml. Knob arrays follow the knob table's order. */
-#define LINK_STATE_SIGNATURE "iuuuuuuauauaiaiau"
+#define LINK_STATE_SIGNATURE "iuuuuuuauauaiaiauau"
 int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n);
 
 /* Method handlers, also called by the Manager's *Link methods with the link as userdata, the

@@ -51,6 +51,7 @@ static Link *link_free(Link *l)
         free(l->kind);
         free(l->last_error);
         free(l->matched);
+        free(l->ignored_source);
         knob_values_clear(l->effective);
         sd_event_source_disable_unref(l->retry_source);
         free(l);
@@ -628,6 +629,14 @@ static int link_update_effective(Link *l)
         link_to_info(l, &info);
         l->ctx->effective(&info, l->effective, matched, LINK_MATCHED_MAX, &n_matched, l->ctx->effective_userdata);
         n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
+        if (l->ctx->ignored) {
+                char *ignored;
+
+                if (l->ctx->ignored(l->ifindex, &ignored, l->ctx->effective_userdata) < 0)
+                        return -ENOMEM;
+                free(l->ignored_source);
+                l->ignored_source = ignored;
+        }
 
         /* Keep exactly what matched: a few pointers per link, not the worst case. */
         if (n_matched == l->n_matched &&
@@ -900,6 +909,7 @@ void link_snapshot(const Link *l, LinkSnapshot *ret)
                 .mac = l->has_mac ? fnv1a64(FNV1A64_INIT, &l->mac, sizeof l->mac) : 0,
                 .state = fnv1a64(FNV1A64_INIT, &l->state, sizeof l->state),
                 .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
+                .ignored = fnv1a64_str(FNV1A64_INIT, l->ignored_source),
         };
 
         h = FNV1A64_INIT;
@@ -937,7 +947,8 @@ unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before)
                (now.last_error != before->last_error ? LINK_CHANGE_LAST_ERROR : 0) |
                (now.altnames != before->altnames ? LINK_CHANGE_ALTNAMES : 0) |
                (now.type != before->type ? LINK_CHANGE_TYPE : 0) |
-               (now.mac != before->mac ? LINK_CHANGE_MAC : 0);
+               (now.mac != before->mac ? LINK_CHANGE_MAC : 0) |
+               (now.ignored != before->ignored ? LINK_CHANGE_IGNORED : 0);
 }
 
 void link_begin_change(const Link *l, LinkSnapshot *ret)

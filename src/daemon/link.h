@@ -39,7 +39,7 @@ typedef enum LinkEvent {
 
 /* What a link shows, as hashes, to tell what changed (link_snapshot_diff()). Plain data. */
 typedef struct LinkSnapshot {
-        uint64_t name, altnames, kind, type, mac, state, knobs, matched_files, last_error;
+        uint64_t name, altnames, kind, type, mac, state, knobs, matched_files, last_error, ignored;
 } LinkSnapshot;
 
 typedef enum LinkChange {
@@ -52,6 +52,7 @@ typedef enum LinkChange {
         LINK_CHANGE_ALTNAMES = 1 << 6,
         LINK_CHANGE_TYPE = 1 << 7,
         LINK_CHANGE_MAC = 1 << 8,
+        LINK_CHANGE_IGNORED = 1 << 9,
 } LinkChange;
 
 /* before is NULL for LINK_EVENT_ADDED and LINK_EVENT_REMOVED. */
@@ -61,6 +62,9 @@ typedef void (*LinkObserver)(Link *l, LinkEvent event, const LinkSnapshot *befor
  * files that matched go to matched (up to max_matched; matched may be NULL). */
 typedef void (*LinkEffectiveFn)(const LinkInfo *info, KnobValue out[_KNOB_MAX], const PolicyFile **matched,
                                 size_t max_matched, size_t *ret_n_matched, void *userdata);
+/* A source that would set values on this link but is ignored, with the reason ("SOURCE: why"), in
+ * *ret (NULL for none). 0 or -ENOMEM. */
+typedef int (*LinkIgnoredFn)(int ifindex, char **ret, void *userdata);
 
 /* What igmpd knows about another process's write of a knob (the drift watch), or nothing (NULL:
  * a link message carried a value igmpd had not written). */
@@ -116,6 +120,7 @@ typedef struct LinkContext {
         unsigned n_write_denied;
 
         LinkEffectiveFn effective;
+        LinkIgnoredFn ignored; /* may be NULL; called with effective_userdata */
         void *effective_userdata;
 
         LinkObserver observer; /* NULL: nobody listens, and no snapshots are taken */
@@ -180,6 +185,7 @@ struct Link {
         bool ipv6_available; /* /proc/sys/net/ipv6/conf/IF exists */
 
         KnobValue effective[_KNOB_MAX]; /* from policy + NetworkManager + runtime */
+        char *ignored_source;           /* a source ignored here and why (LinkIgnoredFn), or NULL */
         int32_t kernel[_KNOB_MAX];      /* last value read or written: link_set_kernel() */
         bool kernel_known[_KNOB_MAX];
         uint64_t kernel_seq;            /* ctx->kernel_seq when kernel[] last took a value */

@@ -60,6 +60,13 @@ static void manager_link_effective(const LinkInfo *info, KnobValue out[_KNOB_MAX
         manager_effective(userdata, info, out, matched, max_matched, ret_n_matched);
 }
 
+static int manager_link_ignored(int ifindex, char **ret, void *userdata)
+{
+        Manager *m = userdata;
+
+        return nm_ignored_source(m->nm, ifindex, ret);
+}
+
 /* ---- the record of originals (see originals.h) ---- */
 
 static int manager_forget_record(Manager *m, int ifindex)
@@ -213,6 +220,7 @@ int manager_new(const char *root, Manager **ret)
                 m->link_ctx.conf_fd[f] = -EBADF;
         m->link_ctx.ioctl_fd = -EBADF;
         m->link_ctx.effective = manager_link_effective;
+        m->link_ctx.ignored = manager_link_ignored;
         m->link_ctx.effective_userdata = m;
         m->link_ctx.record = manager_link_record;
         m->link_ctx.record_userdata = m;
@@ -503,8 +511,10 @@ static void manager_follow_network_manager(Manager *m)
                 m->nm = nm_free(m->nm);
                 return;
         }
-        if (m->nm)
+        if (m->nm) {
+                nm_resync(m->nm); /* a reapply since, which NetworkManager does not announce */
                 return;
+        }
         r = nm_new(manager_on_nm_changed, manager_config_diag, m, &m->nm);
         if (r < 0)
                 log_warning_errno(r, "Failed to set up following NetworkManager, ignoring: %m");

@@ -169,23 +169,21 @@ static bool reported_before(NMProfileReports *reports, uint64_t h)
         return false;
 }
 
+typedef struct UserDataPair {
+        const char *key, *value; /* borrowed from the reply */
+} UserDataPair;
+
 typedef struct ProfileRead {
-        const char *id;
-        KnobSetting *knobs;
-        NMProfileReports *reports;
-        ConfigDiagFn diag;
-        void *userdata;
+        const char *id;          /* connection.id, borrowed from the reply (NULL if absent) */
+        const char *owner;       /* the first connection.permissions entry, borrowed; NULL if none */
+        UserDataPair pairs[256]; /* the igmpd keys of user.data; NetworkManager allows 256 keys */
+        size_t n_pairs;
+        uint64_t hash;           /* of the igmpd keys and values, order-independent */
 } ProfileRead;
 
-/* The "data" dictionary (a{ss} in a variant) of the "user" section. */
+/* The "data" dictionary (a{ss} in a variant) of the "user" section: its igmpd keys only. */
 static int read_user_data(sd_bus_message *m, ProfileRead *p)
 {
-        typedef struct {
-                const char *key, *value;
-        } Pair;
-        Pair pairs[256];
-        size_t n = 0;
-        uint64_t h = fnv1a64_str(FNV1A64_INIT, p->id);
         const char *k, *v;
         int r;
 
@@ -198,21 +196,14 @@ static int read_user_data(sd_bus_message *m, ProfileRead *p)
         while ((r = sd_bus_message_read(m, "{ss}", &k, &v)) > 0) {
                 if (strncmp(k, NM_USER_DATA_PREFIX, strlen(NM_USER_DATA_PREFIX)) != 0)
                         continue;
-                if (n >= ELEMENTSOF(pairs))
-                        continue; /* NetworkManager itself allows at most 256 keys */
-                pairs[n++] = (Pair) { k, v };
+                if (p->n_pairs >= ELEMENTSOF(p->pairs))
+                        continue;
+                p->pairs[p->n_pairs++] = (UserDataPair) { k, v };
                 /* Order-independent: NetworkManager may send the dictionary in any order. */
-                h ^= fnv1a64_str(fnv1a64_str(FNV1A64_INIT, k), v);
+                p->hash ^= fnv1a64_str(fnv1a64_str(FNV1A64_INIT, k), v);
         }
         if (r < 0)
                 return r;
-
-        /* A bad value is reported once per profile content, not on every read. */
-        bool report = n > 0 && !reported_before(p->reports, h);
-        for (size_t i = 0; i < n; i++)
-                (void) nm_user_data_apply(p->id, pairs[i].key, pairs[i].value, p->knobs, report ? p->diag : NULL,
-                                          p->userdata);
-
         r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
@@ -226,13 +217,55 @@ static int user_property(sd_bus_message *m, const char *key, void *userdata)
         return streq(key, "data") ? read_user_data(m, userdata) : 0;
 }
 
-int nm_profile_read_settings(sd_bus_message *reply, const char *id, KnobSetting knobs[_KNOB_MAX],
+/* connection.permissions (as): a profile with any entry belongs to those users. */
+static int read_permissions(sd_bus_message *m, ProfileRead *p)
+{
+        const char *s;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "as");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "s");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "s", &s)) > 0)
+                if (!p->owner)
+                        p->owner = s;
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+static int connection_property(sd_bus_message *m, const char *key, void *userdata)
+{
+        ProfileRead *p = userdata;
+
+        if (streq(key, "permissions"))
+                return read_permissions(m, p);
+        if (streq(key, "id"))
+                return sd_bus_message_read(m, "v", "s", &p->id) < 0 ? -EBADMSG : 1;
+        return 0;
+}
+
+void nm_applied_done(NMApplied *a)
+{
+        free(a->id);
+        free(a->owner);
+        *a = (NMApplied) {};
+}
+
+int nm_profile_read_settings(sd_bus_message *reply, const char *fallback_id, NMApplied *ret,
                              NMProfileReports *reports, ConfigDiagFn diag, void *userdata)
 {
-        ProfileRead p = {
-                .id = id, .knobs = knobs, .reports = reports, .diag = diag, .userdata = userdata,
-        };
+        ProfileRead p = { .hash = FNV1A64_INIT };
         int r;
+
+        nm_applied_done(ret);
 
         r = sd_bus_message_enter_container(reply, 'a', "{sa{sv}}");
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sa{sv}")) > 0) {
@@ -240,14 +273,30 @@ int nm_profile_read_settings(sd_bus_message *reply, const char *id, KnobSetting 
 
                 r = sd_bus_message_read(reply, "s", &section);
                 if (r >= 0)
-                        r = streq(section, "user") ? read_properties(reply, user_property, &p)
-                                                   : sd_bus_message_skip(reply, "a{sv}");
+                        r = streq(section, "user")         ? read_properties(reply, user_property, &p)
+                            : streq(section, "connection") ? read_properties(reply, connection_property, &p)
+                                                           : sd_bus_message_skip(reply, "a{sv}");
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
         }
-        if (r < 0) {
-                memset(knobs, 0, sizeof(KnobSetting) * _KNOB_MAX);
+        if (r < 0)
                 return r;
+
+        ret->id = strdup(isempty(p.id) ? strempty(fallback_id) : p.id);
+        if (!ret->id)
+                return -ENOMEM;
+        ret->n_keys = p.n_pairs;
+        if (p.owner) {
+                /* A user's profile: its igmpd keys are not looked at (nor reported). */
+                ret->owner = strdup(p.owner);
+                return ret->owner ? 0 : -ENOMEM;
         }
+
+        /* A bad value is reported once per profile content, not on every read. */
+        uint64_t h = fnv1a64_str(FNV1A64_INIT, ret->id) ^ p.hash;
+        bool report = p.n_pairs > 0 && !reported_before(reports, h);
+        for (size_t i = 0; i < p.n_pairs; i++)
+                (void) nm_user_data_apply(ret->id, p.pairs[i].key, p.pairs[i].value, ret->knobs,
+                                          report ? diag : NULL, userdata);
         return 0;
 }

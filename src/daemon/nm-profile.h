@@ -3,8 +3,8 @@
 
 /*
  * Reading NetworkManager's replies: the properties of a device and of an active connection,
- * and a profile's settings (Settings.Connection.GetSettings) down to the knob values in its
- * user data (nm-parse.h). Problems in a profile are reported once per profile content, not on
+ * and the connection applied on a device (Device.GetAppliedConnection) down to its owner and
+ * the knob values in its user data (nm-parse.h). Problems in a profile are reported once per profile content, not on
  * every read (NMProfileReports).
  */
 
@@ -54,10 +54,24 @@ void nm_active_props_done(NMActiveProps *p);
  * VPN (which runs on top of a device's own connection), with a profile. */
 bool nm_active_props_usable(const NMActiveProps *p);
 
-/* Reads a GetSettings reply (a{sa{sv}}) of profile id: the igmpd keys of its "user" section's
- * "data" go to knobs[] (line = 1 for set). A bad igmpd key is reported to diag once per profile
- * content (reports). 0 or -errno (the reply was malformed; knobs[] is then cleared). */
-int nm_profile_read_settings(sd_bus_message *reply, const char *id, KnobSetting knobs[_KNOB_MAX],
+/* What igmpd takes from a connection as NetworkManager applied it on a device
+ * (Device.GetAppliedConnection: the settings as of the last activation or reapply, not the
+ * saved profile). */
+typedef struct NMApplied {
+        char *id;     /* connection.id */
+        char *owner;  /* the first connection.permissions entry ("user:alice:"), NULL for a system profile */
+        size_t n_keys; /* igmpd keys in user.data */
+        KnobSetting knobs[_KNOB_MAX]; /* their values (line = 1 for set); none for a user's profile */
+} NMApplied;
+
+void nm_applied_done(NMApplied *a);
+
+/* Reads the settings (a{sa{sv}}) at the start of a GetAppliedConnection or GetSettings reply
+ * into *ret (freed first): connection.id (fallback_id if absent), connection.permissions and the
+ * igmpd keys of user.data. The knob values of a system profile go to ret->knobs, a bad one
+ * reported to diag once per profile content (reports); a user's profile (owner set) is only
+ * counted. 0 or -errno (the reply was malformed). */
+int nm_profile_read_settings(sd_bus_message *reply, const char *fallback_id, NMApplied *ret,
                              NMProfileReports *reports, ConfigDiagFn diag, void *userdata);
 
 /* Number of knobs set in knobs[]. */

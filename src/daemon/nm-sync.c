@@ -6,8 +6,10 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,16 +21,16 @@ typedef struct SyncDevice {
         char *path;
         char *ifname;
         int ifindex;
-        bool read; /* its properties arrived */
+        bool read;     /* its properties arrived */
+        bool applied;  /* its applied connection arrived, or NetworkManager withheld it (ignored) */
+        NMApplied conn;
+        char *ignored; /* why the applied connection is no source, NULL if it is one */
 } SyncDevice;
 
 typedef struct SyncActive {
         char *path;
         char *id;
-        char *connection;
         bool usable;       /* state activating/activated, not a VPN, has a profile */
-        bool have_settings;
-        KnobSetting knobs[_KNOB_MAX];
         SyncDevice *devices;
         size_t n_devices;
 } SyncActive;
@@ -64,11 +66,12 @@ NMSync *nm_sync_free(NMSync *s)
                 for (size_t j = 0; j < a->n_devices; j++) {
                         free(a->devices[j].path);
                         free(a->devices[j].ifname);
+                        nm_applied_done(&a->devices[j].conn);
+                        free(a->devices[j].ignored);
                 }
                 free(a->devices);
                 free(a->path);
                 free(a->id);
-                free(a->connection);
         }
         free(s->actives);
         free(s);
@@ -121,10 +124,10 @@ static int sync_get_all(NMSync *s, const char *path, const char *interface, sd_b
                          interface);
 }
 
-/* A profile without igmpd keys is no source. */
-static bool active_applies(const SyncActive *a)
+/* A connection without igmpd keys is no source; one that is ignored is reported as such. */
+static bool device_applies(const SyncDevice *d)
 {
-        return a->usable && a->have_settings && nm_count_knobs(a->knobs) > 0;
+        return d->read && d->applied && (d->ignored || nm_count_knobs(d->conn.knobs) > 0);
 }
 
 static void sync_finish(NMSync *s)
@@ -146,21 +149,22 @@ static void sync_finish(NMSync *s)
         }
         for (size_t i = 0; i < s->n_actives; i++) {
                 const SyncActive *a = &s->actives[i];
-                bool applies = active_applies(a);
 
-                if (!applies && !s->device_read)
-                        continue;
                 for (size_t j = 0; j < a->n_devices; j++) {
                         const SyncDevice *d = &a->devices[j];
+                        bool applies = a->usable && device_applies(d);
 
                         if (!d->read)
                                 continue; /* gone, or the reply was bad */
+                        if (!applies && !s->device_read)
+                                continue;
                         results[n++] = (NMDeviceResult) {
                                 .path = d->path,
                                 .ifname = d->ifname,
                                 .ifindex = d->ifindex,
-                                .profile = applies ? a->id : NULL,
-                                .knobs = a->knobs,
+                                .profile = applies ? d->conn.id : NULL,
+                                .ignored = applies ? d->ignored : NULL,
+                                .knobs = d->conn.knobs,
                         };
                 }
         }
@@ -209,22 +213,65 @@ static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         return 0;
 }
 
-static int on_settings(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+/* NetworkManager's error when a connection's permissions leave the caller out (nm-auth-utils). */
+#define NM_ERROR_PERMISSION_DENIED "org.freedesktop.NetworkManager.PermissionDenied"
+#define NM_IGNORED_WHY "only system profiles (no connection.permissions) may set igmpd values"
+
+/* "user:alice:" → "user:alice" (NetworkManager's permission entries end in a reserved field). */
+static void permission_display(const char *p, char *buf, size_t size)
+{
+        size_t len = strlen(p);
+
+        while (len > 0 && p[len - 1] == ':')
+                len--;
+        snprintf(buf, size, "%.*s", (int) MIN(len, (size_t) INT_MAX), p);
+}
+
+/* The connection applied on a device: what it sets, or why it is ignored. */
+static int on_applied(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         SyncCall *c = userdata;
         NMSync *s = c->sync;
         SyncActive *a = &s->actives[c->active];
+        SyncDevice *d = &a->devices[c->device];
+        char owner[256];
         int r;
 
-        if (!nm_reply_failed(reply, "the settings", a->connection)) {
-                r = nm_profile_read_settings(reply, a->id, a->knobs, s->p.reports, s->p.diag, s->p.diag_userdata);
-                if (r < 0)
-                        log_debug_errno(r, "NetworkManager: bad settings reply for %s, skipping: %m", a->connection);
+        if (sd_bus_message_is_method_error(reply, NM_ERROR_PERMISSION_DENIED)) {
+                /* NetworkManager shows a user's connection to that user (and root) only: igmpd,
+                 * running as its own user, is left out, which says whose it is. */
+                d->conn.id = strdup(strempty(a->id));
+                if (asprintf(&d->ignored, "it belongs to a user, and NetworkManager shows it to that user only; "
+                             NM_IGNORED_WHY) < 0)
+                        d->ignored = NULL;
+                if (!d->conn.id || !d->ignored)
+                        log_oom();
                 else
-                        a->have_settings = true;
+                        d->applied = true;
+        } else if (!nm_reply_failed(reply, "the applied connection", d->path)) {
+                r = nm_profile_read_settings(reply, a->id, &d->conn, s->p.reports, s->p.diag, s->p.diag_userdata);
+                if (r < 0)
+                        log_debug_errno(r, "NetworkManager: bad applied connection reply for %s, skipping: %m",
+                                        d->path);
+                else if (d->conn.owner && d->conn.n_keys > 0) {
+                        permission_display(d->conn.owner, owner, sizeof owner);
+                        if (asprintf(&d->ignored, "it belongs to %s (connection.permissions); " NM_IGNORED_WHY,
+                                     owner) < 0) {
+                                d->ignored = NULL;
+                                log_oom();
+                        } else
+                                d->applied = true;
+                } else
+                        d->applied = true;
         }
         sync_done_one(s);
         return 0;
+}
+
+static int sync_get_applied(NMSync *s, size_t active, size_t device)
+{
+        return sync_call(s, s->actives[active].devices[device].path, NM_IFACE_DEVICE, "GetAppliedConnection",
+                         on_applied, active, device, "u", (uint32_t) 0);
 }
 
 /* An active connection: usable ones get their profile read, and in a full read their devices. */
@@ -247,7 +294,6 @@ static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         if (!nm_active_props_usable(&p))
                 goto done;
         a->id = TAKE_PTR(p.id);
-        a->connection = TAKE_PTR(p.connection);
 
         n = s->device_read ? 0 : strv_length(p.devices);
         if (n > 0) {
@@ -268,10 +314,13 @@ static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
                 goto done;
         a->usable = true;
 
-        r = sync_call(s, a->connection, NM_IFACE_SETTINGS_CONNECTION, "GetSettings", on_settings, c->active, 0,
-                      NULL);
-        for (size_t i = 0; r >= 0 && !s->device_read && i < a->n_devices; i++)
-                r = sync_get_all(s, a->devices[i].path, NM_IFACE_DEVICE, on_device, c->active, i);
+        r = 0;
+        for (size_t i = 0; r >= 0 && i < a->n_devices; i++) {
+                if (!s->device_read)
+                        r = sync_get_all(s, a->devices[i].path, NM_IFACE_DEVICE, on_device, c->active, i);
+                if (r >= 0)
+                        r = sync_get_applied(s, c->active, i);
+        }
         if (r < 0) {
                 log_warning_errno(r, "Failed to query NetworkManager for %s, skipping it: %m", a->id);
                 a->usable = false;

@@ -5,10 +5,16 @@
  * One read of NetworkManager's state, all asynchronous: the calls and their fan-out.
  *
  * A full read asks for the manager's ActiveConnections, then per active connection its Id,
- * Connection, Devices, State and Vpn, per device its Interface (named by ifindex in igmpd's namespace), and per profile its
- * settings. A device read asks one device for its Interface and ActiveConnection,
- * then that connection and its profile. When the last reply is in, done() gets what was found
- * per device. Freeing an NMSync cancels its calls.
+ * Connection, Devices, State and Vpn, and per device its Interface (named by ifindex in igmpd's
+ * namespace) and the connection NetworkManager applied there (Device.GetAppliedConnection: a
+ * saved edit counts after a reapply or reactivation, as NetworkManager's own settings do). A
+ * device read asks one device for its Interface and ActiveConnection, then that connection and
+ * the device's applied connection. When the last reply is in, done() gets what was found per
+ * device. Freeing an NMSync cancels its calls.
+ *
+ * Only system profiles count: an applied connection with connection.permissions (a user's
+ * profile; NetworkManager refuses it to igmpd's own user with PermissionDenied) sets nothing,
+ * and its device is reported with the reason it is ignored.
  */
 
 #include <stdbool.h>
@@ -34,8 +40,10 @@ typedef struct NMDeviceResult {
         const char *path;    /* the device object */
         const char *ifname;  /* NULL if NetworkManager did not say */
         int ifindex;         /* 0 if it has no kernel link */
-        const char *profile; /* the id of the profile applied there, if it carries igmpd values; else NULL */
-        const KnobSetting *knobs;
+        const char *profile; /* the id of the profile applied there, if it carries igmpd values or is
+                              * ignored; else NULL */
+        const char *ignored; /* why that profile's values do not count, NULL if they do */
+        const KnobSetting *knobs; /* none set when ignored */
 } NMDeviceResult;
 
 /* ok is false when the read could not be made (out of memory, no way to call): nothing is known

@@ -15,6 +15,7 @@ static void entries_free(NMEntry *e, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
                 free(e[i].device);
+                free(e[i].ignored);
                 refstr_unref(e[i].source);
         }
         free(e);
@@ -44,7 +45,7 @@ static bool entry_equal(const NMEntry *a, const NMEntry *b)
 {
         if (!a || !b)
                 return a == b;
-        if (!streq(refstr_str(a->source), refstr_str(b->source)))
+        if (!streq(refstr_str(a->source), refstr_str(b->source)) || !streq_ptr(a->ignored, b->ignored))
                 return false;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 if ((a->knobs[k].line > 0) != (b->knobs[k].line > 0))
@@ -79,7 +80,10 @@ static void table_replace(NMTable *t, NMEntry *entries, size_t n, NMTableChanged
                         if (entry_equal(was, now))
                                 continue;
 
-                        if (now)
+                        if (now && now->ignored)
+                                log_info("%s: NetworkManager profile '%s' ignored: %s.", now->ifname,
+                                         refstr_str(now->source) + strlen(NM_SOURCE_PREFIX), now->ignored);
+                        else if (now)
                                 log_info("%s: NetworkManager profile '%s' %s, %u igmpd value%s.", now->ifname,
                                          refstr_str(now->source) + strlen(NM_SOURCE_PREFIX),
                                          was && streq(refstr_str(was->source), refstr_str(now->source)) ? "changed"
@@ -116,8 +120,9 @@ static int entry_add(NMTable *t, NMEntry *entries, size_t *n, const NMDeviceResu
         memcpy(e->knobs, r->knobs, sizeof e->knobs);
         e->device = strdup(r->path);
         e->source = nm_source_new(r->profile);
+        e->ignored = r->ignored ? strdup(r->ignored) : NULL;
         (*n)++; /* freed with the array on failure */
-        return e->device && e->source ? 0 : -ENOMEM;
+        return e->device && e->source && (e->ignored || !r->ignored) ? 0 : -ENOMEM;
 }
 
 int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *results, size_t n_results,
@@ -140,7 +145,8 @@ int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *result
                 entries[n] = *o;
                 entries[n].device = strdup(o->device);
                 entries[n].source = refstr_ref(o->source);
-                r = entries[n].device ? 0 : -ENOMEM;
+                entries[n].ignored = o->ignored ? strdup(o->ignored) : NULL;
+                r = entries[n].device && (entries[n].ignored || !o->ignored) ? 0 : -ENOMEM;
                 n++;
         }
         for (size_t i = 0; r >= 0 && i < n_results; i++)

@@ -23,7 +23,8 @@ typedef struct NMEntry {
         int ifindex;
         char *device; /* object path of the device */
         RefStr *source; /* "NetworkManager:<id>"; links hold references of their own */
-        KnobSetting knobs[_KNOB_MAX];
+        char *ignored;  /* why the profile's values do not count (a user's profile), NULL if they do */
+        KnobSetting knobs[_KNOB_MAX]; /* none set when ignored */
 } NMEntry;
 
 typedef struct NMTable {

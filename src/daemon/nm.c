@@ -5,8 +5,15 @@
  *
  * The whole state is read again ("full read", nm-sync.c) when the name
  * org.freedesktop.NetworkManager gets an owner, the manager's ActiveConnections or Devices
- * change, an active connection changes state, or a profile is Updated. A device that changes
- * state is read alone ("device read"): only its entry can change. One read runs at a time;
+ * change, an active connection changes state, or igmpd is asked to (nm_resync(): ReconfigureLink,
+ * Reload). A device that changes state is read alone ("device read"): only its entry can change.
+ *
+ * What counts is the connection NetworkManager applied on each device, not the saved profile:
+ * a saved edit (Settings.Connection.Updated) changes nothing until it is reapplied or the
+ * profile is activated again. NetworkManager 1.42 announces a Device.Reapply with no signal or
+ * property change igmpd could follow, so whoever reapplies tells igmpd: `igmpctl nm --reapply`
+ * calls ReconfigureLink for each device it reapplied on, and after `nmcli device reapply` an
+ * admin runs `igmpctl reconfigure LINK`. One read runs at a time;
  * whatever is asked for meanwhile becomes one full read after it. The new table replaces the
  * old one, and every ifindex whose values changed is reported through changed().
  *
@@ -17,6 +24,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +40,7 @@ struct NMState {
         void *userdata;
 
         sd_bus *bus; /* a reference to the bus given by nm_set_bus() while attached */
-        sd_bus_slot *match_owner, *match_props, *match_device, *match_active, *match_updated;
+        sd_bus_slot *match_owner, *match_props, *match_device, *match_active;
         sd_bus_slot *owner_call;
         char *owner; /* unique name of NetworkManager, NULL while absent */
 
@@ -57,6 +65,8 @@ static void nm_on_read(NMSync *s, bool ok, const NMDeviceResult *results, size_t
         assert(nm->sync == s);
 
         /* Not ok (out of memory, no way to ask): the previous table stays. */
+        log_debug("NetworkManager: %s read %s, %zu device%s with igmpd values or ignored.",
+                  nm_sync_device(s) ? "device" : "full", ok ? "done" : "failed", n, n == 1 ? "" : "s");
         if (ok)
                 r = nm_table_update(&nm->table, nm_sync_device(s), results, n, nm->changed, nm->userdata);
         if (r < 0)
@@ -191,7 +201,7 @@ static int nm_on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_er
         return 0;
 }
 
-/* An active connection changed state, or a profile was Updated: read everything again. */
+/* An active connection changed state: read everything again. */
 static int nm_on_change_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NMState *nm = userdata;
@@ -228,7 +238,6 @@ static void nm_detach(NMState *nm)
         nm->match_props = sd_bus_slot_unref(nm->match_props);
         nm->match_device = sd_bus_slot_unref(nm->match_device);
         nm->match_active = sd_bus_slot_unref(nm->match_active);
-        nm->match_updated = sd_bus_slot_unref(nm->match_updated);
         nm->bus = sd_bus_unref(nm->bus);
         /* The table stays: without a bus nothing tells us NetworkManager changed anything. The
          * owner is forgotten, so the next connection reads everything again. */
@@ -259,11 +268,6 @@ static int nm_attach(NMState *nm, sd_bus *bus)
         if (r >= 0)
                 r = sd_bus_add_match_async(bus, &nm->match_active,
                                            "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'",
-                                           nm_on_change_signal, NULL, nm);
-        if (r >= 0)
-                r = sd_bus_add_match_async(bus, &nm->match_updated,
-                                           "type='signal',interface='" NM_IFACE_SETTINGS_CONNECTION "',"
-                                           "member='Updated'",
                                            nm_on_change_signal, NULL, nm);
         /* After the matches: the bus answers in order, so no change between the two is missed. */
         if (r >= 0)
@@ -330,6 +334,22 @@ void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX])
         if (!nm || ifindex <= 0)
                 return;
         e = nm_table_find(&nm->table, ifindex);
-        if (e)
+        if (e && !e->ignored)
                 nm_knobs_overlay(e->knobs, e->source, out);
+}
+
+int nm_ignored_source(const NMState *nm, int ifindex, char **ret)
+{
+        const NMEntry *e = nm && ifindex > 0 ? nm_table_find(&nm->table, ifindex) : NULL;
+
+        *ret = NULL;
+        if (!e || !e->ignored)
+                return 0;
+        return asprintf(ret, "%s: %s", refstr_str(e->source), e->ignored) < 0 ? -ENOMEM : 0;
+}
+
+void nm_resync(NMState *nm)
+{
+        if (nm)
+                nm_read(nm, NULL);
 }

@@ -4,7 +4,8 @@
 /*
  * The NetworkManager layer: follows org.freedesktop.NetworkManager on the system bus and keeps,
  * per device (by ifindex), the knob values found in the user data ("user.data", keys
- * "igmpd.<knob>") of the profile active on that device. Sits between policy files and runtime
+ * "igmpd.<knob>") of the connection NetworkManager applied on that device
+ * (Device.GetAppliedConnection), from system profiles only (empty connection.permissions). Sits between policy files and runtime
  * changes in manager_effective(). Asynchronous throughout: it never blocks the event loop, and
  * NetworkManager being absent, restarting or appearing later only changes which values apply.
  */
@@ -43,3 +44,13 @@ int nm_first_read_done(const NMState *nm, bool *ret_present);
  * onto out[] (valid values, see KnobValue), with source "NetworkManager:<profile id>" (each
  * value holds a reference of its own). No-op for nm == NULL or an unknown ifindex. */
 void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX]);
+
+/* Why the NetworkManager profile applied on the link with this ifindex is ignored (a user's
+ * profile), as "NetworkManager:<profile id>: <why>" in *ret (NULL when none is ignored there).
+ * 0 or -ENOMEM. */
+int nm_ignored_source(const NMState *nm, int ifindex, char **ret);
+
+/* Reads NetworkManager's state again (asynchronously; coalesced with a read in flight): the
+ * trigger after a Device.Reapply, which NetworkManager does not announce. No-op for NULL or
+ * while NetworkManager is not on the bus. */
+void nm_resync(NMState *nm);

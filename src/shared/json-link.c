@@ -66,5 +66,11 @@ void json_write_link(JsonWriter *w, const LinkStatus *s)
 
         json_key(w, "last_error");
         json_string_or_null(w, s->last_error);
+
+        json_key(w, "ignored_sources");
+        json_begin_array(w);
+        if (s->ignored_source && *s->ignored_source)
+                json_string(w, s->ignored_source);
+        json_end_array(w);
         json_end_object(w);
 }

@@ -21,7 +21,9 @@
  *       }, …                           (null = no source sets it)
  *     },
  *     "matched_files": [ "/etc/igmpd/conf.d/10-site.conf" ],
- *     "last_error": null               or the message of the last failed write
+ *     "last_error": null,              or the message of the last failed write
+ *     "ignored_sources": [ "NetworkManager:home: it belongs to user:alice (connection.permissions); …" ]
+ *                                      sources that would set values here but are ignored, and why
  *   }
  *
  * Names, alternative names, paths, sources and messages are bytes: any that are not UTF-8 are
@@ -52,6 +54,7 @@ typedef struct LinkStatus {
         const char *state;
         const char *last_error; /* NULL or "" for none */
         const char *const *matched_files; /* NULL-terminated, may be NULL */
+        const char *ignored_source; /* NULL or "" for none */
         KnobStatus knobs[_KNOB_MAX];
 } LinkStatus;
 

@@ -20,8 +20,10 @@ and rules as NetworkManager 1.42 (src/core/settings/nm-settings-connection.c, de
   /org/freedesktop/NetworkManager/Devices/N          org.freedesktop.NetworkManager.Device
       Interface s, Ifindex u, State u, ActiveConnection o; StateChanged(uuu)
       GetAppliedConnection(u) -> (a{sa{sv}} t), Reapply(a{sa{sv}} t u): the applied connection is
-          a copy taken at activation; Reapply accepts changes to the reapplicable settings only
-          (connection, ipv4, ipv6, proxy, user), checks the version id and flags
+          a copy taken at activation, refused (PermissionDenied) to a caller other than root that
+          its connection.permissions leave out; Reapply emits no signal (as 1.42), accepts changes
+          to the reapplicable settings only (connection, ipv4, ipv6, proxy, user), checks the
+          version id and flags
   /org/freedesktop/NetworkManager/ActiveConnection/N org.freedesktop.NetworkManager.Connection.Active
       Id s, Uuid s, Connection o, Devices ao, State u, Vpn b; StateChanged(uu)
 
@@ -49,6 +51,7 @@ Usage: fake-nm.py [--address BUS_ADDRESS]   (default: $DBUS_SYSTEM_BUS_ADDRESS)
 import argparse
 import json
 import os
+import pwd
 import signal
 import sys
 import uuid
@@ -192,12 +195,22 @@ class Device(PropObject):
     def active(self):
         return self.applied is not None and self.props[IFACE_DEVICE]["State"] == DEVICE_STATE_ACTIVATED
 
-    @dbus.service.method(IFACE_DEVICE, in_signature="u", out_signature="a{sa{sv}}t")
-    def GetAppliedConnection(self, flags):
+    @dbus.service.method(IFACE_DEVICE, in_signature="u", out_signature="a{sa{sv}}t", sender_keyword="sender")
+    def GetAppliedConnection(self, flags, sender=None):
         if flags != 0:
             raise nm_error("Device.InvalidArgument", "Invalid flags specified")
         if not self.active():
             raise nm_error("Device.NotActive", "Device is not activated")
+        # As NetworkManager (nm_auth_is_invocation_in_acl_set_error): root, or a user named in
+        # connection.permissions, or anyone when it is empty.
+        perms = [str(p) for p in self.applied.get("connection", {}).get("permissions", [])]
+        uid = caller_uid(self.m.bus, sender)
+        try:
+            user = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            user = str(uid)
+        if perms and uid != 0 and "user:%s:" % user not in perms:
+            raise nm_error("PermissionDenied", "uid %d has no permission to perform this operation" % uid)
         applied = dbus.Dictionary({k: dbus.Dictionary(dcopy(v), signature="sv") for k, v in self.applied.items()},
                                   signature="sa{sv}")
         return applied, dbus.UInt64(self.version_id)

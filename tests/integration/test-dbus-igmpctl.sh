@@ -197,7 +197,7 @@ info "status --json: the same shape as Describe()"
 ctl --json=short status v0 > "$T_TMP/status.json"
 jq_true "$T_TMP/status.json" 'length == 1'
 jq_true "$T_TMP/status.json" ".[0].knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\"}"
-jq_true "$T_TMP/status.json" '.[0] | keys == ["alternative_names", "index", "kind", "knobs", "last_error", "mac_address", "matched_files", "name", "state", "type"]'
+jq_true "$T_TMP/status.json" '.[0] | keys == ["alternative_names", "ignored_sources", "index", "kind", "knobs", "last_error", "mac_address", "matched_files", "name", "state", "type"]'
 jq_true "$T_TMP/status.json" '.[0].type == "ether" and .[0].mac_address == "02:00:00:00:00:01"'
 [ -z "$ALTNAME" ] || jq_true "$T_TMP/status.json" '.[0].alternative_names == ["uplink-0"]'
 bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe | jq -r '.data[0]' > "$T_TMP/describe.json"

@@ -79,7 +79,7 @@ while read -r path; do
         # property order as in the vtable (sd-bus's order)
         jq -e --arg p "$path" '.data[0][$p]["org.igmpd1.Link"] | keys_unsorted ==
                 ["Index", "Name", "NameBytes", "AlternativeNames", "Kind", "Type", "MACAddress", "State", "Knobs",
-                 "MatchedFiles", "LastError"]' "$OBJ" > /dev/null ||
+                 "MatchedFiles", "LastError", "IgnoredSources"]' "$OBJ" > /dev/null ||
                 fail "$path: property order differs from the vtable's"
 done < "$T_TMP/listed"
 
@@ -112,12 +112,12 @@ fi
 info "ListLinksState: the same links and values, as indexes into its string table"
 bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinksState > "$T_TMP/state.json" ||
         fail "ListLinksState failed"
-jq_true "$T_TMP/state.json" '.type == "asasa(iuuuuuuauauaiaiau)" and .data[1][0] == ""'
+jq_true "$T_TMP/state.json" '.type == "asasa(iuuuuuuauauaiaiauau)" and .data[1][0] == ""'
 jq -S '.data as [$k, $s, $l] | $l | map({Index: .[0], Name: $s[.[1]], AlternativeNames: [.[7][] | $s[.]],
         Kind: $s[.[3]], Type: $s[.[2]], MACAddress: $s[.[4]], State: $s[.[5]],
         Knobs: ([range(0; $k | length) as $i | {key: $k[$i], value: [.[9][$i], .[10][$i], $s[.[11][$i]]]}]
                 | from_entries),
-        MatchedFiles: [.[8][] | $s[.]], LastError: $s[.[6]]})' "$T_TMP/state.json" > "$T_TMP/state.links"
+        MatchedFiles: [.[8][] | $s[.]], LastError: $s[.[6]], IgnoredSources: [.[12][] | $s[.]]})' "$T_TMP/state.json" > "$T_TMP/state.links"
 # NameBytes (the name's raw bytes) is GetManagedObjects' own; ListLinksState has the names only.
 jq -S '[.data[0][]["org.igmpd1.Link"] | map_values(.data) | del(.NameBytes)] | sort_by(.Index)' "$OBJ" > "$T_TMP/objects.links"
 diff -u "$T_TMP/objects.links" "$T_TMP/state.links" || fail "ListLinksState differs from GetManagedObjects"

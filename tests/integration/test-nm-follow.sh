@@ -6,7 +6,12 @@
 #   - activation: the profile's user.data igmpd.<knob> values reach /proc/sys, the status names
 #     "NetworkManager:<profile id>"; a bad value is logged once and ignored; other keys ignored
 #   - precedence: policy < NetworkManager < runtime (SetLinkKnobs), and back on RevertLink
-#   - profile update (Updated signal): new value; key removed: falls back to policy
+#   - the applied connection counts (Device.GetAppliedConnection), not the saved profile: a
+#     saved edit changes nothing, even when igmpd re-reads NetworkManager (ReconfigureLink),
+#     until it is reapplied (Device.Reapply, which announces nothing: ReconfigureLink tells
+#     igmpd); key removed and reapplied: falls back to policy
+#   - a user's profile (connection.permissions) is ignored: its values do not apply, one log
+#     line says why, IgnoredSources and igmpctl status show it (issue 18, items 2 and 3)
 #   - deactivation: falls back to policy; a link without a profile is never touched
 #   - VPN active connections are not device profiles
 #   - NetworkManager restart: name vanishes (fall back) and reappears (values back)
@@ -81,8 +86,28 @@ bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager RevertLink iu "$IDX0" 0 || f
 expect_knob "$NS" ipv4 nmf0 $V3 200
 expect_source nmf0 $V3 200 200 "NetworkManager:iptv"
 
-info "profile updated (Updated signal): new value, without reactivation"
+# resync: igmpd re-reads NetworkManager (ReconfigureLink) and the read has finished.
+resync() {
+        local n
+        n=$(log_count 'NetworkManager: full read done')
+        bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ReconfigureLink i "$IDX0" || fail "ReconfigureLink failed"
+        wait_until "[ \$(log_count 'NetworkManager: full read done') -gt $n ]" || fail "igmpd did not re-read NetworkManager"
+}
+# reapply DEVICE: NetworkManager's Device.Reapply of the saved profile (no signal), then igmpd is told.
+reapply() {
+        bctl call org.freedesktop.NetworkManager "$1" org.freedesktop.NetworkManager.Device Reapply 'a{sa{sv}}tu' 0 0 0 ||
+                fail "Reapply failed"
+        resync
+}
+
+info "profile saved: nothing changes until it is reapplied"
 nmctl UpdateConnection 'oa{ss}' "$CONN" 2 igmpd.$V3 250 igmpd.force_igmp_version bogus
+resync
+expect_knob "$NS" ipv4 nmf0 $V3 200
+expect_source nmf0 $V3 200 200 "NetworkManager:iptv"
+expect_knob "$NS" ipv6 nmf0 $MLD2 300
+info "reapplied: the saved values apply"
+reapply "$DEV0"
 expect_knob "$NS" ipv4 nmf0 $V3 250
 expect_source nmf0 $V3 250 250 "NetworkManager:iptv"
 # mldv2 left the profile: back to what it was before igmpd changed it (no policy for it)
@@ -90,13 +115,15 @@ expect_knob "$NS" ipv6 nmf0 $MLD2 1000
 expect_source nmf0 $MLD2 1000 -1 ""
 [ "$(log_count "force_igmp_version=bogus.*ignoring")" -le 2 ] || fail "the bad value is logged on every re-read"
 
-info "key removed from the profile: falls back to policy"
+info "key removed from the profile and reapplied: falls back to policy"
 nmctl UpdateConnection 'oa{ss}' "$CONN" 1 other.app.key y
+reapply "$DEV0"
 expect_knob "$NS" ipv4 nmf0 $V3 500
 expect_source nmf0 $V3 500 500 "$POLICY"
 
 info "deactivation: falls back to policy"
 nmctl UpdateConnection 'oa{ss}' "$CONN" 1 igmpd.$V3 200
+reapply "$DEV0"
 expect_knob "$NS" ipv4 nmf0 $V3 200
 nmctl Deactivate o "$AC"
 expect_knob "$NS" ipv4 nmf0 $V3 500
@@ -109,6 +136,41 @@ AC=$(nmctl Activate oob "$CONN" "$DEV0" false)
 expect_knob "$NS" ipv4 nmf0 $V3 200
 expect_source nmf0 $V3 200 200 "NetworkManager:iptv"
 nmctl Deactivate o "$AC_VPN"
+
+info "a user's profile (connection.permissions) is ignored, and says so once"
+nmctl Deactivate o "$AC"
+expect_knob "$NS" ipv4 nmf0 $V3 500
+CONN_USER=$(nmctl AddConnectionWith 'ssasa{ss}' "alice iptv" "" 1 "user:alice:" 2 igmpd.$V3 333 igmpd.$V2 444)
+AC_USER=$(nmctl Activate oob "$CONN_USER" "$DEV0" false)
+WHY="NetworkManager:alice iptv: it belongs to user:alice (connection.permissions); only system profiles (no connection.permissions) may set igmpd values"
+wait_until "[ \$(log_count \"nmf0: NetworkManager profile 'alice iptv' ignored: it belongs to user:alice [(]connection.permissions[)]\") -eq 1 ]" ||
+        fail "no log line says why the user's profile is ignored: $(grep -F 'alice' "$T_LOG" | tail -n 3)"
+resync
+resync
+expect_knob "$NS" ipv4 nmf0 $V3 500
+expect_source nmf0 $V3 500 500 "$POLICY"
+expect_source nmf0 $V2 5000 5000 "$POLICY"
+[ "$(log_count "NetworkManager profile 'alice iptv' ignored")" -eq 1 ] ||
+        fail "the ignored profile was not logged exactly once: $(grep -cF "'alice iptv' ignored" "$T_LOG")"
+ignored=$(bctl --json=short get-property org.igmpd1 "$(link_path "$IDX0")" org.igmpd1.Link IgnoredSources | jq -c .data)
+[ "$ignored" = "$(jq -cn --arg w "$WHY" '[$w]')" ] || fail "IgnoredSources is $ignored"
+"$IGMPCTL" --no-pager status nmf0 > "$T_TMP/status" || fail "igmpctl status failed"
+grep -qF "Ignored sources: NetworkManager:alice iptv: it belongs to user:alice" "$T_TMP/status" ||
+        fail "igmpctl status does not show the ignored profile: $(cat "$T_TMP/status")"
+"$IGMPCTL" --json=short status nmf0 > "$T_TMP/status.json" || fail "igmpctl --json status failed"
+jq -e --arg w "$WHY" '.[0].ignored_sources == [$w]' "$T_TMP/status.json" > /dev/null ||
+        fail "igmpctl --json status: $(cat "$T_TMP/status.json")"
+"$IGMPCTL" --json=short status > "$T_TMP/status-all.json" || fail "igmpctl --json status (all) failed"
+jq -e --arg w "$WHY" --argjson i "$IDX0" '.[] | select(.index == $i) | .ignored_sources == [$w]' "$T_TMP/status-all.json" > /dev/null ||
+        fail "igmpctl --json status (ListLinksState) lacks the ignored source"
+bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe | grep -qF "it belongs to user:alice" ||
+        fail "Describe lacks the ignored source"
+info "back to a system profile: the ignored source goes"
+nmctl Deactivate o "$AC_USER"
+AC=$(nmctl Activate oob "$CONN" "$DEV0" false)
+expect_knob "$NS" ipv4 nmf0 $V3 200
+wait_until "[ \"\$(bctl --json=short get-property org.igmpd1 $(link_path "$IDX0") org.igmpd1.Link IgnoredSources | jq -c .data)\" = '[]' ]" ||
+        fail "IgnoredSources stayed after the user's profile went"
 
 info "NetworkManager restarts: values go with it and come back"
 nm_stop

@@ -10,12 +10,13 @@
 #   - bad values and option mistakes are usage errors (exit 2) that write nothing
 #   - --reapply: refused without writing when the profile is not active; otherwise the device's
 #     applied connection gets exactly the profile's igmpd keys (only "user" changes, version id
-#     checked, external addresses preserved); a plain save leaves the applied connection alone
+#     checked, external addresses preserved), and igmpd is told (NetworkManager announces no
+#     reapply); a plain save leaves the applied connection, and igmpd's value, alone
 #   - NetworkManager's refusals (non-root caller) come through with the permission to ask for
 #   - NetworkManager 1.44: an edit racing with another client's is redone, not lost; 1.40: no
 #     Reapply flags
-#   - with today's daemon (it reads the saved profile) the value reaches /proc/sys with source
-#     NetworkManager:<profile>
+#   - igmpd follows the applied connection: the value reaches /proc/sys with source
+#     NetworkManager:<profile> after activation or --reapply
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
 . "$(dirname "$0")/nm-lib.sh"
@@ -254,8 +255,16 @@ info "a plain save leaves the applied connection alone and says how to apply it"
 expect_rc 0 ctl nm iptv --v3-interval 230
 err_has "^Profile 'iptv' changed. NetworkManager applies it on nmc0 at the next activation, or now with: igmpctl nm iptv --reapply$"
 grep -qx "$K3=200ms" <(applied_user_data "$DEV") || fail "a plain save changed the applied connection: $(applied_user_data "$DEV")"
+# igmpd follows the applied connection: the saved value waits, even when igmpd re-reads.
+n=$(log_count 'NetworkManager: full read done')
+expect_rc 0 ctl reconfigure nmc0
+wait_until "[ \$(log_count 'NetworkManager: full read done') -gt $n ]" || fail "igmpd did not re-read NetworkManager"
+expect_knob "$NS" ipv4 nmc0 $V3 200
 expect_rc 0 ctl nm iptv --reapply
+[ ! -s "$T_TMP/err" ] || fail "--reapply printed: $(cat "$T_TMP/err")"
 grep -qx "$K3=230ms" <(applied_user_data "$DEV") || fail "--reapply alone did not apply the saved value"
+# NetworkManager announces no reapply: igmpctl told igmpd.
+expect_knob "$NS" ipv4 nmc0 $V3 230
 n=$(last_reapply "$DEV" | cut -d' ' -f1)
 expect_rc 0 ctl nm iptv --reapply
 [ "$(last_reapply "$DEV" | cut -d' ' -f1)" = "$n" ] || fail "a reapply that changes nothing was sent"

@@ -3,8 +3,8 @@
 # Runs inside the booted test container of test-nm-real.sh, as root, from igmpd-nm-selftest.service:
 # igmpd.service and the real NetworkManager.service on the container's system bus; igmpctl nm
 # edits the profile through NetworkManager's D-Bus API. One line per check goes to
-# /igmpd-test/results (PASS/FAIL/SKIP NAME [reason]); the last line is DONE. SKIP lines name
-# the checks that wait for daemon work (issue 18 items 2 and 3).
+# /igmpd-test/results (PASS/FAIL/SKIP NAME [reason]); the last line is DONE. A SKIP line says
+# why the check could not run here.
 # Observations (versions, nmcli output, igmpctl status) go to stdout → /igmpd-test/selftest.log.
 set -uo pipefail
 
@@ -41,6 +41,15 @@ status_has() { igmpctl status nmv0 2>&1 | grep -qF -- "$1"; }
 ac_active() { nmcli -g GENERAL.STATE connection show iptv 2>/dev/null | grep -q activated; }
 nm_ready() { nmcli -t general status > /dev/null 2>&1; }
 journal_has() { journalctl -b -u igmpd.service --no-pager | grep -qF -- "$1"; }
+journal_count() { journalctl -b -u igmpd.service --no-pager | grep -cF -- "$1"; }
+journal_more() { [ "$(journal_count "$1")" -gt "$2" ]; } # journal_more TEXT N: more than N lines have TEXT
+# reread: igmpd is asked to read NetworkManager again (igmpctl reconfigure) and has finished the read
+# (its debug line; igmpd runs with SYSTEMD_LOG_LEVEL=debug here).
+reread() {
+        local n
+        n=$(journal_count "NetworkManager: full read done")
+        igmpctl reconfigure "$1" && wait_for 10 journal_more "NetworkManager: full read done" "$n"
+}
 
 echo "systemd $(systemctl --version | head -n1), kernel $(uname -r)"
 echo "$(nmcli --version)"
@@ -53,6 +62,9 @@ Name=nmv*
 V3UnsolicitedReportInterval=500
 CONF
 
+mkdir -p /etc/systemd/system/igmpd.service.d
+printf '[Service]\nEnvironment=SYSTEMD_LOG_LEVEL=debug\n' > /etc/systemd/system/igmpd.service.d/debug.conf
+systemctl daemon-reload
 systemctl enable --now igmpd.service
 check igmpd-active "igmpd.service is $(systemctl is-active igmpd.service)" wait_for 20 active igmpd.service
 check networkmanager-active "NetworkManager.service is $(systemctl is-active NetworkManager.service)" \
@@ -148,7 +160,17 @@ check nm-save-hint "no hint about --reapply: $(err)" err_has "igmpctl nm iptv --
 a=$(applied)
 check nm-save-not-applied "a plain save changed the applied connection: $(user_part "$a")" has_pair "$a" "$K3" 250ms
 check nm-save-on-disk "the keyfile lacks 260ms: $(cat "$FILE")" grep -qx "$K3=260ms" "$FILE"
-skip nm-save-waits-for-reapply "igmpd reads the saved profile today; that nmv0 stays at 250 until a reapply needs issue 18 item 2 (igmpd follows GetAppliedConnection)"
+# igmpd follows the applied connection: the saved value waits for a reapply, even when igmpd
+# reads NetworkManager again; NetworkManager 1.42 announces no reapply, so after nmcli's an
+# admin tells igmpd (igmpctl reconfigure).
+check nm-save-reread "igmpctl reconfigure nmv0 did not make igmpd read NetworkManager again" reread nmv0
+check nm-save-waits-for-reapply "nmv0 $V3 is '$(knob nmv0)' after a plain save, expected 250 until a reapply" \
+        knob_is nmv0 250
+nmcli device reapply nmv0
+check nm-nmcli-reapply-applied "the applied connection lacks 260ms after nmcli device reapply" has_pair "$(applied)" "$K3" 260ms
+igmpctl reconfigure nmv0
+check nm-nmcli-reapply-value "nmv0 $V3 is '$(knob nmv0)' after nmcli device reapply and igmpctl reconfigure, expected 260" \
+        wait_for 10 knob_is nmv0 260
 run igmpctl nm iptv --reapply
 check nm-reapply-only "exit $RC: $(err)" rc_is 0
 check nm-reapply-only-applied "the applied connection lacks 260ms after --reapply" has_pair "$(applied)" "$K3" 260ms
@@ -202,7 +224,38 @@ run setpriv --reuid 65534 --regid 65534 --clear-groups igmpctl nm iptv --v3-inte
 check nm-denied "exit $RC: $(err)" rc_err 6 "NetworkManager refused"
 check nm-denied-permission "the permission to ask for is not named: $(err)" err_has "settings.modify.system"
 check nm-denied-unchanged "a refused edit changed the profile" has_pair "$(settings "$CONN")" "$K3" 250ms
-skip nm-user-profile-ignored "needs issue 18 item 3 (igmpd ignores igmpd keys of profiles with connection.permissions)"
+# A user's profile (connection.permissions user:alice) carrying igmpd keys: ignored, with one
+# log line naming the reason, and igmpctl status shows it. NetworkManager refuses igmpd's own
+# user the applied connection of such a profile (PermissionDenied), which says whose it is.
+useradd -M -s /usr/sbin/nologin alice 2>/dev/null || true
+ip link add nmv5 type veth peer name nmv6
+ip link set nmv6 up
+check user-policy-first "nmv5 $V3 is '$(knob nmv5)', expected the policy's 500" wait_for 10 knob_is nmv5 500
+wait_for 10 bash -c 'nmcli -g GENERAL.STATE device show nmv5 >/dev/null 2>&1' || true
+nmcli device set nmv5 managed yes || true
+UCONN=$(busctl --system call $NM /org/freedesktop/NetworkManager/Settings $NM.Settings AddConnection 'a{sa{sv}}' 4 \
+        connection 5 id s alice-iptv type s 802-3-ethernet interface-name s nmv5 autoconnect b false \
+        permissions as 1 "user:alice:" \
+        ipv4 1 method s disabled ipv6 1 method s ignore \
+        user 1 data 'a{ss}' 2 "$K3" 111ms other.app.key y 2>&1 | awk '{ gsub(/"/, "", $2); print $2 }')
+echo "profile alice-iptv: $UCONN: $(nmcli -g connection.permissions connection show alice-iptv 2>&1)"
+nmcli connection up alice-iptv || true
+uac_active() { nmcli -g GENERAL.STATE connection show alice-iptv 2>/dev/null | grep -q activated; }
+if wait_for 30 uac_active; then
+        check nm-user-profile-logged "igmpd did not log why it ignores alice-iptv" \
+                wait_for 10 journal_has "nmv5: NetworkManager profile 'alice-iptv' ignored: it belongs to"
+        check nm-user-profile-reread "igmpctl reconfigure nmv5 did not make igmpd read NetworkManager again" reread nmv5
+        check nm-user-profile-ignored "nmv5 $V3 is '$(knob nmv5)' with alice's profile up, expected the policy's 500" \
+                knob_is nmv5 500
+        check nm-user-profile-logged-once "the ignored profile was logged $(journal_count "'alice-iptv' ignored") times" \
+                [ "$(journal_count "'alice-iptv' ignored")" = 1 ]
+        check nm-user-profile-status "igmpctl status nmv5 does not show the ignored profile: $(igmpctl status nmv5 2>&1 | head -n 12)" \
+                bash -c "igmpctl status nmv5 | grep -qF 'Ignored sources: NetworkManager:alice-iptv: it belongs to'"
+        igmpctl status nmv5 || true
+        nmcli connection down alice-iptv || true
+else
+        skip nm-user-profile-ignored "NetworkManager did not activate alice's profile here: $(nmcli -g GENERAL.STATE connection show alice-iptv 2>&1)"
+fi
 
 # Deactivation: back to the policy.
 nmcli connection down iptv

@@ -231,9 +231,19 @@ Test(json, link_shape)
                 "\"mldv1_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null},"
                 "\"mldv2_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null},"
                 "\"force_mld_version\":{\"kernel\":null,\"policy\":null,\"source\":null}},"
-                "\"matched_files\":[\"/etc/igmpd/conf.d/10-site.conf\"],\"last_error\":null}");
+                "\"matched_files\":[\"/etc/igmpd/conf.d/10-site.conf\"],\"last_error\":null,"
+                "\"ignored_sources\":[]}");
         cr_expect_eq(r, 0);
         free(o.buf);
+
+        /* A NetworkManager profile ignored on the link (a user's): its source and why. */
+        s.ignored_source = "NetworkManager:home: it belongs to user:alice (connection.permissions)";
+        out_open(&o, false);
+        json_write_link(&o.w, &s);
+        cr_expect(strstr(out_close(&o, &r), "\"last_error\":null,\"ignored_sources\":[\"NetworkManager:home: it "
+                                            "belongs to user:alice (connection.permissions)\"]}") != NULL);
+        free(o.buf);
+        s.ignored_source = NULL;
 
         /* A link without alternative names, type or MAC address: [], null, null. */
         s.alternative_names = NULL;
