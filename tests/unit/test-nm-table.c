@@ -102,3 +102,43 @@ Test(nm_table, device_read_changes_that_device_only, .init = reset)
         knob_values_clear(out);
         nm_table_done(&t);
 }
+
+/* A user's profile (issue 18 item 3): the device is in the table with the reason, sets nothing,
+ * and going back to a system profile is a change. */
+Test(nm_table, ignored_profile_sets_nothing, .init = reset)
+{
+        static KnobSetting none[_KNOB_MAX];
+        NMTable t = {};
+        KnobValue out[_KNOB_MAX] = {};
+        NMDeviceResult user[] = {
+                { .path = "/d/1", .ifname = "eth0", .ifindex = 7, .profile = "alice", .ignored = "it belongs to user:alice",
+                  .knobs = none },
+        };
+        NMDeviceResult system[] = {
+                { .path = "/d/1", .ifname = "eth0", .ifindex = 7, .profile = "alice", .knobs = v3 },
+        };
+
+        cr_assert_eq(nm_table_update(&t, NULL, user, 1, on_changed, NULL), 0);
+        cr_expect_eq(n_changed, 1);
+        cr_assert_not_null(nm_table_find(&t, 7));
+        cr_expect_str_eq(nm_table_find(&t, 7)->ignored, "it belongs to user:alice");
+        merge(&t, 7, out);
+        cr_expect_not(out[KNOB_IGMPV3_INTERVAL].set);
+
+        /* The same read again: nothing changed, nothing reported. */
+        reset();
+        cr_assert_eq(nm_table_update(&t, NULL, user, 1, on_changed, NULL), 0);
+        cr_expect_eq(n_changed, 0);
+
+        /* Same profile name, now a system profile with values: a change. */
+        reset();
+        cr_assert_eq(nm_table_update(&t, NULL, system, 1, on_changed, NULL), 0);
+        cr_expect_eq(n_changed, 1);
+        cr_expect_null(nm_table_find(&t, 7)->ignored);
+        merge(&t, 7, out);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
+
+        knob_values_clear(out);
+        nm_table_clear(&t, on_changed, NULL);
+        nm_table_done(&t);
+}
