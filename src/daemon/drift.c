@@ -36,7 +36,7 @@ struct DriftWatch {
         bool wanted;
         DriftWatchState state;
         char reason[384];         /* why it is inactive */
-        char where[128];          /* where it is attached */
+        char where[BPF_PROTOCOL_PATH_MAX]; /* where it is attached, as the helper said */
 
         BpfHelper *helper;        /* only while attaching: released afterwards */
         BpfHelperCall *call;
