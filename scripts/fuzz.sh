@@ -28,8 +28,11 @@ targets=()
 for t in $FUZZ_TARGETS; do targets+=("tests/fuzz/$t"); done
 # FUZZ_NO_BUILD=1 runs the binaries already built (e.g. while the tree is being edited).
 if [ -z "${FUZZ_NO_BUILD:-}" ]; then
-        ninja -C "$FUZZ_BUILD_DIR" "${targets[@]}" >/dev/null ||
-                { echo "fuzz: build failed"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
+        # Quiet when it works; on failure the compiler's or linker's own words, for the CI log.
+        if ! out=$(ninja -C "$FUZZ_BUILD_DIR" "${targets[@]}" 2>&1); then
+                grep -E -A6 'FAILED|error' <<< "$out" | head -n 40
+                echo "fuzz: build failed"; echo "fuzz: 0 passed, 1 failed"; exit 1
+        fi
 fi
 
 passed=0

@@ -18,8 +18,11 @@ if [ ! -f "$SAN_BUILD_DIR/build.ninja" ]; then
                 -Dbuildtype=debug ${MESON_ARGS:-} >/dev/null ||
                 { echo "sanitizers: meson setup failed"; echo "sanitizers: 0 passed, 1 failed, 0 skipped"; exit 1; }
 fi
-ninja -C "$SAN_BUILD_DIR" >/dev/null ||
-        { echo "sanitizers: build failed"; echo "sanitizers: 0 passed, 1 failed, 0 skipped"; exit 1; }
+# Quiet when it works; on failure the compiler's or linker's own words, for the CI log.
+if ! out=$(ninja -C "$SAN_BUILD_DIR" 2>&1); then
+        grep -E -A6 'FAILED|error' <<< "$out" | head -n 40
+        echo "sanitizers: build failed"; echo "sanitizers: 0 passed, 1 failed, 0 skipped"; exit 1
+fi
 
 # abort_on_error is off so the exit code is the one a test sees; log_path keeps every report
 # even when a test script swallows the daemon's stderr.
