@@ -19,9 +19,11 @@ echo "$out" | grep -qE '^ +igmpv3_unsolicited_report_interval +1000 -> 200 +.*/5
 echo "$out" | grep -qE '^ +force_igmp_version +0 +\(no policy' || fail "--check does not show uncovered knobs"
 [ "$(knob_get "$NS" ipv4 iptv0 igmpv3_unsolicited_report_interval)" = 1000 ] || fail "--check changed a knob"
 echo "$out" | grep -qx 'Configuration files read, in this order:' || fail "no list of files: $out"
+# lib.sh's daemon drop-in (DriftWatch=no) is read first: it is a file read like the others.
+echo "$out" | grep -qx "    $T_ROOT/etc/igmpd/igmpd.conf.d/00-tests.conf" || fail "00-tests.conf not listed: $out"
 echo "$out" | grep -qx "    $T_CONF/10-site.conf" || fail "10-site.conf not listed: $out"
 echo "$out" | grep -qx "    $T_CONF/50-iptv.conf" || fail "50-iptv.conf not listed: $out"
-[ "$(echo "$out" | tail -n1)" = "2 files read, no problems." ] || fail "last line: $(echo "$out" | tail -n1)"
+[ "$(echo "$out" | tail -n1)" = "3 files read, no problems." ] || fail "last line: $(echo "$out" | tail -n1)"
 
 printf '[IGMP]\nVersion=7\nV3UnsolicitedReportInterval=1s\n' > "$T_CONF/90-bad.conf"
 # A misspelt [Match] must not apply everywhere: the file is skipped, and the list says why.
@@ -41,10 +43,10 @@ grep -qx "    $T_CONF/95-widen.conf: SKIPPED, line 1: Unknown section \[Mtach\],
 grep -qx "    $T_CONF/20-vendor.conf: masked (empty or a link to /dev/null): no file of this name applies" "$T_TMP/out" ||
         fail "masked file not listed: $out"
 ! grep -q "usr/lib/igmpd/conf.d/20-vendor.conf" "$T_TMP/out" || fail "a masked file is listed as read: $out"
-[ "$(tail -n1 "$T_TMP/err")" = "4 files read, 2 problems (see above); fix before reloading." ] ||
+[ "$(tail -n1 "$T_TMP/err")" = "5 files read, 2 problems (see above); fix before reloading." ] ||
         fail "summary: $(tail -n1 "$T_TMP/err")"
 # The summary comes last also when both streams go to one place.
-[ "$(check 2>&1 | tail -n1)" = "4 files read, 2 problems (see above); fix before reloading." ] ||
+[ "$(check 2>&1 | tail -n1)" = "5 files read, 2 problems (see above); fix before reloading." ] ||
         fail "summary is not the last line of the combined output: $(check 2>&1 | tail -n3)"
 [ "$(knob_get "$NS" ipv4 iptv0 igmpv3_unsolicited_report_interval)" = 1000 ] || fail "--check changed a knob"
 [ "$(knob_get "$NS" ipv4 iptv0 force_igmp_version)" = 0 ] || fail "--check changed a knob"
