@@ -9,16 +9,23 @@
 # Policy: every w* link gets IGMPv3 and MLDv2 forced; the wfast* links also get both unsolicited
 # report intervals set to 200 ms; the wdflt* links keep the kernel default, 1000 ms.
 # With qrv 2 a join sends two unsolicited reports, the second a random [0, interval) after the
-# first, in 4 ms jiffies and up to ~12 ms late. For IGMPv3 and for MLDv2 this asserts:
-#   - igmpd set the knobs (read back from /proc/sys in A);
-#   - every join gave exactly qrv join reports (TO_EX records for its group), the first one
-#     within FIRST_MS of the join;
-#   - 200 ms links: every gap between consecutive join reports is <= 200 + 40 ms;
-#   - default links: not every gap is <= 240 ms (with 24 joins all would be with probability
-#     0.24^24 ~ 1e-15), and none is later than the timer wheel allows (1000 * 9/8 + 40 ms).
-# Each join is of its own group and held longer than its link's interval, so the next join
+# first, in 4 ms jiffies and up to ~12 ms late on an idle machine. On a busy one a timer can fire
+# any amount later (softirqs deferred to ksoftirqd, MLD's delayed work waiting for a worker), so
+# no single gap or delay is bounded; what the knob decides is the distribution, and load only
+# ever adds to a gap. For IGMPv3 and for MLDv2 this asserts:
+#   - igmpd set the knobs (read back from /proc/sys in A), and they still hold after the run;
+#   - no join gave more than qrv join reports (TO_EX records for its group) or none at all, and
+#     at most a quarter of the joins had their series cut short by their own leave;
+#   - the median delay from a join to its first report is <= FIRST_MS;
+#   - 200 ms links: the median gap between consecutive join reports is <= 200 + 40 ms (idle:
+#     ~100, and every gap is);
+#   - default links: not every gap is <= 240 ms (with 24 gaps all would be with probability
+#     0.24^24 ~ 1e-15), their median is above the 200 ms links' median (the reverse, idle:
+#     ~1e-7), and it is below 1000 ms (uniform: ~500; above it the capture is wrong).
+# Every gap over 240 ms is counted in the output, so a slow run is visible even when it passes.
+# Each join is of its own group and held well past its link's interval, so the next join
 # (which restarts the interface's report timer) cannot cut a series short; if a 200 ms link
-# really used 1000 ms, the leave would swallow late second reports and the count check fails.
+# really used 1000 ms, most leaves would cut the series and the median gap would be ~500 ms.
 # Joins run in parallel over LINKS links per case to keep the run time near 10 s.
 
 . "$(dirname "$0")/lib.sh"
@@ -29,8 +36,9 @@ FAST_MS=200
 DEFAULT_MS=1000
 SLACK_MS=40                     # timer granularity: 4 ms jiffies, up to ~12 ms late
 FIRST_MS=100                    # a join's first report leaves a few jiffies after it
-FAST_HOLD_MS=$((FAST_MS + 100))
-DEFAULT_HOLD_MS=$((DEFAULT_MS + 100))
+HOLD_MARGIN_MS=400             # a join is held this long past its link's interval
+FAST_HOLD_MS=$((FAST_MS + HOLD_MARGIN_MS))
+DEFAULT_HOLD_MS=$((DEFAULT_MS + HOLD_MARGIN_MS))
 PAUSE_MS=20
 
 for h in mcast-join report-capture; do
@@ -174,8 +182,9 @@ for ((i = 0; i < LINKS; i++)); do
                 fail "mldv2_unsolicited_report_interval on wfast$i changed during the run"
 done
 
-# analyse FAMILY CASE: prints "gap MS GROUP" for every pair of consecutive join reports of every
-# join of that family and case, "error TEXT" for a join whose reports are not as expected.
+# analyse FAMILY CASE: prints, for every join of that family and case, "first MS GROUP" (join to
+# first report), "gap MS GROUP" for every pair of consecutive join reports, "short GROUP N" for
+# a series its leave cut short, "error TEXT" for a join whose reports are impossible.
 analyse() {
         local fam=$1 case=$2 kind=igmpv3-report qrv=$QRV4
 
@@ -183,7 +192,7 @@ analyse() {
                 kind=mldv2-report
                 qrv=$QRV6
         fi
-        sort -n "$CAP" | awk -v kind="$kind" -v qrv="$qrv" -v first_us=$((FIRST_MS * 1000)) '
+        sort -n "$CAP" | awk -v kind="$kind" -v qrv="$qrv" '
                 FNR == NR {
                         if ($1 == "join") {
                                 n++
@@ -205,51 +214,77 @@ analyse() {
                 END {
                         for (k = 1; k <= n; k++) {
                                 g = grp[k]
-                                if (c[g] != qrv) {
+                                if (c[g] == 0 || c[g] > qrv) {
                                         printf "error join of %s: %d join reports, expected %d\n",
                                                 g, c[g], qrv
                                         continue
                                 }
-                                if (t[g, 1] - jt[g] > first_us)
-                                        printf "error join of %s: first report %.1f ms after the join\n",
-                                                g, (t[g, 1] - jt[g]) / 1000
+                                if (c[g] < qrv)
+                                        printf "short %s %d\n", g, c[g]
+                                printf "first %.1f %s\n", (t[g, 1] - jt[g]) / 1000, g
                                 for (r = 2; r <= c[g]; r++)
                                         printf "gap %.1f %s\n", (t[g, r] - t[g, r - 1]) / 1000, g
                         }
                 }' <(cat "$T_TMP/join-$fam-$case-"*.txt) -
 }
 
+# stats KIND FILE LIMIT: "count min median max over" of the KIND values in FILE, over = how many
+# exceed LIMIT; "0 - - - 0" when there are none.
+stats() {
+        awk -v kind="$1" '$1 == kind { print $2 }' "$2" | sort -n | awk -v limit="$3" '
+                { v[++n] = $1; if ($1 > limit) o++ }
+                END {
+                        if (n == 0) { print 0, "-", "-", "-", 0; exit }
+                        med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+                        printf "%d %.1f %.1f %.1f %d\n", n, v[1], med, v[n], o + 0
+                }'
+}
+
+# gt A B: A > B for decimal numbers.
+gt() {
+        awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'
+}
+
 failures=()
 for fam in $FAMILIES; do
+        if [ "$fam" = 4 ]; then proto=IGMPv3; else proto=MLDv2; fi
+        limit=$((FAST_MS + SLACK_MS))
+        fast_med=
         for case in fast dflt; do
-                if [ "$fam" = 4 ]; then proto=IGMPv3; else proto=MLDv2; fi
                 if [ "$case" = fast ]; then interval=$FAST_MS; else interval=$DEFAULT_MS; fi
                 out=$T_TMP/result-$fam-$case.txt
                 analyse "$fam" "$case" > "$out"
-                limit=$((FAST_MS + SLACK_MS))
-                # Upper bound, a sanity check of the capture: the interval, plus the timer wheel's
-                # slack for timeouts past 63 jiffies (up to 1/8 late), plus granularity.
-                bound_ms=$((interval == FAST_MS ? limit : interval * 9 / 8 + SLACK_MS))
-                read -r n min med max over bound < <(awk '$1 == "gap" { print $2 }' "$out" | sort -n |
-                        awk -v limit="$limit" -v bound="$bound_ms" '
-                                { v[++n] = $1; if ($1 > limit) o++; if ($1 > bound) b++ }
-                                END {
-                                        if (n == 0) { print 0, "-", "-", "-", 0, 0; exit }
-                                        med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-                                        printf "%d %.1f %.1f %.1f %d %d\n", n, v[1], med, v[n], o, b
-                                }')
+                joins=$((LINKS * JOINS))
+                read -r n min med max over < <(stats gap "$out" "$limit")
+                read -r nf _ fmed fmax fover < <(stats first "$out" "$FIRST_MS")
+                short=$(grep -c '^short' "$out" || true)
                 info "$proto, $interval ms (w$case*): $n gaps: min $min / median $med / max $max ms;" \
-                        "$over over $limit ms"
+                        "$over over $limit ms; first report: median $fmed / max $fmax ms," \
+                        "$fover over $FIRST_MS ms; $short of $joins series cut short by the leave"
                 while read -r _ text; do
                         failures+=("$proto $interval ms: $text")
                 done < <(grep '^error' "$out" || true)
-                [ "$n" -ge $((LINKS * JOINS)) ] ||
-                        failures+=("$proto $interval ms: only $n gaps measured")
-                [ "$bound" -eq 0 ] ||
-                        failures+=("$proto $interval ms: $bound gaps over $bound_ms ms")
-                if [ "$case" = dflt ] && [ "$n" -gt 0 ] && [ "$over" -eq 0 ]; then
-                        failures+=("$proto $interval ms: every gap <= $limit ms," \
-                                "as if the kernel default did not apply")
+                [ $((short * 4)) -le "$joins" ] ||
+                        failures+=("$proto $interval ms: $short of $joins series cut short by their leave")
+                if [ "$n" -eq 0 ] || [ "$nf" -eq 0 ]; then
+                        failures+=("$proto $interval ms: no gap measured")
+                        continue
+                fi
+                gt "$fmed" "$FIRST_MS" &&
+                        failures+=("$proto $interval ms: median first report $fmed ms after the join")
+                if [ "$case" = fast ]; then
+                        fast_med=$med
+                        gt "$med" "$limit" &&
+                                failures+=("$proto $interval ms: median gap $med ms, over $limit ms")
+                else
+                        [ "$over" -gt 0 ] ||
+                                failures+=("$proto $interval ms: every gap <= $limit ms," \
+                                        "as if the kernel default did not apply")
+                        [ -z "$fast_med" ] || gt "$med" "$fast_med" ||
+                                failures+=("$proto $interval ms: median gap $med ms," \
+                                        "not above the ${FAST_MS} ms links' $fast_med ms")
+                        gt "$med" "$interval" &&
+                                failures+=("$proto $interval ms: median gap $med ms, over the interval")
                 fi
         done
 done
