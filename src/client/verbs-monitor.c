@@ -9,6 +9,7 @@
  *   v0 (3): State pending → configured
  *   v0 (3): igmpv3_unsolicited_report_interval kernel 1000ms → 200ms, policy - → 200ms, source runtime (/run)
  *   v0 (3): matched files now: /etc/igmpd/conf.d/10-site.conf, /etc/igmpd/conf.d/50-iptv.conf
+ *   v0 (3): IgnoredSources none → NetworkManager:alice-iptv: a user's profile (connection.permissions …)
  *   v0 (3): igmpv3_unsolicited_report_interval overridden by 'sysctl' (pid 812): 200ms → 1000ms,
  *           igmpd's value 200ms: reverted          (one line; KnobOverridden)
  *   igmpd: configuration reloaded, 2 policy files
@@ -201,6 +202,7 @@ static void print_json_link_event(const char *event, const ClientLink *l, unsign
                 { CLIENT_PROP_MAC_ADDRESS, "mac_address" },
                 { CLIENT_PROP_STATE, "state" }, { CLIENT_PROP_KNOBS, "knobs" },
                 { CLIENT_PROP_MATCHED_FILES, "matched_files" }, { CLIENT_PROP_LAST_ERROR, "last_error" },
+                { CLIENT_PROP_IGNORED_SOURCES, "ignored_sources" },
         };
         LinkStatus s;
         JsonWriter w;
@@ -401,7 +403,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 {
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
-        _cleanup_free_ char *old_altnames = NULL, *old_matched = NULL;
+        _cleanup_free_ char *old_altnames = NULL, *old_matched = NULL, *old_ignored = NULL;
         MonitorLink *ml;
         ClientLink old, *l;
         unsigned changed = 0;
@@ -442,7 +444,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r >= 0) {
                 old_altnames = join_list(l->alternative_names);
                 old_matched = join_list(l->matched_files);
-                if (!old_altnames || !old_matched)
+                old_ignored = join_list(l->ignored_sources);
+                if (!old_altnames || !old_matched || !old_ignored)
                         r = -ENOMEM;
         }
         if (r >= 0)
@@ -481,6 +484,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                         print_string_change(l, "LastError", old.last_error, l->last_error);
                 if (changed & CLIENT_PROP_MATCHED_FILES)
                         print_list_change(l, "MatchedFiles", old_matched, l->matched_files);
+                if (changed & CLIENT_PROP_IGNORED_SOURCES)
+                        print_list_change(l, "IgnoredSources", old_ignored, l->ignored_sources);
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
         }

@@ -140,6 +140,13 @@ nmctl Deactivate o "$AC_VPN"
 info "a user's profile (connection.permissions) is ignored, and says so once"
 nmctl Deactivate o "$AC"
 expect_knob "$NS" ipv4 nmf0 $V3 500
+# igmpctl monitor prints the ignored source coming and going (text and JSON).
+LC_ALL=C.UTF-8 "$IGMPCTL" monitor > "$T_TMP/mon.txt" 2> "$T_TMP/mon.err" &
+_T_PIDS+=($!)
+"$IGMPCTL" --json=short monitor > "$T_TMP/mon.json" 2> "$T_TMP/mon-json.err" &
+_T_PIDS+=($!)
+wait_until "grep -q Monitoring '$T_TMP/mon.err' && grep -q Monitoring '$T_TMP/mon-json.err'" ||
+        fail "igmpctl monitor did not start: $(cat "$T_TMP/mon.err" "$T_TMP/mon-json.err")"
 CONN_USER=$(nmctl AddConnectionWith 'ssasa{ss}' "alice iptv" "" 1 "user:alice:" 2 igmpd.$V3 333 igmpd.$V2 444)
 AC_USER=$(nmctl Activate oob "$CONN_USER" "$DEV0" false)
 WHY="NetworkManager:alice iptv: it belongs to user:alice (connection.permissions); only system profiles (no connection.permissions) may set igmpd values"
@@ -165,12 +172,18 @@ jq -e --arg w "$WHY" --argjson i "$IDX0" '.[] | select(.index == $i) | .ignored_
         fail "igmpctl --json status (ListLinksState) lacks the ignored source"
 bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe | grep -qF "it belongs to user:alice" ||
         fail "Describe lacks the ignored source"
+wait_until "grep -qF 'nmf0 ($IDX0): IgnoredSources none → $WHY' '$T_TMP/mon.txt'" ||
+        fail "igmpctl monitor did not print the ignored source: $(tail -n 5 "$T_TMP/mon.txt")"
+wait_until "jq -e --arg w \"\$WHY\" 'select(.event == \"changed\" and (.changed | index(\"ignored_sources\")) and .link.ignored_sources == [\$w])' '$T_TMP/mon.json' > /dev/null" ||
+        fail "igmpctl --json monitor did not report ignored_sources: $(tail -n 3 "$T_TMP/mon.json")"
 info "back to a system profile: the ignored source goes"
 nmctl Deactivate o "$AC_USER"
 AC=$(nmctl Activate oob "$CONN" "$DEV0" false)
 expect_knob "$NS" ipv4 nmf0 $V3 200
 wait_until "[ \"\$(bctl --json=short get-property org.igmpd1 $(link_path "$IDX0") org.igmpd1.Link IgnoredSources | jq -c .data)\" = '[]' ]" ||
         fail "IgnoredSources stayed after the user's profile went"
+wait_until "grep -qF 'nmf0 ($IDX0): IgnoredSources $WHY → none' '$T_TMP/mon.txt'" ||
+        fail "igmpctl monitor did not print the ignored source going: $(tail -n 5 "$T_TMP/mon.txt")"
 
 info "NetworkManager restarts: values go with it and come back"
 nm_stop
