@@ -734,10 +734,72 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         return sd_bus_reply_method_return(message, NULL);
 }
 
+/* How long Reconfigure waits for NetworkManager's answer before replying with the values it
+ * knows (NetworkManager's follow when its answer comes). */
+#define RECONFIGURE_NM_WAIT_USEC (5 * 1000 * 1000ULL)
+
+/* A Reconfigure call waiting for NetworkManager to be read again. */
+typedef struct ReconfigureCall {
+        sd_bus_message *message;
+        Link *link;
+        NMWait *wait;
+        sd_event_source *timer;
+} ReconfigureCall;
+
+static ReconfigureCall *reconfigure_call_free(ReconfigureCall *c)
+{
+        if (!c)
+                return NULL;
+        nm_wait_cancel(c->wait);
+        sd_event_source_disable_unref(c->timer);
+        sd_bus_message_unref(c->message);
+        link_unref(c->link);
+        free(c);
+        return NULL;
+}
+
+static int reconfigure_and_reply(sd_bus_message *message, Link *l)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = link_reconfigure(l);
+        if (r == -ENODEV)
+                (void) sd_bus_error_setf(&error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
+        else if (r < 0)
+                (void) bus_error_setf_escaped(&error, SD_BUS_ERROR_FAILED, 0, "Reconfiguring %s failed: %s",
+                                              l->ifname, l->last_error ?: strerror(-r));
+        if (sd_bus_error_is_set(&error))
+                return sd_bus_reply_method_error(message, &error);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static void reconfigure_on_nm_read(bool freeing, void *userdata)
+{
+        ReconfigureCall *c = userdata;
+
+        c->wait = NULL; /* the NetworkManager layer frees it */
+        if (!freeing)
+                (void) reconfigure_and_reply(c->message, c->link);
+        reconfigure_call_free(c);
+}
+
+static int reconfigure_on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ReconfigureCall *c = userdata;
+
+        log_link_info(c->link, "NetworkManager did not answer within %llu s; reconfigured with the values known, "
+                      "its own apply when it answers.", RECONFIGURE_NM_WAIT_USEC / 1000000ULL);
+        (void) reconfigure_and_reply(c->message, c->link);
+        reconfigure_call_free(c);
+        return 0;
+}
+
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata);
         BusContext *c = link_bus_context(l);
+        ReconfigureCall *call;
         int r;
 
         r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
@@ -747,16 +809,25 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
                 return 1;
 
         log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
-        /* NetworkManager does not announce a reapply: read what it applied now (asynchronously;
-         * whatever changes reconfigures the link again). */
-        nm_resync(c->manager->nm);
-        r = link_reconfigure(l);
-        if (r == -ENODEV)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
-        if (r < 0)
-                return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "Reconfiguring %s failed: %s",
-                                              l->ifname, l->last_error ?: strerror(-r));
-        return sd_bus_reply_method_return(message, NULL);
+        /* NetworkManager does not announce a reapply: read what it applied now, and reply once
+         * that is in, so that `igmpctl nm --reapply` returns with the values in force. */
+        call = calloc(1, sizeof *call);
+        if (!call)
+                return -ENOMEM;
+        r = nm_resync(c->manager->nm, reconfigure_on_nm_read, call, &call->wait);
+        if (r != 0) {
+                free(call);
+                return r < 0 ? r : reconfigure_and_reply(message, l);
+        }
+        call->message = sd_bus_message_ref(message);
+        call->link = link_ref(l);
+        r = sd_event_add_time_relative(c->manager->event, &call->timer, CLOCK_MONOTONIC, RECONFIGURE_NM_WAIT_USEC,
+                                       0, reconfigure_on_timeout, call);
+        if (r < 0) {
+                reconfigure_call_free(call);
+                return r;
+        }
+        return 1;
 }
 
 /* ---- objects ---- */

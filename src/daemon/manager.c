@@ -512,7 +512,7 @@ static void manager_follow_network_manager(Manager *m)
                 return;
         }
         if (m->nm) {
-                nm_resync(m->nm); /* a reapply since, which NetworkManager does not announce */
+                (void) nm_resync(m->nm, NULL, NULL, NULL); /* a reapply since, which NetworkManager does not announce */
                 return;
         }
         r = nm_new(manager_on_nm_changed, manager_config_diag, m, &m->nm);

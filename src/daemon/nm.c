@@ -13,7 +13,8 @@
  * profile is activated again. NetworkManager 1.42 announces a Device.Reapply with no signal or
  * property change igmpd could follow, so whoever reapplies tells igmpd: `igmpctl nm --reapply`
  * calls ReconfigureLink for each device it reapplied on, and after `nmcli device reapply` an
- * admin runs `igmpctl reconfigure LINK`. One read runs at a time;
+ * admin runs `igmpctl reconfigure LINK`; the caller can wait for the read it asked for (nm-wait.h:
+ * ReconfigureLink replies then). One read runs at a time;
  * whatever is asked for meanwhile becomes one full read after it. The new table replaces the
  * old one, and every ifindex whose values changed is reported through changed().
  *
@@ -24,6 +25,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@
 #include "nm-parse.h"
 #include "nm-sync.h"
 #include "nm-table.h"
+#include "nm-wait.h"
 #include "nm.h"
 
 struct NMState {
@@ -48,6 +51,9 @@ struct NMState {
 
         NMSync *sync;     /* the read in flight */
         bool read_again;  /* a full read is due after it */
+        unsigned full_reads; /* full reads started; the one in flight is number sync_full */
+        unsigned sync_full;  /* 0 for a device read */
+        NMWaits waits;       /* nm_resync() callers waiting for a full read */
 
         bool first_done;    /* the first answer is in: profiles read, or NetworkManager absent */
         bool first_present; /* … and it was on the bus and read */
@@ -76,6 +82,8 @@ static void nm_on_read(NMSync *s, bool ok, const NMDeviceResult *results, size_t
                 nm->first_present = ok && r >= 0;
         }
         nm->sync = nm_sync_free(s);
+        if (nm->sync_full > 0)
+                nm_waits_done(&nm->waits, nm->sync_full, false);
         if (nm->read_again)
                 nm_read(nm, NULL);
 }
@@ -104,14 +112,20 @@ static void nm_read(NMState *nm, const char *device)
         }
         nm->read_again = false;
         r = nm_sync_start(&p, device, &nm->sync);
-        if (r < 0)
+        if (r < 0) {
                 log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
+                nm_waits_done(&nm->waits, UINT_MAX, false);
+                return;
+        }
+        nm->sync_full = device ? 0 : ++nm->full_reads;
 }
 
+/* No read runs any more: whoever waited for one has its answer, the values as they are. */
 static void nm_reads_cancel(NMState *nm)
 {
         nm->sync = nm_sync_free(nm->sync);
         nm->read_again = false;
+        nm_waits_done(&nm->waits, UINT_MAX, false);
 }
 
 /* ---- name owner and signals ---- */
@@ -313,6 +327,7 @@ NMState *nm_free(NMState *nm)
 {
         if (!nm)
                 return NULL;
+        nm_waits_done(&nm->waits, UINT_MAX, true);
         nm_detach(nm);
         nm_table_done(&nm->table);
         free(nm);
@@ -348,8 +363,17 @@ int nm_ignored_source(const NMState *nm, int ifindex, char **ret)
         return asprintf(ret, "%s: %s", refstr_str(e->source), e->ignored) < 0 ? -ENOMEM : 0;
 }
 
-void nm_resync(NMState *nm)
+int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret)
 {
-        if (nm)
-                nm_read(nm, NULL);
+        if (!nm)
+                return 1;
+        nm_read(nm, NULL);
+        if (!done)
+                return 1;
+        if (!nm->sync)
+                return 1; /* nothing to wait for: NetworkManager absent, or it could not be asked */
+
+        /* A read already in flight may have started before what the caller waits for. */
+        return nm_waits_add(&nm->waits, nm->read_again ? nm->full_reads + 1 : nm->full_reads, done, userdata,
+                            ret);
 }

@@ -15,6 +15,7 @@
 #include <systemd/sd-bus.h>
 
 #include "conf-parser.h"
+#include "nm-wait.h"
 #include "policy.h"
 
 typedef struct NMState NMState;
@@ -51,6 +52,8 @@ void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX]);
 int nm_ignored_source(const NMState *nm, int ifindex, char **ret);
 
 /* Reads NetworkManager's state again (asynchronously; coalesced with a read in flight): the
- * trigger after a Device.Reapply, which NetworkManager does not announce. No-op for NULL or
- * while NetworkManager is not on the bus. */
-void nm_resync(NMState *nm);
+ * trigger after a Device.Reapply, which NetworkManager does not announce. With done, the caller
+ * can wait for that read: returns 0 and *ret, valid until done is called or it is given to
+ * nm_wait_cancel(); returns 1 (done never called) when there is nothing to wait for — nm NULL,
+ * NetworkManager not on the bus or not asked — and -ENOMEM. */
+int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret);

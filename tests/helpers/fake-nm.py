@@ -44,6 +44,7 @@ The test drives it through /org/igmpd/FakeNM, interface org.igmpd.FakeNM:
   SetVersion(s)                                     behave as "1.40" (Reapply takes no flags), "1.42"
                                                     (the default) or "1.44" (VersionId, Update2's version-id)
   EditAfterNextRead(o connection, s key, s value)   another client's edit right after a GetSettings
+  SetAppliedDelay(u ms)                             answer GetAppliedConnection ms late (default 0)
 
 Usage: fake-nm.py [--address BUS_ADDRESS]   (default: $DBUS_SYSTEM_BUS_ADDRESS)
 """
@@ -195,8 +196,22 @@ class Device(PropObject):
     def active(self):
         return self.applied is not None and self.props[IFACE_DEVICE]["State"] == DEVICE_STATE_ACTIVATED
 
-    @dbus.service.method(IFACE_DEVICE, in_signature="u", out_signature="a{sa{sv}}t", sender_keyword="sender")
-    def GetAppliedConnection(self, flags, sender=None):
+    @dbus.service.method(IFACE_DEVICE, in_signature="u", out_signature="a{sa{sv}}t", sender_keyword="sender",
+                         async_callbacks=("reply", "error"))
+    def GetAppliedConnection(self, flags, sender=None, reply=None, error=None):
+        # The answer as it is now, sent after the delay set with SetAppliedDelay (a busy
+        # NetworkManager), so that a caller that does not wait for it is seen not to.
+        try:
+            answer = self.applied_connection(flags, sender)
+        except dbus.DBusException as e:
+            error(e)
+            return
+        if self.m.applied_delay_ms == 0:
+            reply(*answer)
+        else:
+            GLib.timeout_add(self.m.applied_delay_ms, lambda: reply(*answer) and False)
+
+    def applied_connection(self, flags, sender):
         if flags != 0:
             raise nm_error("Device.InvalidArgument", "Invalid flags specified")
         if not self.active():
@@ -450,6 +465,7 @@ class Manager(PropObject):
         self.bus = bus
         self.n = 0
         self.version = (1, 42)
+        self.applied_delay_ms = 0
         self.devices = {}
         self.connections = {}
         self.actives = {}
@@ -586,6 +602,10 @@ class Control(dbus.service.Object):
         self.m.props[NM]["Version"] = dbus.String(version + ".0-fake")
         for conn in self.m.connections.values():
             conn.publish_version()
+
+    @dbus.service.method(CONTROL, in_signature="u", out_signature="")
+    def SetAppliedDelay(self, ms):
+        self.m.applied_delay_ms = int(ms)
 
     @dbus.service.method(CONTROL, in_signature="oss", out_signature="")
     def EditAfterNextRead(self, path, key, value):

@@ -268,6 +268,23 @@ expect_knob "$NS" ipv4 nmc0 $V3 230
 n=$(last_reapply "$DEV" | cut -d' ' -f1)
 expect_rc 0 ctl nm iptv --reapply
 [ "$(last_reapply "$DEV" | cut -d' ' -f1)" = "$n" ] || fail "a reapply that changes nothing was sent"
+
+info "--reapply returns with the value in force, also when NetworkManager answers slowly"
+nmctl SetAppliedDelay u 700
+expect_rc 0 ctl nm iptv --v3-interval 210 --reapply
+# No waiting here: igmpd replied to ReconfigureLink after it had read NetworkManager again.
+[ "$(knob_get "$NS" ipv4 nmc0 $V3)" = 210 ] ||
+        fail "igmpctl nm --reapply returned before the value was in force: $(knob_get "$NS" ipv4 nmc0 $V3)"
+bctl get-property org.igmpd1 "$(link_path "$(ifindex_of "$NS" nmc0)")" org.igmpd1.Link Knobs |
+        grep -qF "\"$V3\" 210 210 \"NetworkManager:iptv\"" || fail "the source is not NetworkManager:iptv at once"
+info "a NetworkManager that does not answer in 5 s: igmpctl returns, the value follows the answer"
+nmctl SetAppliedDelay u 6500
+expect_rc 0 ctl nm iptv --v3-interval 215 --reapply
+[ "$(log_count 'NetworkManager did not answer within 5 s')" -ge 1 ] || fail "no log line about the late answer"
+WAIT_SECS=10 expect_knob "$NS" ipv4 nmc0 $V3 215
+nmctl SetAppliedDelay u 0
+expect_rc 0 ctl nm iptv --v3-interval 230 --reapply
+expect_knob "$NS" ipv4 nmc0 $V3 230
 expect_rc 0 ctl nm iptv --v3-interval 235
 expect_rc 6 as_nobody "$IGMPCTL" nm iptv --reapply
 err_has "Failed to reapply NetworkManager profile 'iptv' on nmc0: NetworkManager refused: Not authorized to control networking"
