@@ -33,6 +33,12 @@ for section in "### 7. Channel change" "### 1. Cold start" "### 2. Hot-plug" "##
 done
 if command -v dbus-daemon > /dev/null; then
         grep -qF "### 5. D-Bus" "$T_TMP/stdout" || fail "table has no D-Bus section"
+        # A measuring program that fails leaves its rows out; say which.
+        if grep -q 'dbus-rtt: ' "$T_TMP/stdout" "$T_TMP/stderr"; then
+                fail "dbus-rtt failed: $(grep -h 'dbus-rtt: ' "$T_TMP/stdout" "$T_TMP/stderr" | head -n 2)"
+        fi
+        grep -qF "ListLinksState (igmpctl's bulk read), until the reply is in" "$T_TMP/stdout" ||
+                fail "the D-Bus section has no ListLinksState figure"
 fi
 grep -q 'bench:begin' "$out" || fail "run.sh did not write the table to --out"
 grep -q 'NOT all configured' "$T_TMP/stdout" && fail "igmpd left links unconfigured at cold start"
