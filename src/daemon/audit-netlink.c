@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Audit source 2: SYSCALL records from the audit multicast group, and the optional rule that
- * makes the kernel produce them. Owns the multicast socket, its event source, and the record of
- * what it changed in the host's audit configuration (to undo exactly that on exit, or at the
- * next start after a crash: ROOT/run/igmpd/audit-changes).
+ * Audit source 2: SYSCALL records from the audit multicast group. Owns the multicast socket,
+ * its event source, and what the source changed in the host's audit configuration (to undo
+ * exactly that on exit, or at the next start after a crash); making and undoing those changes,
+ * and their record in ROOT/run/igmpd/audit-changes, is audit-rules.c.
  */
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
@@ -18,15 +17,12 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "audit-netlink.h"
 #include "audit-record.h"
-#include "conf-files.h"
-#include "fs-util.h"
+#include "audit-rules.h"
 #include "log.h"
-#include "parse-util.h"
 
 /* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
 #define AUDIT_READ_SIZE 16384
@@ -37,17 +33,6 @@
 #define AUDIT_RETRY_FIRST_USEC (100 * 1000ULL)
 #define AUDIT_RETRY_MAX_USEC (60 * 1000000ULL)
 #define AUDIT_ERROR_LOG_USEC (60 * 1000000ULL)
-
-typedef struct AuditRuleSpec {
-        uint32_t arch;
-        int nr;
-        const char *arch_name;
-} AuditRuleSpec;
-
-static const AuditRuleSpec rule_specs[AUDIT_RULES_MAX] = {
-        { AUDIT_ARCH_X86_64, AUDIT_RECORD_SYSCTL_NR_X86_64, "b64" },
-        { AUDIT_ARCH_I386, AUDIT_RECORD_SYSCTL_NR_I386, "b32" },
-};
 
 struct AuditNetlink {
         const AuditSourceContext *ctx;
@@ -84,279 +69,6 @@ bool audit_netlink_is_active(const AuditNetlink *n)
         return n && n->active;
 }
 
-/* ---- control requests on a unicast socket ---- */
-
-static int audit_control_open(void)
-{
-        struct timeval tv = { .tv_sec = 1 };
-        int fd;
-
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
-        if (fd < 0)
-                return -errno;
-        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        return fd;
-}
-
-/* Sends a request; with want_type > 0 copies that reply's payload into reply (size bytes). Waits
- * for the ack. 0 or -errno (the kernel's error). */
-static int audit_control(int fd, uint16_t type, const void *data, size_t len, uint16_t want_type, void *reply,
-                         size_t reply_size)
-{
-        static uint32_t seq_counter;
-        _cleanup_free_ char *req = NULL;
-        char buf[8192];
-        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-        struct nlmsghdr *h;
-        uint32_t seq = ++seq_counter;
-        bool got_reply = want_type == 0;
-
-        req = calloc(1, NLMSG_SPACE(len));
-        if (!req)
-                return -ENOMEM;
-        h = (struct nlmsghdr *) req;
-        h->nlmsg_len = NLMSG_LENGTH(len);
-        h->nlmsg_type = type;
-        h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-        h->nlmsg_seq = seq;
-        if (len > 0)
-                memcpy(NLMSG_DATA(h), data, len);
-        if (sendto(fd, req, h->nlmsg_len, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
-                return -errno;
-
-        for (;;) {
-                ssize_t n = recv(fd, buf, sizeof buf, 0);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return errno == EAGAIN ? -ETIMEDOUT : -errno;
-                }
-                for (struct nlmsghdr *m = (struct nlmsghdr *) buf; NLMSG_OK(m, (size_t) n); m = NLMSG_NEXT(m, n)) {
-                        if (m->nlmsg_seq != seq)
-                                continue;
-                        if (m->nlmsg_type == NLMSG_ERROR) {
-                                int e = ((struct nlmsgerr *) NLMSG_DATA(m))->error;
-                                if (e < 0)
-                                        return e;
-                                /* The ack may come before the reply (AUDIT_GET). */
-                                if (got_reply)
-                                        return 0;
-                                continue;
-                        }
-                        if (want_type > 0 && m->nlmsg_type == want_type) {
-                                memset(reply, 0, reply_size);
-                                memcpy(reply, NLMSG_DATA(m), MIN(reply_size, (size_t) NLMSG_PAYLOAD(m, 0)));
-                                got_reply = true;
-                                return 0;
-                        }
-                }
-        }
-}
-
-/* "-a always,exit -F arch=ARCH -S NR -k igmpd-sysctl" as struct audit_rule_data. */
-static struct audit_rule_data *rule_build(const AuditRuleSpec *s, size_t *ret_len)
-{
-        size_t keylen = strlen(AUDIT_NETLINK_RULE_KEY);
-        struct audit_rule_data *r;
-
-        r = calloc(1, sizeof *r + keylen);
-        if (!r)
-                return NULL;
-        r->flags = AUDIT_FILTER_EXIT;
-        r->action = AUDIT_ALWAYS;
-        r->mask[s->nr / 32] |= 1U << (s->nr % 32);
-        r->field_count = 2;
-        r->fields[0] = AUDIT_ARCH;
-        r->fieldflags[0] = AUDIT_EQUAL;
-        r->values[0] = s->arch;
-        r->fields[1] = AUDIT_FILTERKEY;
-        r->fieldflags[1] = AUDIT_EQUAL;
-        r->values[1] = (uint32_t) keylen;
-        r->buflen = (uint32_t) keylen;
-        memcpy(r->buf, AUDIT_NETLINK_RULE_KEY, keylen);
-        *ret_len = sizeof *r + keylen;
-        return r;
-}
-
-/* ---- what igmpd changed, recorded against a crash ---- */
-
-bool audit_changes_any(const AuditChanges *c)
-{
-        return c->rule[0] || c->rule[1] || c->enabled_changed;
-}
-
-int audit_changes_parse(const char *text, AuditChanges *ret)
-{
-        AuditChanges c = {};
-        const char *p = text, *nl;
-        bool header = false;
-
-        while (*p) {
-                char line[64];
-                size_t len;
-
-                nl = strchr(p, '\n');
-                if (!nl)
-                        return -EINVAL; /* torn */
-                len = (size_t) (nl - p);
-                if (len >= sizeof line)
-                        return -EINVAL;
-                memcpy(line, p, len);
-                line[len] = '\0';
-                p = nl + 1;
-
-                if (!header) {
-                        if (!streq(line, AUDIT_CHANGES_HEADER))
-                                return -EINVAL;
-                        header = true;
-                        continue;
-                }
-                if (startswith(line, "rule ")) {
-                        size_t i;
-
-                        for (i = 0; i < AUDIT_RULES_MAX; i++)
-                                if (streq(line + 5, rule_specs[i].arch_name))
-                                        break;
-                        if (i >= AUDIT_RULES_MAX)
-                                return -EINVAL;
-                        c.rule[i] = true;
-                } else if (startswith(line, "enabled-before ")) {
-                        int v;
-
-                        if (parse_int_range(line + 15, line + len, &v) < 0 || v < 0 || v > 1)
-                                return -EINVAL;
-                        c.enabled_changed = true;
-                        c.enabled_before = (uint32_t) v;
-                } else
-                        return -EINVAL;
-        }
-        if (!header)
-                return -EINVAL;
-        *ret = c;
-        return 0;
-}
-
-char *audit_changes_format(const AuditChanges *c)
-{
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
-
-        if (!f)
-                return NULL;
-        fputs(AUDIT_CHANGES_HEADER "\n", f);
-        for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
-                if (c->rule[i])
-                        fprintf(f, "rule %s\n", rule_specs[i].arch_name);
-        if (c->enabled_changed)
-                fprintf(f, "enabled-before %" PRIu32 "\n", c->enabled_before);
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
-}
-
-/* What an igmpd that did not stop cleanly left: 1 with *ret, 0 if nothing, -errno. */
-static int audit_changes_load(const char *root, AuditChanges *ret)
-{
-        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *path = NULL;
-        char buf[512];
-        ssize_t n;
-        int fd, r;
-
-        *ret = (AuditChanges) {};
-        if (!dir || asprintf(&path, "%s/" AUDIT_CHANGES_NAME, dir) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        n = read(fd, buf, sizeof buf - 1);
-        r = n < 0 ? -errno : 0;
-        safe_close(fd);
-        if (r < 0)
-                return r;
-        buf[n] = '\0';
-        r = audit_changes_parse(buf, ret);
-        if (r < 0) {
-                log_warning("%s is not a valid record of igmpd's audit changes, ignoring it.", path);
-                return 0;
-        }
-        return audit_changes_any(ret);
-}
-
-/* Writes c (atomically), or removes the record when nothing is left to undo. */
-static void audit_changes_save(const char *root, const AuditChanges *c)
-{
-        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *content = NULL;
-        int r;
-
-        if (!dir) {
-                log_oom();
-                return;
-        }
-        if (!audit_changes_any(c)) {
-                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-                r = dfd < 0 ? (errno == ENOENT ? 0 : -errno)
-                            : unlinkat(dfd, AUDIT_CHANGES_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
-        } else {
-                content = audit_changes_format(c);
-                r = content ? write_file_atomic(dir, AUDIT_CHANGES_NAME, content) : -ENOMEM;
-        }
-        if (r < 0)
-                log_warning_errno(r, "Failed to record igmpd's changes to the audit configuration in %s/"
-                                  AUDIT_CHANGES_NAME ", ignoring: should igmpd crash, they would stay: %m", dir);
-}
-
-/* Undoes c as far as it can: deletes its rules, and puts the enabled flag back if it still
- * is what igmpd set (1). What could not be undone stays in c. */
-static void audit_changes_undo(int fd, AuditChanges *c)
-{
-        int r;
-
-        for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
-                _cleanup_free_ struct audit_rule_data *rule = NULL;
-                size_t len;
-
-                if (!c->rule[i])
-                        continue;
-                rule = rule_build(&rule_specs[i], &len);
-                if (!rule) {
-                        log_oom();
-                        continue;
-                }
-                r = audit_control(fd, AUDIT_DEL_RULE, rule, len, 0, NULL, 0);
-                if (r < 0 && r != -ENOENT) {
-                        log_error_errno(r, "Failed to remove the audit rule for sysctl(2) on arch=%s: %m",
-                                        rule_specs[i].arch_name);
-                        continue;
-                }
-                log_debug("Removed audit rule for sysctl(2) on arch=%s.", rule_specs[i].arch_name);
-                c->rule[i] = false;
-        }
-        if (c->enabled_changed) {
-                struct audit_status st, set = { .mask = AUDIT_STATUS_ENABLED, .enabled = c->enabled_before };
-
-                r = audit_control(fd, AUDIT_GET, NULL, 0, AUDIT_GET, &st, sizeof st);
-                if (r >= 0 && st.enabled != 1) {
-                        /* Someone else switched it since (or locked it): theirs now. */
-                        log_info("Kernel auditing is enabled=%u now, not the 1 igmpd had set: left as it is.",
-                                 st.enabled);
-                        c->enabled_changed = false;
-                        return;
-                }
-                r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
-                if (r < 0) {
-                        log_error_errno(r, "Failed to switch kernel auditing back off: %m");
-                        return;
-                }
-                log_debug("Kernel auditing switched back to enabled=%u.", c->enabled_before);
-                c->enabled_changed = false;
-        }
-}
-
 void audit_netlink_undo_left(const AuditSourceContext *ctx)
 {
         _cleanup_close_ int fd = -EBADF;
@@ -379,110 +91,11 @@ void audit_netlink_undo_left(const AuditSourceContext *ctx)
         audit_changes_save(ctx->root, &left);
 }
 
-/* Adds the rules and enables auditing if it is off. left: what an igmpd that did not stop
- * cleanly had added; a rule of it that is still loaded is taken over (and removed on exit),
- * as is the enabled flag it switched on. */
-static void audit_netlink_add_rules(AuditNetlink *n, AuditChanges *left)
-{
-        _cleanup_close_ int fd = -EBADF;
-        struct audit_status st;
-        int r;
-
-        fd = audit_control_open();
-        if (fd < 0) {
-                log_warning_errno(fd, "Cannot talk to the kernel's audit subsystem, not adding the sysctl(2) audit rule: %m");
-                return;
-        }
-        r = audit_control(fd, AUDIT_GET, NULL, 0, AUDIT_GET, &st, sizeof st);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to read the audit status, not adding the sysctl(2) audit rule: %m");
-                return;
-        }
-        if (st.enabled == 2) {
-                log_warning("Audit configuration is locked (enabled=2), cannot add the sysctl(2) audit rule; "
-                            "load " AUDIT_RULES_PATH " with auditd instead.");
-                return;
-        }
-
-        for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
-                _cleanup_free_ struct audit_rule_data *rule = NULL;
-                size_t len;
-
-                rule = rule_build(&rule_specs[i], &len);
-                if (!rule) {
-                        log_oom();
-                        continue;
-                }
-                r = audit_control(fd, AUDIT_ADD_RULE, rule, len, 0, NULL, 0);
-                if (r == -EEXIST && left->rule[i]) {
-                        n->changes.rule[i] = true;
-                        log_info("Audit rule for sysctl(2) on arch=%s was added by an igmpd that did not stop "
-                                 "cleanly: taken over (removed on exit).", rule_specs[i].arch_name);
-                } else if (r == -EEXIST) {
-                        n->rule_found[i] = true;
-                        log_info("Audit rule for sysctl(2) on arch=%s is already loaded (not ours, left alone on exit).",
-                                 rule_specs[i].arch_name);
-                } else if (r < 0)
-                        log_warning_errno(r, "Failed to add the audit rule -a always,exit -F arch=%s -S %d -k %s%s: %m",
-                                          rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY,
-                                          r == -EPERM ? " (needs CAP_AUDIT_CONTROL)" : "");
-                else {
-                        n->changes.rule[i] = true;
-                        /* Recorded right after: had it been before, a crash between the two
-                         * would have made someone else's identical rule ours. */
-                        audit_changes_save(n->ctx->root, &n->changes);
-                        log_info("Added audit rule -a always,exit -F arch=%s -S %d -k %s (removed on exit).",
-                                 rule_specs[i].arch_name, rule_specs[i].nr, AUDIT_NETLINK_RULE_KEY);
-                }
-                left->rule[i] = false; /* settled either way */
-        }
-
-        if (!n->changes.rule[0] && !n->changes.rule[1])
-                return; /* whatever else was left: audit_netlink_new() undoes it */
-        if (left->enabled_changed && st.enabled == 1) {
-                n->changes.enabled_changed = true;
-                n->changes.enabled_before = left->enabled_before;
-                left->enabled_changed = false;
-                log_info("Kernel auditing was enabled by an igmpd that did not stop cleanly: taken over "
-                         "(switched back to enabled=%u on exit).", n->changes.enabled_before);
-        } else if (st.enabled == 0) {
-                struct audit_status set = { .mask = AUDIT_STATUS_ENABLED, .enabled = 1 };
-
-                /* Recorded first: if the crash comes before the switch, putting back 0 is a no-op. */
-                n->changes.enabled_changed = true;
-                n->changes.enabled_before = st.enabled;
-                audit_changes_save(n->ctx->root, &n->changes);
-                r = audit_control(fd, AUDIT_SET, &set, sizeof set, 0, NULL, 0);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to enable auditing, the sysctl(2) audit rule has no effect: %m");
-                        n->changes.enabled_changed = false;
-                } else
-                        log_info("Enabled kernel auditing (was off; switched off again on exit).");
-        }
-        left->enabled_changed = false;
-        audit_changes_save(n->ctx->root, &n->changes);
-}
-
-static void audit_netlink_remove_rules(AuditNetlink *n)
-{
-        _cleanup_close_ int fd = -EBADF;
-
-        if (!audit_changes_any(&n->changes))
-                return;
-        fd = audit_control_open();
-        if (fd < 0) {
-                log_error_errno(fd, "Cannot talk to the audit subsystem to remove igmpd's audit rule: %m");
-                return;
-        }
-        audit_changes_undo(fd, &n->changes);
-        audit_changes_save(n->ctx->root, &n->changes); /* removed once nothing is left */
-}
-
 AuditNetlink *audit_netlink_free(AuditNetlink *n)
 {
         if (!n)
                 return NULL;
-        audit_netlink_remove_rules(n);
+        audit_rules_remove(n->ctx->root, &n->changes);
         sd_event_source_disable_unref(n->retry_timer);
         sd_event_source_disable_unref(n->source);
         safe_close(n->fd);
@@ -739,7 +352,7 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
         if (r < 0)
                 log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
         if (add_rule)
-                audit_netlink_add_rules(n, &left);
+                audit_rules_add(ctx->root, &n->changes, n->rule_found, &left);
         else
                 log_info("AuditRule=no: the audit source sees sysctl(2) calls only if a rule for them is loaded "
                          "some other way (auditd with " AUDIT_RULES_PATH ").");

@@ -14,14 +14,8 @@
  * rules it added (not ones that were already loaded, e.g. by auditd from the shipped rule file)
  * and puts the enabled flag back.
  *
- * What it changed is recorded in ROOT/run/igmpd/audit-changes (written atomically: a rule
- * right after adding it, the enabled flag before switching it), so that a crash (SIGKILL, the
- * OOM killer, a watchdog kill) does not leave it behind: the next start takes over a rule and
- * flag that record lists and still finds (AuditRule=yes), or undoes them (AuditRule=no, or the
- * audit source off). Removed once nothing is left to undo. Format:
- *     igmpd-audit-changes 1
- *     rule b64                 (one line per rule igmpd added: b64, b32)
- *     enabled-before 0         (igmpd switched auditing on, from this value)
+ * What it changed is recorded in ROOT/run/igmpd/audit-changes, so that a crash does not leave
+ * it behind (audit-rules.h).
  */
 
 #include <stdbool.h>
@@ -29,25 +23,6 @@
 #include <stdint.h>
 
 #include "audit-event.h"
-
-#define AUDIT_NETLINK_RULE_KEY "igmpd-sysctl"
-#define AUDIT_RULES_MAX 2 /* b64, b32 */
-#define AUDIT_CHANGES_DIR "/run/igmpd" /* below the config root */
-#define AUDIT_CHANGES_NAME "audit-changes"
-#define AUDIT_CHANGES_HEADER "igmpd-audit-changes 1"
-
-/* What igmpd changed in the host's audit configuration. Plain data. */
-typedef struct AuditChanges {
-        bool rule[AUDIT_RULES_MAX]; /* the rules for b64 and b32 it added */
-        bool enabled_changed;       /* it switched auditing on … */
-        uint32_t enabled_before;    /* … from this */
-} AuditChanges;
-
-bool audit_changes_any(const AuditChanges *c);
-/* The record's text (the format above), whole lines only. 0 or -EINVAL. Pure. */
-int audit_changes_parse(const char *text, AuditChanges *ret);
-/* Its text; NULL on ENOMEM. */
-char *audit_changes_format(const AuditChanges *c);
 
 typedef struct AuditNetlink AuditNetlink;
 

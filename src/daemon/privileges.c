@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "audit-netlink.h"
+#include "audit-rules.h"
 #include "audit.h"
 #include "cap-util.h"
 #include "daemon-config.h"
@@ -20,7 +20,7 @@
 /* Set for the re-executed image: what the first one lowered, for the log and for the sources. */
 #define PRIVILEGES_ENV "IGMPD_DROPPED_CAPABILITIES"
 
-/* Whether an igmpd that did not stop cleanly left audit changes to undo (audit-netlink.h). */
+/* Whether an igmpd that did not stop cleanly left audit changes to undo (audit-rules.h). */
 static bool privileges_audit_changes_left(const char *root)
 {
         _cleanup_free_ char *path = NULL;

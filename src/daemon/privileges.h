@@ -12,7 +12,7 @@
  *                      kernels before 5.9)
  *   CAP_AUDIT_READ     AuditSources= has audit
  *   CAP_AUDIT_CONTROL  AuditRule=yes, or an igmpd that did not stop cleanly left audit changes
- *                      to undo (ROOT/run/igmpd/audit-changes, see audit-netlink.h)
+ *                      to undo (ROOT/run/igmpd/audit-changes, see audit-rules.h)
  *
  * and logs which it dropped. The BPF sources need none (their helper is igmpd-bpf.socket, or,
  * for root outside systemd, a child that gets its own capabilities at exec). A later reload

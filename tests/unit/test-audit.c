@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-netlink.h"
+#include "audit-rules.h"
 #include "audit.h"
 #include "strv.h"
 
@@ -410,7 +410,7 @@ Test(audit, history_resize_keeps_newest)
         audit_history_done(&h);
 }
 
-/* ---- the record of what igmpd changed in the audit configuration (audit-netlink.h) ---- */
+/* ---- the record of what igmpd changed in the audit configuration (audit-rules.h) ---- */
 
 Test(audit_changes, round_trip)
 {
