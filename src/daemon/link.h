@@ -102,7 +102,7 @@ typedef struct LinkOverride {
 typedef void (*LinkOverrideFn)(Link *l, const LinkOverride *o, void *userdata);
 
 /*
- * Everything a link needs from its owner, shared by all links: the interface link.c owns. The
+ * Everything a link needs from its owner, shared by all links: the interface link*.c own. The
  * owner (the manager) fills it in, keeps it alive longer than its links, and plugs in the
  * source of effective values; an observer may plug in to hear about changes. Links never call
  * anything else above them.
@@ -230,23 +230,6 @@ void link_detach(Link *l);
  * someone else, or a message older than igmpd's own last write: link_check_knobs() tells. */
 int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned *ret_suspects);
 
-/* Recomputes the effective values and writes what differs. 0 or -errno (also kept in
- * last_error and state). Never half-applies silently: each knob is reported. -ENODEV: the kernel
- * no longer has the link, which is then dropped from the owner's table (ctx->vanished); the
- * caller must hold a reference to use l after the call. */
-int link_configure(Link *l);
-/* link_configure(), then tells the observer what changed. */
-int link_reconfigure(Link *l);
-
-/* The observer's view of changes: link_begin_change() before touching the link,
- * link_end_change() after (both no-ops without an observer); link_notify() for the rest. */
-void link_begin_change(const Link *l, LinkSnapshot *ret);
-void link_end_change(Link *l, const LinkSnapshot *before);
-void link_notify(Link *l, LinkEvent event);
-void link_snapshot(const Link *l, LinkSnapshot *ret);
-/* LinkChange bits of what differs between before and now. */
-unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before);
-
 /* The link's record of originals (what changed[] covers); no knob set if none. */
 void link_record_entry(const Link *l, OriginalEntry *ret);
 /* Whether igmpd changed any knob of the link (it has a record). */
@@ -270,6 +253,27 @@ const char *link_state_to_string(LinkState s);
 int link_current_name(Link *l, char ret[IF_NAMESIZE]);
 /* Sets LastError (formatted). */
 void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
+
+/* ---- link-configure.c: the write path ---- */
+
+/* Recomputes the effective values and writes what differs. 0 or -errno (also kept in
+ * last_error and state). Never half-applies silently: each knob is reported. -ENODEV: the kernel
+ * no longer has the link, which is then dropped from the owner's table (ctx->vanished); the
+ * caller must hold a reference to use l after the call. */
+int link_configure(Link *l);
+/* link_configure(), then tells the observer what changed. */
+int link_reconfigure(Link *l);
+
+/* ---- link-snapshot.c: what observers see ---- */
+
+/* The observer's view of changes: link_begin_change() before touching the link,
+ * link_end_change() after (both no-ops without an observer); link_notify() for the rest. */
+void link_begin_change(const Link *l, LinkSnapshot *ret);
+void link_end_change(Link *l, const LinkSnapshot *before);
+void link_notify(Link *l, LinkEvent event);
+void link_snapshot(const Link *l, LinkSnapshot *ret);
+/* LinkChange bits of what differs between before and now. */
+unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before);
 
 /* ---- link-drift.c: writes by other processes ---- */
 

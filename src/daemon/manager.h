@@ -15,9 +15,10 @@
  *                         netlink events to links, and supplies each link's effective values
  *                         (policy < NetworkManager < runtime). Hook: reloaded.
  *                         manager-refresh.c refreshes the kernel values that reads show.
- *   link.c                one Link: state, the write path to /proc/sys. Knows only its
- *                         LinkContext (link.h): conf dirs, kernel knobs, the effective-value
- *                         source, and the observer hook (added / changed / removed).
+ *   link.c                one Link: state, the write path to /proc/sys (link-configure.c),
+ *                         what observers see (link-snapshot.c), others' writes (link-drift.c).
+ *                         Knows only its LinkContext (link.h): conf dirs, kernel knobs, the
+ *                         effective-value source, and the observer hook (added / changed / removed).
  *   nm.c                  NetworkManager profiles, looked up by ifindex; hook: changed(ifindex).
  *                         nm-sync.c reads NetworkManager (the calls and their fan-out),
  *                         nm-profile.c reads its replies, nm-table.c keeps and diffs the values.

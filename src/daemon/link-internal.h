@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Shared by link.c and link-configure.c only: what both sides of a Link need that is not the
+ * link's interface (that is link.h, which this header must not include: link.c includes both,
+ * and the include graph allows no circle).
+ */
+
+#include <stdbool.h>
+
+typedef struct Link Link;
+
+#define IPV6_MIN_MTU 1280
+
+/* Sets the names (ifname NULL: keep it; altnames LINK_KEEP_ALTNAMES: keep them) and, unless the
+ * link is new, tells the table what they were. Nothing changes on failure. 0 or -ENOMEM. */
+#define LINK_KEEP_ALTNAMES ((char **) -1)
+int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new);
+
+/* The record changed in a way the owner may write later. */
+void link_record_touch(Link *l);
+
+/* Whether /proc/sys/net/ipv6/conf/IF exists now. */
+bool link_ipv6_dir_exists(Link *l);
+
+/* Recomputes the effective values and remembers exactly which files matched. 0 or -ENOMEM. */
+int link_update_effective(Link *l);
