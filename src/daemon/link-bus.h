@@ -3,7 +3,9 @@
 
 /*
  * The D-Bus face of a Link: /org/igmpd1/link/_3N (the decimal ifindex through
- * sd_bus_path_encode), interface org.igmpd1.Link, and the change announcements.
+ * sd_bus_path_encode), interface org.igmpd1.Link, and the change announcements: link-bus.c
+ * (objects and properties), then link-bus-states.c, link-bus-methods.c and link-bus-signals.c,
+ * one section each below.
  */
 
 #include <stdint.h>
@@ -28,16 +30,26 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
  * built in one pass. */
 int link_bus_append_object(sd_bus_message *reply, const Link *l);
 
+/* Fills a JSON view of l (strings borrowed from l; matched needs n_matched + 1 slots). */
+struct LinkStatus;
+void link_bus_status(Link *l, struct LinkStatus *ret, const char **matched);
+
+/* ---- link-bus-states.c ---- */
+
 /* ListLinksState's "as strings, a(iuuuuuuauauaiaiauau) links" for links (in that order): see
  * data/dbus/org.igmpd1.xml. Knob arrays follow the knob table's order. */
 #define LINK_STATE_SIGNATURE "iuuuuuuauauaiaiauau"
 int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n);
+
+/* ---- link-bus-methods.c ---- */
 
 /* Method handlers, also called by the Manager's *Link methods with the link as userdata, the
  * message positioned after the ifindex argument. */
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error);
+
+/* ---- link-bus-signals.c ---- */
 
 /* The links' observer (LinkContext.observer, userdata: the BusContext): InterfacesAdded,
  * PropertiesChanged for what changed, InterfacesRemoved; nothing while the bus is not up. */
@@ -46,7 +58,3 @@ void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void
 /* The links' overridden hook (LinkContext.overridden, userdata: the BusContext): the
  * KnobOverridden signal while the bus is up. */
 void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata);
-
-/* Fills a JSON view of l (strings borrowed from l; matched needs n_matched + 1 slots). */
-struct LinkStatus;
-void link_bus_status(Link *l, struct LinkStatus *ret, const char **matched);

@@ -9,7 +9,7 @@
  *
  *   main.c, check.c       build the Manager, then (main.c) its D-Bus face, and run the loop
  *   *-bus.c               the D-Bus faces: manager-bus.c owns the connection (ManagerBus) and
- *                         plugs into the hooks below; link-bus.c and audit-bus.c serve their
+ *                         plugs into the hooks below; link-bus*.c and audit-bus.c serve their
  *                         objects. Faces may call into the core; the core never names them.
  *   manager.c             the link table (by ifindex), configuration sets and reload; routes
  *                         netlink events to links, and supplies each link's effective values

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Shared by the files of the link objects' D-Bus face (link-bus*.c) only.
+ */
+
+#include "link.h"
+
+/* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
+const char *link_mac_string(const Link *l, char buf[static 18]);

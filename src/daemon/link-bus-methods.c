@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The methods of org.igmpd1.Link: SetKnobs and Revert (runtime changes, then a configuration
+ * pass) and Reconfigure, which first has NetworkManager read again (ReconfigureCall). The
+ * Manager's *Link methods hand off to these with the link as userdata.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-util.h"
+#include "conf-files.h"
+#include "link-bus.h"
+#include "log.h"
+#include "manager.h"
+#include "nm.h"
+
+/* The face of the link's BusContext: the links' observer userdata (manager-bus.c plugs it in). */
+static BusContext *link_bus_context(const Link *l)
+{
+        return l->ctx->observer_userdata;
+}
+
+/* "igmpv3_unsolicited_report_interval=200ms, force_igmp_version=3" for the log. */
+static const char *knob_settings_describe(const KnobSetting set[_KNOB_MAX], char *buf, size_t size)
+{
+        size_t off = 0;
+
+        buf[0] = '\0';
+        for (Knob k = 0; k < _KNOB_MAX && off < size; k++) {
+                const KnobInfo *i = knob_info(k);
+                int n;
+
+                if (set[k].line == 0)
+                        continue;
+                if (i->kind == KNOB_KIND_INTERVAL)
+                        n = snprintf(buf + off, size - off, "%s%s=%dms", off > 0 ? ", " : "", i->name, set[k].value);
+                else if (set[k].value == 0)
+                        n = snprintf(buf + off, size - off, "%s%s=auto", off > 0 ? ", " : "", i->name);
+                else
+                        n = snprintf(buf + off, size - off, "%s%s=%d", off > 0 ? ", " : "", i->name, set[k].value);
+                if (n < 0)
+                        break;
+                off += (size_t) n;
+        }
+        return buf;
+}
+
+static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret)
+{
+        _cleanup_free_ char *dir = path_join_root(m->root, runtime_dirs[scope]);
+
+        if (!dir || asprintf(ret, "%s/%s.conf", dir, l->ifname) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The error of a configuration pass that failed; -ENODEV: the kernel had no such link any more
+ * (it is gone from igmpd's table too). */
+static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what)
+{
+        if (r == -ENODEV)
+                return bus_error_setf_escaped(error, BUS_ERROR_NO_SUCH_LINK, 0, "%s, but link %d vanished meanwhile.",
+                                              what, l->ifindex);
+        return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "%s, but applying it failed: %s", what,
+                                      l->last_error ?: strerror(-r));
+}
+
+int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata); /* applying may find it gone */
+        BusContext *c = link_bus_context(l);
+        Manager *m = c->manager;
+        _cleanup_free_ char *path = NULL;
+        KnobArg args[KNOB_ARGS_MAX];
+        KnobSetting set[_KNOB_MAX];
+        RuntimeScope scope;
+        bool persisted = false;
+        char msg[512], who[128], values[384];
+        uint32_t flags;
+        size_t n = 0;
+        int r;
+
+        r = bus_message_read_knob_args(message, args, &n, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(message, "u", &flags);
+        if (r < 0)
+                return r;
+
+        r = bus_flags_check("flags", flags, BUS_KNOBS_FLAGS_ALL, msg, sizeof msg);
+        if (r >= 0)
+                r = knob_args_check(args, n, m->link_ctx.knob_supported, set, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1; /* polkit will tell; the call comes back */
+
+        scope = (flags & BUS_KNOBS_FLAG_PERSISTENT) ? RUNTIME_SCOPE_PERSIST : RUNTIME_SCOPE_RUN;
+        r = link_runtime_path(m, l, scope, &path);
+        if (r < 0)
+                return r;
+
+        r = runtime_config_set(m->runtime, m->root, l->ifname, scope, set, &persisted);
+        if (r < 0 && persisted) {
+                _cleanup_free_ char *run_path = NULL;
+
+                (void) link_runtime_path(m, l, RUNTIME_SCOPE_RUN, &run_path);
+                log_link_warning_errno(l, r, "Stored runtime change in %s, but failed to take the same knobs out "
+                                       "of %s, whose values stay in force: %m", path, strna(run_path));
+                (void) link_reconfigure(l);
+                return sd_bus_error_set_errnof(error, r,
+                                               "Stored in %s, but %s, whose temporary values override it, could "
+                                               "not be updated: %s. The temporary values stay in force until "
+                                               "that file can be changed (a reboot clears /run).",
+                                               path, strna(run_path), strerror(-r));
+        }
+        if (r < 0) {
+                log_link_warning_errno(l, r, "Failed to store runtime change in %s, nothing changed: %m",
+                                       path);
+                return bus_error_setf_escaped(error, NULL, r, "Failed to write %s: %s; nothing was changed.",
+                                              path, strerror(-r));
+        }
+        log_link_info(l, "Runtime change by %s: %s; stored in %s.",
+                      bus_describe_sender(message, who, sizeof who), knob_settings_describe(set, values, sizeof values),
+                      path);
+
+        r = link_reconfigure(l);
+        if (r < 0) {
+                _cleanup_free_ char *what = NULL;
+                if (asprintf(&what, "Stored in %s", path) < 0)
+                        return -ENOMEM;
+                return link_bus_configure_error(l, error, r, what);
+        }
+
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata);
+        BusContext *c = link_bus_context(l);
+        Manager *m = c->manager;
+        uint32_t flags;
+        char msg[256], who[128];
+        int r;
+
+        r = sd_bus_message_read(message, "u", &flags);
+        if (r < 0)
+                return r;
+        r = bus_flags_check("flags", flags, 0, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1;
+
+        r = runtime_config_revert(m->runtime, m->root, l->ifname);
+        if (r < 0) {
+                log_link_warning_errno(l, r, "Failed to remove runtime changes: %m");
+                return bus_error_setf_escaped(error, NULL, r, "Failed to remove the runtime files of %s: %s",
+                                              l->ifname, strerror(-r));
+        }
+        if (r > 0)
+                log_link_info(l, "Runtime changes reverted by %s.", bus_describe_sender(message, who, sizeof who));
+        else
+                log_link_debug(l, "Revert asked by %s: no runtime changes to revert.",
+                               bus_describe_sender(message, who, sizeof who));
+
+        r = link_reconfigure(l);
+        if (r < 0)
+                return link_bus_configure_error(l, error, r, "Reverted");
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+/* How long Reconfigure waits for NetworkManager's answer before replying with the values it
+ * knows (NetworkManager's follow when its answer comes). */
+#define RECONFIGURE_NM_WAIT_USEC (5 * 1000 * 1000ULL)
+
+/* A Reconfigure call waiting for NetworkManager to be read again. */
+typedef struct ReconfigureCall {
+        sd_bus_message *message;
+        Link *link;
+        NMWait *wait;
+        sd_event_source *timer;
+} ReconfigureCall;
+
+static ReconfigureCall *reconfigure_call_free(ReconfigureCall *c)
+{
+        if (!c)
+                return NULL;
+        nm_wait_cancel(c->wait);
+        sd_event_source_disable_unref(c->timer);
+        sd_bus_message_unref(c->message);
+        link_unref(c->link);
+        free(c);
+        return NULL;
+}
+
+static int reconfigure_and_reply(sd_bus_message *message, Link *l)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = link_reconfigure(l);
+        if (r == -ENODEV)
+                (void) sd_bus_error_setf(&error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
+        else if (r < 0)
+                (void) bus_error_setf_escaped(&error, SD_BUS_ERROR_FAILED, 0, "Reconfiguring %s failed: %s",
+                                              l->ifname, l->last_error ?: strerror(-r));
+        if (sd_bus_error_is_set(&error))
+                return sd_bus_reply_method_error(message, &error);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static void reconfigure_on_nm_read(bool freeing, void *userdata)
+{
+        ReconfigureCall *c = userdata;
+
+        c->wait = NULL; /* the NetworkManager layer frees it */
+        if (!freeing)
+                (void) reconfigure_and_reply(c->message, c->link);
+        reconfigure_call_free(c);
+}
+
+static int reconfigure_on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ReconfigureCall *c = userdata;
+
+        log_link_info(c->link, "NetworkManager did not answer within %llu s; reconfigured with the values known, "
+                      "its own apply when it answers.", RECONFIGURE_NM_WAIT_USEC / 1000000ULL);
+        (void) reconfigure_and_reply(c->message, c->link);
+        reconfigure_call_free(c);
+        return 0;
+}
+
+int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(link_unrefp) Link *l = link_ref(userdata);
+        BusContext *c = link_bus_context(l);
+        ReconfigureCall *call;
+        int r;
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1;
+
+        log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
+        /* NetworkManager does not announce a reapply: read what it applied now, and reply once
+         * that is in, so that `igmpctl nm --reapply` returns with the values in force. */
+        call = calloc(1, sizeof *call);
+        if (!call)
+                return -ENOMEM;
+        r = nm_resync(c->manager->nm, reconfigure_on_nm_read, call, &call->wait);
+        if (r != 0) {
+                free(call);
+                return r < 0 ? r : reconfigure_and_reply(message, l);
+        }
+        call->message = sd_bus_message_ref(message);
+        call->link = link_ref(l);
+        r = sd_event_add_time_relative(c->manager->event, &call->timer, CLOCK_MONOTONIC, RECONFIGURE_NM_WAIT_USEC,
+                                       0, reconfigure_on_timeout, call);
+        if (r < 0) {
+                reconfigure_call_free(call);
+                return r;
+        }
+        return 1;
+}
