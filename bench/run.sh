@@ -1047,7 +1047,9 @@ if has drift; then
                                 sleep 0.05
                         done
                 fi
+                # A clean stop (the watch detached by igmpd), not the KILL of ns_del.
                 kill -TERM "$DPID"
+                wait "$DPID" 2> /dev/null
                 ns_del "$DW"
                 ns_del "$DO"
         fi
