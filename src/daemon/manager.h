@@ -11,9 +11,12 @@
  *   *-bus.c               the D-Bus faces: manager-bus.c owns the connection (ManagerBus) and
  *                         plugs into the hooks below; link-bus*.c and audit-bus.c serve their
  *                         objects. Faces may call into the core; the core never names them.
- *   manager.c             the link table (by ifindex), configuration sets and reload; routes
- *                         netlink events to links, and supplies each link's effective values
- *                         (policy < NetworkManager < runtime). Hook: reloaded.
+ *   manager.c             the Manager's life: new, start, signals, free. Its parts share
+ *                         manager-internal.h: manager-links.c the link table (by ifindex) and
+ *                         the netlink events it routes to links; manager-config.c configuration
+ *                         sets, reload, and each link's effective values (policy <
+ *                         NetworkManager < runtime); manager-originals.c the record of
+ *                         originals. Hook: reloaded.
  *                         manager-refresh.c refreshes the kernel values that reads show.
  *   link.c                one Link: state, the write path to /proc/sys (link-configure.c),
  *                         what observers see (link-snapshot.c), others' writes (link-drift.c).

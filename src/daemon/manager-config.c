@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The Manager's configuration sets: loading policy, runtime overrides and [Daemon] settings as
+ * one set (kept whole, or not taken at all), the reload that swaps a new set in and
+ * reconfigures every link, the effective values the set gives a link (policy < NetworkManager <
+ * runtime), and following NetworkManager as [Daemon] NetworkManager= says.
+ */
+
+#include <stdlib.h>
+#include <systemd/sd-daemon.h>
+
+#include "audit.h"
+#include "drift.h"
+#include "link.h"
+#include "log.h"
+#include "manager-internal.h"
+#include "manager.h"
+#include "nm.h"
+
+void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message)
+{
+        if (file && line > 0)
+                log_warning("%s:%u: %s", file, line, message);
+        else if (file)
+                log_warning("%s: %s", file, message);
+        else
+                log_warning("%s", message);
+}
+
+typedef struct ConfigSet {
+        Policy *policy;
+        RuntimeConfig *runtime;
+        DaemonConfig config;
+        ConfigProblems problems; /* every diagnostic of the load, whichever file it is about */
+} ConfigSet;
+
+static void config_set_done(ConfigSet *s)
+{
+        policy_free(s->policy);
+        runtime_config_free(s->runtime);
+        config_problems_done(&s->problems);
+        *s = (ConfigSet) {};
+}
+
+typedef struct ConfigLoad {
+        Manager *manager;
+        ConfigSet *set;
+} ConfigLoad;
+
+/* Every problem is logged and kept with the set it was found in. */
+static void config_load_diag(void *userdata, const char *file, unsigned line, const char *message)
+{
+        ConfigLoad *c = userdata;
+
+        (void) config_problems_add(&c->set->problems, file, line, message); /* counted even on ENOMEM */
+        manager_config_diag(c->manager, file, line, message);
+}
+
+static void config_load_file(void *userdata, const char *path, ConfigFileUse use)
+{
+        Manager *m = ((ConfigLoad *) userdata)->manager;
+
+        if (m->config_file)
+                m->config_file(m->config_file_userdata, path, use);
+}
+
+static int config_set_load(Manager *m, ConfigSet *ret)
+{
+        _cleanup_(config_set_done) ConfigSet s = {};
+        ConfigLoad c = { .manager = m, .set = &s };
+        int r;
+
+        r = daemon_config_load(&s.config, m->root, config_load_diag, config_load_file, &c);
+        if (r < 0)
+                return r;
+
+        r = policy_load(m->root, config_load_diag, config_load_file, &c, &s.policy);
+        if (r < 0)
+                return r;
+
+        r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
+        if (r < 0)
+                return r;
+
+        *ret = s;
+        s = (ConfigSet) {};
+        return 0;
+}
+
+int manager_load_config(Manager *m)
+{
+        ConfigSet s = {};
+        int r;
+
+        r = config_set_load(m, &s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load configuration, keeping the previous one: %m");
+
+        policy_free(m->policy);
+        runtime_config_free(m->runtime);
+        config_problems_done(&m->problems);
+        m->policy = s.policy;
+        m->runtime = s.runtime;
+        m->config = s.config;
+        m->problems = s.problems;
+        m->n_config_errors = s.problems.n_total;
+        m->link_ctx.drift_action = m->config.drift_action;
+        log_info("Loaded %zu policy file%s (%zu masked, %zu skipped as invalid), %zu runtime override%s%s.",
+                 m->policy->n_files, m->policy->n_files == 1 ? "" : "s", m->policy->n_masked,
+                 m->policy->n_skipped, m->runtime->n,
+                 m->runtime->n == 1 ? "" : "s", m->n_config_errors > 0 ? ", with problems (see above)" : "");
+        return 0;
+}
+
+/* Reconfigures every link after a reload. before[] holds the links' snapshots, taken while the
+ * previous policy (which links borrow file paths from) was still alive; NULL when nobody
+ * observes the links (or out of memory): no change is announced then. */
+static void manager_configure_all(Manager *m, Link **links, size_t n, const LinkSnapshot *before)
+{
+        bool batch = m->originals_batch;
+
+        /* One record for the whole pass, before its writes. */
+        m->originals_batch = true;
+        for (size_t i = 0; i < n; i++)
+                (void) link_configure(links[i]);
+        m->originals_batch = batch;
+        manager_end_batch(m, !before);
+        for (size_t i = 0; before && i < n; i++)
+                link_end_change(links[i], &before[i]);
+}
+
+/* NetworkManager's values for a link changed: configure that link again. */
+static void manager_on_nm_changed(int ifindex, void *userdata)
+{
+        _cleanup_(link_unrefp) Link *l = link_ref(manager_get_link(userdata, ifindex));
+
+        if (l)
+                (void) link_reconfigure(l);
+}
+
+/* [Daemon] NetworkManager=: follow NetworkManager's profiles or not (at start and on reload).
+ * The follower gets its bus from the D-Bus face (nm_set_bus()), told by the reloaded hook. */
+void manager_follow_network_manager(Manager *m)
+{
+        int r;
+
+        if (m->config.network_manager != NM_MODE_AUTO) {
+                m->nm = nm_free(m->nm);
+                return;
+        }
+        if (m->nm) {
+                (void) nm_resync(m->nm, NULL, NULL, NULL); /* a reapply since, which NetworkManager does not announce */
+                return;
+        }
+        r = nm_new(manager_on_nm_changed, manager_config_diag, m, &m->nm);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up following NetworkManager, ignoring: %m");
+}
+
+int manager_reload(Manager *m)
+{
+        _cleanup_free_ LinkSnapshot *before = NULL;
+        Link **links = NULL;
+        size_t n = 0;
+        int r;
+
+        log_info("Reloading configuration.");
+        (void) sd_notify(false, "RELOADING=1");
+        if (manager_ref_links(m, &links, &n) < 0) {
+                (void) sd_notify(false, "READY=1");
+                return log_oom(); /* the previous configuration stays in force */
+        }
+        if (m->link_ctx.observer)
+                before = calloc(MAX(n, (size_t) 1), sizeof *before);
+        for (size_t i = 0; before && i < n; i++)
+                link_begin_change(links[i], &before[i]);
+
+        r = manager_load_config(m);
+        if (r >= 0) {
+                manager_follow_network_manager(m);
+                if (m->audit)
+                        audit_manager_reload(m->audit, &m->config, m->kmsg_path);
+                drift_watch_start(m->drift, m->config.drift_watch);
+                manager_configure_all(m, links, n, before);
+                if (m->reloaded)
+                        m->reloaded(m, m->reloaded_userdata);
+        }
+        links_unref(links, n);
+        manager_notify_status(m);
+        (void) sd_notify(false, "READY=1");
+        return r;
+}
+
+void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
+                       const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
+{
+        policy_merge(m->policy, info, out, matched, max_matched, ret_n_matched);
+        nm_merge(m->nm, info->ifindex, out);
+        runtime_config_merge(m->runtime, info->name, out);
+}
