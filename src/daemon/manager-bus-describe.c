@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The JSON of org.igmpd1.Manager.Describe() (igmpd(8)): the manager's state and every link's,
+ * in one document. The method handler is in manager-bus-vtable.c.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "audit-bus.h"
+#include "drift.h"
+#include "json-link.h"
+#include "json-writer.h"
+#include "link-bus.h"
+#include "manager-bus-internal.h"
+#include "manager.h"
+
+/* The Describe() JSON:
+ *   { "version": "0.1",
+ *     "kernel_features": { "<knob>": true|false, … },
+ *     "config_files": [ "<path>", … ],
+ *     "config_problems": [ { "file": "<path>"|null, "line": N, "message": "…" }, … ],  (the first 64)
+ *     "n_config_problems": N,
+ *     "audit_sources": [ … ],
+ *     "drift_watch": { "state": "active"|…, "note": "…", "action": "revert"|"warn" },
+ *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
+int manager_describe(Manager *m, char **ret)
+{
+        _cleanup_free_ Link **links = NULL;
+        char *buf = NULL;
+        size_t size = 0, n = 0;
+        JsonWriter w;
+        FILE *f;
+        int r;
+
+        r = manager_sorted_links(m, &links, &n);
+        if (r < 0)
+                return r;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+
+        json_writer_init(&w, f, false);
+        json_begin_object(&w);
+        json_key(&w, "version");
+        json_string(&w, PACKAGE_VERSION);
+        json_key(&w, "kernel_features");
+        json_begin_object(&w);
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                json_key(&w, knob_to_string(k));
+                json_bool(&w, m->link_ctx.knob_supported[k]);
+        }
+        json_end_object(&w);
+        json_key(&w, "config_files");
+        json_begin_array(&w);
+        for (size_t i = 0; m->policy && i < m->policy->n_files; i++)
+                json_string_escaped(&w, m->policy->files[i]->path);
+        json_end_array(&w);
+        json_key(&w, "config_problems");
+        json_begin_array(&w);
+        for (size_t i = 0; i < m->problems.n; i++) {
+                const ConfigProblem *p = &m->problems.items[i];
+
+                json_begin_object(&w);
+                json_key(&w, "file");
+                json_string(&w, p->file);
+                json_key(&w, "line");
+                json_uint(&w, p->line);
+                json_key(&w, "message");
+                json_string(&w, p->message);
+                json_end_object(&w);
+        }
+        json_end_array(&w);
+        json_key(&w, "n_config_problems");
+        json_uint(&w, m->n_config_errors);
+        json_key(&w, "audit_sources");
+        audit_bus_describe_sources(m->audit, &w);
+        {
+                char note[512];
+                DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
+
+                json_key(&w, "drift_watch");
+                json_begin_object(&w);
+                json_key(&w, "state");
+                json_string(&w, drift_watch_state_to_string(state));
+                json_key(&w, "note");
+                json_string(&w, note);
+                json_key(&w, "action");
+                json_string(&w, drift_action_to_string(m->config.drift_action));
+                json_end_object(&w);
+        }
+        json_key(&w, "links");
+        json_begin_array(&w);
+        for (size_t i = 0; i < n; i++) {
+                const char **matched = calloc(links[i]->n_matched + 1, sizeof *matched);
+                LinkStatus s;
+
+                if (!matched) {
+                        fclose(f);
+                        free(buf);
+                        return -ENOMEM;
+                }
+                link_bus_status(links[i], &s, matched);
+                json_write_link(&w, &s);
+                free(matched);
+        }
+        json_end_array(&w);
+        json_end_object(&w);
+        r = json_writer_finish(&w);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        return 0;
+}

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * org.igmpd1.Manager at /org/igmpd1: the property getters, the method handlers and
+ * manager_vtable. Methods that take an ifindex hand off to the link's handler (link-bus.c);
+ * Describe()'s JSON is built by manager-bus-describe.c. The connection is manager-bus.c's.
+ */
+
+#include <string.h>
+
+#include "bus-util.h"
+#include "drift.h"
+#include "link-bus.h"
+#include "log.h"
+#include "manager-bus-internal.h"
+#include "manager-bus.h"
+#include "manager.h"
+#include "utf8.h"
+
+/* ---- properties ---- */
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+}
+
+static int property_get_kernel_features(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error)
+{
+        const bool *supported = ((BusContext *) userdata)->manager->link_ctx.knob_supported;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{sb}");
+        if (r < 0)
+                return r;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                r = sd_bus_message_append(reply, "{sb}", knob_to_string(k), (int) supported[k]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_drift_watch(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Manager *m = ((BusContext *) userdata)->manager;
+        DriftWatchState state;
+        char note[512];
+
+        state = drift_watch_state(m->drift, note, sizeof note);
+        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state), note);
+}
+
+static int property_get_drift_action(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        Manager *m = ((BusContext *) userdata)->manager;
+
+        return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
+}
+
+static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
+                                     const char *property, sd_bus_message *reply, void *userdata,
+                                     sd_bus_error *error)
+{
+        Manager *m = ((BusContext *) userdata)->manager;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; m->policy && i < m->policy->n_files; i++) {
+                r = bus_message_append_escaped(reply, m->policy->files[i]->path);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* The problems found by the last (re)load: (file or "", line or 0, message), the first
+ * CONFIG_PROBLEMS_MAX of them; NConfigProblems counts them all. */
+static int property_get_config_problems(sd_bus *bus, const char *path, const char *interface,
+                                        const char *property, sd_bus_message *reply, void *userdata,
+                                        sd_bus_error *error)
+{
+        const ConfigProblems *p = &((BusContext *) userdata)->manager->problems;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(sus)");
+        for (size_t i = 0; r >= 0 && i < p->n; i++)
+                r = sd_bus_message_append(reply, "(sus)", strempty(p->items[i].file), p->items[i].line,
+                                          strempty(p->items[i].message));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int property_get_n_config_problems(sd_bus *bus, const char *path, const char *interface,
+                                          const char *property, sd_bus_message *reply, void *userdata,
+                                          sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "u", ((BusContext *) userdata)->manager->n_config_errors);
+}
+
+/* ---- methods ---- */
+
+static int bus_manager_method_list_links(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        sd_bus_message *reply = NULL;
+        _cleanup_free_ Link **links = NULL;
+        Manager *m = ((BusContext *) userdata)->manager;
+        size_t n = 0;
+        int r;
+
+        r = manager_sorted_links(m, &links, &n);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(iso)");
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                _cleanup_free_ char *path = NULL;
+
+                r = link_bus_path(links[i]->ifindex, &path);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'r', "iso");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'i', &links[i]->ifindex);
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, links[i]->ifname);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'o', path);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+/* Everything igmpctl list/status show, in one compact reply: a knob table, a string table and a
+ * row of indexes and numbers per link (link_bus_append_states()). A tenth the size of
+ * GetManagedObjects' at 4000 links, which is what dbus-daemon spends its CPU on. */
+static int bus_manager_method_list_links_state(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        sd_bus_message *reply = NULL;
+        _cleanup_free_ Link **links = NULL;
+        Manager *m = ((BusContext *) userdata)->manager;
+        const char *knobs[_KNOB_MAX + 1];
+        size_t n = 0;
+        int r;
+
+        manager_request_refresh(m);
+        r = manager_sorted_links(m, &links, &n);
+        if (r < 0)
+                return r;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                knobs[k] = knob_to_string(k);
+        knobs[_KNOB_MAX] = NULL;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append_strv(reply, (char **) knobs);
+        if (r >= 0)
+                r = link_bus_append_states(reply, links, n);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+/* The link a GetLinkByName() argument names: the name itself first, else, for a name that is
+ * not UTF-8, its escaped form as igmpd shows it on the bus ("bad\xff"; see utf8_escape()). Only
+ * that exact form: "bad\xFF" is no name igmpd ever showed. A name with control characters is
+ * also found by the form igmpctl prints. */
+static Link *bus_manager_find_link_by_name(Manager *m, const char *name)
+{
+        char raw[128], shown[UTF8_ESCAPED_SIZE(128)]; /* ALTIFNAMSIZ: the longest name */
+        Link *l;
+
+        l = manager_get_link_by_name(m, name);
+        if (l || !strstr(name, "\\x") || utf8_unescape(name, raw, sizeof raw) < 0 || streq(raw, name))
+                return l;
+        if (!streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) &&
+            !streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name))
+                return NULL;
+        return manager_get_link_by_name(m, raw);
+}
+
+static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *path = NULL;
+        Manager *m = ((BusContext *) userdata)->manager;
+        const char *name;
+        char msg[512];
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        r = bus_ifname_check("name", name, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+
+        l = bus_manager_find_link_by_name(m, name);
+        if (!l)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
+        r = link_bus_path(l->ifindex, &path);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "io", l->ifindex, path);
+}
+
+/* Reads the ifindex argument and finds the link, or sets NoSuchLink/InvalidArgument. */
+static int bus_message_read_link(BusContext *c, sd_bus_message *message, Link **ret, sd_bus_error *error)
+{
+        int32_t ifindex;
+        char msg[256];
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(message, "i", &ifindex);
+        if (r < 0)
+                return r;
+        r = bus_ifindex_check("ifindex", ifindex, msg, sizeof msg);
+        if (r < 0)
+                return bus_validate_error(error, r, msg);
+        l = manager_get_link(c->manager, ifindex);
+        if (!l) {
+                /* The link may have gone while polkit was asked: drop that answer. */
+                bus_polkit_forget(&c->polkit_registry, message);
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link with index %d.", ifindex);
+        }
+        *ret = l;
+        return 0;
+}
+
+static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *path = NULL;
+        sd_bus_message *reply = NULL;
+        Link *l;
+        int r;
+
+        r = bus_message_read_link(userdata, message, &l, error);
+        if (r < 0)
+                return r;
+        r = link_bus_path(l->ifindex, &path);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = bus_message_append_escaped(reply, l->ifname);
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 'o', path);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+/* Manager methods that take an ifindex hand off to the link's own handler. */
+static int call_link_method(BusContext *c, sd_bus_message *message, sd_bus_message_handler_t handler,
+                            sd_bus_error *error)
+{
+        Link *l;
+        int r;
+
+        r = bus_message_read_link(c, message, &l, error);
+        if (r < 0)
+                return r;
+        return handler(message, l, error);
+}
+
+static int bus_manager_method_set_link_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        return call_link_method(userdata, message, bus_link_method_set_knobs, error);
+}
+
+static int bus_manager_method_revert_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        return call_link_method(userdata, message, bus_link_method_revert, error);
+}
+
+static int bus_manager_method_reconfigure_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        return call_link_method(userdata, message, bus_link_method_reconfigure, error);
+}
+
+/* Reload() and ReloadEx(u flags) → u problems: the same, but ReloadEx says how many problems the
+ * new configuration has (ConfigProblems lists them). */
+static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        Manager *m = c->manager;
+        bool ex = streq_ptr(sd_bus_message_get_member(message), "ReloadEx");
+        uint32_t flags = 0;
+        char msg[256], who[128];
+        int r;
+
+        if (ex) {
+                r = sd_bus_message_read(message, "u", &flags);
+                if (r < 0)
+                        return r;
+                r = bus_flags_check("flags", flags, 0, msg, sizeof msg);
+                if (r < 0)
+                        return bus_validate_error(error, r, msg);
+        }
+
+        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, 0, &c->polkit_registry, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1;
+
+        log_info("Reload requested by %s.", bus_describe_sender(message, who, sizeof who));
+        r = manager_reload(m);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                         "Reload failed, the previous configuration stays in force: %s",
+                                         strerror(-r));
+        if (ex)
+                return sd_bus_reply_method_return(message, "u", m->n_config_errors);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int bus_manager_method_describe(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *json = NULL;
+        int r;
+
+        r = manager_describe(((BusContext *) userdata)->manager, &json);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "s", json);
+}
+
+const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("KernelFeatures", "a{sb}", property_get_kernel_features, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ConfigFiles", "as", property_get_config_files, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ConfigProblems", "a(sus)", property_get_config_problems, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NConfigProblems", "u", property_get_n_config_problems, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get_drift_watch, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriftAction", "s", property_get_drift_action, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+
+        /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
+         * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */
+        SD_BUS_METHOD_WITH_NAMES("ListLinks", "", , "a(iso)", SD_BUS_PARAM(links),
+                                 bus_manager_method_list_links, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ListLinksState", "", , "asasa(" LINK_STATE_SIGNATURE ")",
+                                 SD_BUS_PARAM(knobs) SD_BUS_PARAM(strings) SD_BUS_PARAM(links),
+                                 bus_manager_method_list_links_state, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetLinkByName", "s", SD_BUS_PARAM(name), "io",
+                                 SD_BUS_PARAM(ifindex) SD_BUS_PARAM(path),
+                                 bus_manager_method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetLinkByIndex", "i", SD_BUS_PARAM(ifindex), "so",
+                                 SD_BUS_PARAM(name) SD_BUS_PARAM(path), bus_manager_method_get_link_by_index,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("SetLinkKnobs", "ia{sv}u",
+                                 SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,
+                                 bus_manager_method_set_link_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RevertLink", "iu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(flags), "", ,
+                                 bus_manager_method_revert_link, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
+                                 bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ReloadEx", "u", SD_BUS_PARAM(flags), "u", SD_BUS_PARAM(problems),
+                                 bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(json), bus_manager_method_describe,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+
+        SD_BUS_VTABLE_END,
+};
