@@ -141,7 +141,7 @@ typedef struct LinkContext {
         int (*record)(Link *l, bool before_write, void *userdata);
         void *record_userdata;
 
-        /* The owner's link table (manager.c). renamed: the link's name or alternative names
+        /* The owner's link table (manager-links.c). renamed: the link's name or alternative names
          * changed (old_ifname and old_altnames are what they were; the table re-indexes them).
          * vanished: the kernel denies the link's ifindex (ENODEV), the table drops the link; the
          * link stays valid for whoever holds a reference. Neither is called for a link the
