@@ -26,9 +26,11 @@
  *                         effective-value source, and the observer hook (added / changed / removed).
  *   nm.c                  NetworkManager profiles, looked up by ifindex; hook: changed(ifindex).
  *                         nm-sync.c reads NetworkManager (the calls and their fan-out),
- *                         nm-profile.c reads its replies, nm-table.c keeps and diffs the values.
+ *                         nm-profile.c reads its replies, nm-table.c keeps and diffs the values,
+ *                         nm-wait.c keeps the callers waiting for a read (ReconfigureLink).
  *   audit.c               deprecated sysctl(2) events: owns the sources (audit-kmsg.c,
- *                         audit-netlink.c, audit-bpf.c), each given an AuditSourceContext
+ *                         audit-netlink.c with its rule and enabled flag in audit-rules.c,
+ *                         audit-bpf.c), each given an AuditSourceContext
  *                         (audit-event.h: event loop, ifindex resolver, submit and
  *                         state_changed hooks); hook: observer (events, source states).
  *   drift.c               other processes' writes of the knobs (BPF drift watch); hooks: write,
