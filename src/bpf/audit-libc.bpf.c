@@ -32,11 +32,25 @@ int igmpd_libc_sysctl(struct pt_regs *ctx)
         return 0;
 }
 
+/* A mount namespace and root directory. The namespace's inode number alone would do, but the
+ * kernel gives a freed one to the next namespace at once: under a stream of short-lived
+ * namespaces (every `ip netns exec` makes one) a new namespace would inherit a gone one's
+ * reports, up to none left. Its id, which is never reused, tells them apart. */
 struct root_key {
+        __u64 mntns_id; /* 0 on a kernel that has neither ns.ns_id nor seq */
         __u32 mntns;
         __u32 dev;
         __u64 ino;
 };
+
+static __always_inline __u64 mntns_id(struct mnt_namespace___igmpd *mnt)
+{
+        if (bpf_core_field_exists(mnt->ns.ns_id))
+                return BPF_CORE_READ(mnt, ns.ns_id);
+        if (bpf_core_field_exists(mnt->seq))
+                return BPF_CORE_READ(mnt, seq);
+        return 0;
+}
 
 struct root_seen {
         __u64 first_ns;
@@ -62,8 +76,10 @@ int igmpd_exec_watch(__u64 *ctx)
 {
         struct task_struct___igmpd *task = (void *) bpf_get_current_task();
         struct dentry___igmpd *root = BPF_CORE_READ(task, fs, root.dentry);
+        struct mnt_namespace___igmpd *mnt = BPF_CORE_READ(task, nsproxy, mnt_ns);
         struct root_key key = {
-                .mntns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum),
+                .mntns_id = mntns_id(mnt),
+                .mntns = BPF_CORE_READ(mnt, ns.inum),
                 .dev = BPF_CORE_READ(root, d_inode, i_sb, s_dev),
                 .ino = BPF_CORE_READ(root, d_inode, i_ino),
         };

@@ -17,11 +17,13 @@
 #define CORE __attribute__((preserve_access_index))
 
 struct ns_common___igmpd {
-        unsigned int inum;
+        unsigned int inum; /* reused as soon as the namespace is gone */
+        __u64 ns_id;       /* never reused (Linux ≥ 6.18; older kernels: mnt_namespace.seq) */
 } CORE;
 
 struct mnt_namespace___igmpd {
         struct ns_common___igmpd ns;
+        __u64 seq; /* never reused; became ns.ns_id */
 } CORE;
 
 struct net___igmpd {

@@ -8,7 +8,11 @@
 #     /proc/sys/net/ipv4/conf/all/forwarding.
 #  2. The same through a second copy of libc (another inode) bind-mounted over the system's in
 #     another mount namespace: the exec watch reports the new namespace, the helper finds and
-#     probes the copy, and the call is seen.
+#     probes the copy, and the call is seen. Just before, a short-lived namespace runs ten
+#     programs and goes: the kernel gives its inode number to the caller's namespace at once
+#     (checked; retried if another namespace took it), and the new namespace must not inherit
+#     the gone one's reports (the binary before 2026-12-04 did, and never saw the copy when
+#     parallel tests' `ip netns exec` namespaces had used the number up).
 #  3. kill -9 igmpd: none of its BPF programs or links (uprobes included) is left.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
@@ -71,13 +75,22 @@ mkdir "$T_TMP/copy"
 cp "$LIBC" "$T_TMP/copy/libc.so.6"
 [ "$(stat -c %i "$T_TMP/copy/libc.so.6")" != "$(stat -L -c %i "$LIBC")" ] || fail "the copy has the same inode"
 # The caller maps the copy, says "ready", and calls only once $T_TMP/go exists.
-t_ns=$(date +%s%N)
-unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$3" 3.5.16.-2.1 --wait-for "$4" --print-libc' \
-        sh "$T_TMP/copy/libc.so.6" "$LIBC" "$CALL" "$T_TMP/go" > "$T_TMP/copy.out" 2>&1 &
-COPY_PID=$!
-_T_PIDS+=("$COPY_PID")
-WAIT_SECS=20 wait_until "grep -q '^ready' '$T_TMP/copy.out'" || fail "the caller in the new namespace did not start: $(cat "$T_TMP/copy.out")"
-pid2=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T_TMP/copy.out")
+reused=""
+for attempt in 1 2 3 4 5; do
+        # The exec watch reports a namespace's first 8 exec()s: these use them all up.
+        gone=$(unshare -m --propagation private sh -c 'readlink /proc/self/ns/mnt; for i in 1 2 3 4 5 6 7 8 9; do true; /bin/true; done')
+        t_ns=$(date +%s%N)
+        unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$3" 3.5.16.-2.1 --wait-for "$4" --print-libc' \
+                sh "$T_TMP/copy/libc.so.6" "$LIBC" "$CALL" "$T_TMP/go" > "$T_TMP/copy.out" 2>&1 &
+        COPY_PID=$!
+        _T_PIDS+=("$COPY_PID")
+        WAIT_SECS=20 wait_until "grep -q '^ready' '$T_TMP/copy.out'" || fail "the caller in the new namespace did not start: $(cat "$T_TMP/copy.out")"
+        pid2=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T_TMP/copy.out")
+        [ "$(readlink "/proc/$pid2/ns/mnt")" = "$gone" ] && { reused=$gone; break; }
+        kill "$COPY_PID"; wait "$COPY_PID" 2>/dev/null || true
+done
+[ -n "$reused" ] && info "the caller's namespace has the number of one gone a moment before ($reused, attempt $attempt)" ||
+        info "the caller's namespace never got a gone one's number in 5 attempts (others took it): not exercised"
 copy_ino=$(stat -c %i "$T_TMP/copy/libc.so.6")
 awk -v ino="$copy_ino" '$5 == ino && $2 ~ /x/ { found = 1 } END { exit !found }' /proc/"$pid2"/maps ||
         fail "pid $pid2 does not map the copy (inode $copy_ino): $(grep libc /proc/"$pid2"/maps)"
