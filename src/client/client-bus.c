@@ -21,6 +21,7 @@
 JsonMode arg_json = JSON_OFF;
 bool arg_legend = true;
 const char *arg_host = NULL;
+const char *arg_machine = NULL;
 bool arg_persistent = false;
 bool arg_revert = false;
 bool arg_follow = false;
@@ -44,6 +45,8 @@ static void bus_where_init(void)
 
         if (arg_host)
                 snprintf(bus_where, sizeof bus_where, "on %s (over ssh)", arg_host);
+        else if (arg_machine)
+                snprintf(bus_where, sizeof bus_where, "of container %s", arg_machine);
         else if (!isempty(e))
                 snprintf(bus_where, sizeof bus_where, "at %s (from $DBUS_SYSTEM_BUS_ADDRESS)", e);
         else
@@ -71,6 +74,8 @@ int client_connect(sd_bus **ret)
         bus_where_init();
         if (arg_host)
                 r = sd_bus_open_system_remote(&bus, arg_host);
+        else if (arg_machine)
+                r = sd_bus_open_system_machine(&bus, arg_machine);
         else
                 r = sd_bus_open_system(&bus);
         if (r < 0) {
@@ -78,6 +83,10 @@ int client_connect(sd_bus **ret)
                 if (arg_host)
                         fprintf(stderr, "Cannot reach the system bus %s: %s. Is the host reachable, and "
                                         "systemd-stdio-bridge installed there?\n", bus_where, strerror(-r));
+                else if (arg_machine)
+                        fprintf(stderr, "Cannot reach the system bus %s: %s. Is the container running and "
+                                        "registered with systemd-machined (machinectl list), with D-Bus in it?\n",
+                                bus_where, strerror(-r));
                 else
                         fprintf(stderr, "Cannot reach the system bus %s: %s. Is D-Bus running?\n", bus_where,
                                 strerror(-r));

@@ -41,6 +41,7 @@ typedef enum JsonMode {
 extern JsonMode arg_json;
 extern bool arg_legend;
 extern const char *arg_host;
+extern const char *arg_machine; /* -M: a local container's system bus (systemd-machined) */
 extern bool arg_persistent;
 extern bool arg_revert;
 extern bool arg_follow;

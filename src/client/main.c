@@ -88,6 +88,7 @@ static void help(void)
                "     --no-pager            Do not pipe the output into a pager\n"
                "     --no-ask-password     Do not let polkit ask for a password\n"
                "  -H --host=[USER@]HOST    Operate on a remote host (over ssh)\n"
+               "  -M --machine=CONTAINER   Operate on a local container (systemd-machined)\n"
                "     --follow              With audit: keep printing new events\n"
                "\n"
                "LINK is an interface name, alternative name or index; a PATTERN is a LINK or a shell\n"
@@ -116,6 +117,7 @@ static int parse_argv(int argc, char *argv[])
                 { "json",       required_argument, NULL, ARG_JSON },
                 { "no-legend",  no_argument,       NULL, ARG_NO_LEGEND },
                 { "host",       required_argument, NULL, 'H' },
+                { "machine",    required_argument, NULL, 'M' },
                 { "persistent", no_argument,       NULL, ARG_PERSISTENT },
                 { "revert",     no_argument,       NULL, ARG_REVERT },
                 { "follow",     no_argument,       NULL, ARG_FOLLOW },
@@ -138,7 +140,7 @@ static int parse_argv(int argc, char *argv[])
 
         opterr = 0;
         /* The leading ':' makes a missing value ':' rather than '?' (an unknown option). */
-        while ((c = getopt_long(argc, argv, ":hH:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hH:M:", options, NULL)) >= 0) {
                 if (c >= ARG_KNOB_BASE && c < ARG_KNOB_BASE + _KNOB_MAX) {
                         Knob k = (Knob) (c - ARG_KNOB_BASE);
                         char range[64];
@@ -177,6 +179,9 @@ static int parse_argv(int argc, char *argv[])
                         break;
                 case 'H':
                         arg_host = optarg;
+                        break;
+                case 'M':
+                        arg_machine = optarg;
                         break;
                 case ARG_PERSISTENT:
                         arg_persistent = true;
@@ -217,6 +222,9 @@ static int parse_argv(int argc, char *argv[])
 static int check_options_for(const Verb *v)
 {
         bool knobs = false;
+
+        if (arg_host && arg_machine)
+                return usage_error("-H and -M cannot go together: one bus at a time.");
 
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 knobs = knobs || arg_knob_set[k];

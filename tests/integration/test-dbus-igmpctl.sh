@@ -389,6 +389,12 @@ info "bash completion: verbs, options, values and link names"
         rm -f "$T_TMP/comp-calls"
         [ -z "$(comp igmpctl --host = nosuchhost.invalid link "")" ] || exit 21
         grep -q -- '^-H nosuchhost.invalid ' "$T_TMP/comp-calls" || exit 22
+        # -M: the container's links, never the local bus's
+        rm -f "$T_TMP/comp-calls"
+        [ -z "$(comp igmpctl -M igmpd-no-such-container status "")" ] || exit 23
+        grep -q -- '^-M igmpd-no-such-container .*list$' "$T_TMP/comp-calls" || exit 24
+        ! grep -qv -- '^-M igmpd-no-such-container ' "$T_TMP/comp-calls" || exit 25
+        comp igmpctl --mach | grep -qx -- --machine= || exit 26
 ) || fail "bash completion check $? failed"
 
 info "bad usage exits 2"
@@ -448,6 +454,15 @@ grep -qx "Cannot reach the system bus at unix:path=$T_TMP/no-such-socket (from \
 dbus_stop
 expect_rc 5 ctl list
 grep -q "^Cannot reach the system bus at $DBUS_SYSTEM_BUS_ADDRESS" "$T_TMP/err" || fail "bus gone: $(cat "$T_TMP/err")"
+
+info "-M CONTAINER: a container's bus through systemd-machined (none here: exit 5, and why)"
+expect_rc 5 ctl -M igmpd-no-such-container list
+grep -q "^Cannot reach the system bus of container igmpd-no-such-container: .* Is the container running and registered with systemd-machined (machinectl list), with D-Bus in it?$" "$T_TMP/err" ||
+        fail "-M to no container: $(cat "$T_TMP/err")"
+expect_rc 2 ctl -H root@example.invalid -M igmpd-no-such-container list
+grep -qx "igmpctl: -H and -M cannot go together: one bus at a time." "$T_TMP/err" || fail "-H with -M: $(cat "$T_TMP/err")"
+expect_rc 2 ctl list -M
+grep -qx "igmpctl: option '-M' needs a value. See igmpctl --help." "$T_TMP/err" || fail "-M without a value: $(cat "$T_TMP/err")"
 
 info "no doubled punctuation in the messages seen above"
 grep -hE '\.\.[^.]|\.\.$|[.,;:] *[.,;:]|…[.,;:]|\)\)' "$T_TMP/all-err" && fail "doubled punctuation (above)"
