@@ -178,9 +178,13 @@ static int parse_argv(int argc, char *argv[])
                         arg_legend = false;
                         break;
                 case 'H':
+                        if (isempty(optarg))
+                                return usage_error("option '-H' needs a host name, not an empty string.");
                         arg_host = optarg;
                         break;
                 case 'M':
+                        if (isempty(optarg))
+                                return usage_error("option '-M' needs a container name, not an empty string.");
                         arg_machine = optarg;
                         break;
                 case ARG_PERSISTENT:

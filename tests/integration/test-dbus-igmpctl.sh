@@ -463,6 +463,10 @@ expect_rc 2 ctl -H root@example.invalid -M igmpd-no-such-container list
 grep -qx "igmpctl: -H and -M cannot go together: one bus at a time." "$T_TMP/err" || fail "-H with -M: $(cat "$T_TMP/err")"
 expect_rc 2 ctl list -M
 grep -qx "igmpctl: option '-M' needs a value. See igmpctl --help." "$T_TMP/err" || fail "-M without a value: $(cat "$T_TMP/err")"
+expect_rc 2 ctl -M '' list
+grep -qx "igmpctl: option '-M' needs a container name, not an empty string." "$T_TMP/err" || fail "-M '': $(cat "$T_TMP/err")"
+expect_rc 2 ctl --host= list
+grep -qx "igmpctl: option '-H' needs a host name, not an empty string." "$T_TMP/err" || fail "--host=: $(cat "$T_TMP/err")"
 
 info "no doubled punctuation in the messages seen above"
 grep -hE '\.\.[^.]|\.\.$|[.,;:] *[.,;:]|…[.,;:]|\)\)' "$T_TMP/all-err" && fail "doubled punctuation (above)"
