@@ -185,6 +185,7 @@ static int print_link_status(const ClientLink *l)
 {
         _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
         Color state = state_color(l->state);
+        bool drifted = false;
         Table *t;
         int r = 0;
 
@@ -216,7 +217,14 @@ static int print_link_status(const ClientLink *l)
                 if (!l->has[k])
                         continue;
                 r = table_add_cell(t, knob_to_string(k));
-                if (r >= 0)
+                if (r >= 0 && knob_status_drifted(k, &(KnobStatus) { .kernel = l->kernel[k], .policy = l->policy[k] })) {
+                        /* Marked, in colour or not: another value than igmpd's (footnote below). */
+                        char mark[40];
+
+                        drifted = true;
+                        snprintf(mark, sizeof mark, "%s*", knob_format(k, l->kernel[k], kb));
+                        r = table_add_cell_color(t, mark, COLOR_YELLOW);
+                } else if (r >= 0)
                         r = l->kernel[k] < 0 ? table_add_cell_color(t, "unavailable", COLOR_GREY)
                                              : table_add_cell(t, knob_format(k, l->kernel[k], kb));
                 if (r >= 0)
@@ -227,6 +235,10 @@ static int print_link_status(const ClientLink *l)
         }
         if (r >= 0)
                 r = table_print(t, stdout, arg_legend);
+        if (r >= 0 && drifted)
+                printf("\n* Another process changed it: the kernel has another value than igmpd's. igmpd puts its own\n"
+                       "  back when it next configures the link (at once with the drift watch and DriftAction=revert);\n"
+                       "  'igmpctl reconfigure %s' does it now.\n", name);
         table_free(t);
         return r;
 }

@@ -51,7 +51,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
                 .alternative_names = (const char *const *) l->altnames,
                 .kind = l->kind,
                 .type = l->type,
-                .state = link_state_to_string(l->state),
+                .state = link_state_to_string(link_get_state(l)),
                 .last_error = l->last_error,
                 .matched_files = matched,
                 .ignored_source = l->ignored_source,
@@ -133,7 +133,7 @@ static int property_get_altnames(sd_bus *bus, const char *path, const char *inte
 static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
                               sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return property_get_string(reply, link_state_to_string(((Link *) userdata)->state));
+        return property_get_string(reply, link_state_to_string(link_get_state(userdata)));
 }
 
 static int property_get_last_error(sd_bus *bus, const char *path, const char *interface,
@@ -317,7 +317,7 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
         if (r >= 0)
                 r = append_string_property(reply, "MACAddress", link_mac_string(l, mac));
         if (r >= 0)
-                r = append_string_property(reply, "State", link_state_to_string(l->state));
+                r = append_string_property(reply, "State", link_state_to_string(link_get_state(l)));
         if (r >= 0)
                 r = append_property(reply, "Knobs", "a{s(iis)}", append_knobs, l);
         if (r >= 0)

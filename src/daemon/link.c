@@ -30,6 +30,7 @@ static const char *const link_state_table[_LINK_STATE_MAX] = {
         [LINK_STATE_CONFIGURED] = "configured",
         [LINK_STATE_FAILED] = "failed",
         [LINK_STATE_UNMANAGED] = "unmanaged",
+        [LINK_STATE_DRIFTED] = "drifted",
 };
 
 const char *link_state_to_string(LinkState s)
@@ -37,6 +38,16 @@ const char *link_state_to_string(LinkState s)
         if (s < 0 || s >= _LINK_STATE_MAX)
                 return NULL;
         return link_state_table[s];
+}
+
+LinkState link_get_state(const Link *l)
+{
+        if (l->state == LINK_STATE_CONFIGURED)
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (l->effective[k].set && l->kernel_known[k] &&
+                            !knob_value_matches(k, l->effective[k].value, l->kernel[k]))
+                                return LINK_STATE_DRIFTED;
+        return l->state;
 }
 
 static Link *link_free(Link *l)
