@@ -93,6 +93,25 @@ int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n);
 void client_links_free(ClientLink *links, size_t n);
 /* LinkStatus view for JSON (borrows from l). */
 void client_link_status(const ClientLink *l, LinkStatus *ret);
+/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to
+ * ifindexes, in argument order (a glob's matches in index order), each link once. A glob that
+ * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
+ * link, fetched on the first glob; the caller frees it). */
+int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all, int **ret,
+                            size_t *ret_n);
+
+/* The problems of the daemon's configuration: NConfigProblems and the first of them,
+ * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
+typedef struct ClientProblems {
+        uint32_t total;
+        char **lines;
+        size_t n;
+} ClientProblems;
+int client_problems_fetch(sd_bus *bus, ClientProblems *ret);
+void client_problems_done(ClientProblems *p);
+/* "read 3min ago" when the kernel values bulk reads serve (ListLinksState) are old enough to say
+ * so (KernelValuesAgeUSec: no drift watch), else false. */
+bool client_kernel_age(sd_bus *bus, char buf[static 64]);
 
 enum {
         CLIENT_PROP_INDEX = 1 << 0,

@@ -21,8 +21,13 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         ClientLink *links = NULL;
         Table *t = NULL;
         size_t n = 0;
+        char age[64];
+        bool old;
         int r;
 
+        /* The states come from igmpd's cached kernel values: how old they are, before the read
+         * that refreshes them. */
+        old = arg_json == JSON_OFF && client_kernel_age(bus, age);
         r = client_links_get_all(bus, &links, &n);
         if (r < 0)
                 return r;
@@ -72,26 +77,20 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         }
         if (r >= 0)
                 r = table_print(t, stdout, arg_legend);
-        if (r >= 0 && arg_legend)
+        if (r >= 0 && arg_legend) {
+                if (old)
+                        printf("\nKernel values %s (no drift watch); 'igmpctl status LINK' reads a link's now.",
+                               age);
                 printf("\n%zu link%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+        }
 finish:
         table_free(t);
         client_links_free(links, n);
         return r;
 }
 
-#define FIELD_WIDTH 17 /* "Alternative names" */
-#define PROBLEMS_SHOWN 3 /* in status; reload shows up to what the daemon keeps (64) */
 
-/* The problems of the daemon's configuration: NConfigProblems and the first of them,
- * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
-typedef struct ClientProblems {
-        uint32_t total;
-        char **lines;
-        size_t n;
-} ClientProblems;
-
-static void client_problems_done(ClientProblems *p)
+void client_problems_done(ClientProblems *p)
 {
         for (size_t i = 0; i < p->n; i++)
                 free(p->lines[i]);
@@ -99,7 +98,7 @@ static void client_problems_done(ClientProblems *p)
         *p = (ClientProblems) {};
 }
 
-static int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
+int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
@@ -164,85 +163,6 @@ static void print_problem_lines(FILE *f, const ClientProblems *p, size_t max, co
                 fprintf(f, "%s%s and %zu more.\n", indent, glyph(GLYPH_ELLIPSIS), (size_t) p->total - MIN(p->n, max));
 }
 
-static void print_field(const char *label, const char *value)
-{
-        output_field(stdout, FIELD_WIDTH, label, value);
-}
-
-static void print_field_list(const char *label, char **values, const char *none)
-{
-        if (!values || !values[0]) {
-                if (none)
-                        print_field(label, none);
-                return;
-        }
-        print_field(label, values[0]);
-        for (char **v = values + 1; *v; v++)
-                print_field("", *v);
-}
-
-static int print_link_status(const ClientLink *l)
-{
-        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
-        Color state = state_color(l->state);
-        bool drifted = false;
-        Table *t;
-        int r = 0;
-
-        if (!name)
-                return -ENOMEM;
-        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex, name);
-        /* Everything [Match] can match on, then what igmpd made of it. */
-        print_field("Type", isempty(l->type) ? "-" : l->type);
-        print_field("Kind", isempty(l->kind) ? "-" : l->kind);
-        print_field_list("Alternative names", l->alternative_names, NULL);
-        if (!isempty(l->mac_address))
-                print_field("MAC address", l->mac_address);
-        output_field_color(stdout, FIELD_WIDTH, "State", strempty(l->state), state);
-        print_field_list("Matched files", l->matched_files, "none");
-        print_field_list("Ignored sources", l->ignored_sources, NULL);
-        if (!isempty(l->last_error))
-                output_field_color(stdout, FIELD_WIDTH, "Last error", l->last_error, COLOR_RED);
-        putchar('\n');
-
-        t = table_new((const char *const[]) { "KNOB", "KERNEL", "POLICY", "SOURCE", NULL });
-        if (!t)
-                return -ENOMEM;
-        table_set_align_right(t, 1);
-        table_set_align_right(t, 2);
-        table_set_ellipsize(t, 3, ELLIPSIZE_PATH);
-        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
-                char kb[32], pb[32];
-
-                if (!l->has[k])
-                        continue;
-                r = table_add_cell(t, knob_to_string(k));
-                if (r >= 0 && knob_status_drifted(k, &(KnobStatus) { .kernel = l->kernel[k], .policy = l->policy[k] })) {
-                        /* Marked, in colour or not: another value than igmpd's (footnote below). */
-                        char mark[40];
-
-                        drifted = true;
-                        snprintf(mark, sizeof mark, "%s*", knob_format(k, l->kernel[k], kb));
-                        r = table_add_cell_color(t, mark, COLOR_YELLOW);
-                } else if (r >= 0)
-                        r = l->kernel[k] < 0 ? table_add_cell_color(t, "unavailable", COLOR_GREY)
-                                             : table_add_cell(t, knob_format(k, l->kernel[k], kb));
-                if (r >= 0)
-                        r = table_add_cell(t, knob_format(k, l->policy[k], pb));
-                if (r >= 0)
-                        r = isempty(l->source[k]) ? table_add_cell_color(t, knob_source_format(l->source[k]), COLOR_GREY)
-                                                : table_add_cell(t, knob_source_format(l->source[k]));
-        }
-        if (r >= 0)
-                r = table_print(t, stdout, arg_legend);
-        if (r >= 0 && drifted)
-                printf("\n* Another process changed it: the kernel has another value than igmpd's. igmpd puts its own\n"
-                       "  back when it next configures the link (at once with the drift watch and DriftAction=revert);\n"
-                       "  'igmpctl reconfigure %s' does it now.\n", name);
-        table_free(t);
-        return r;
-}
-
 static bool is_pattern(const char *s)
 {
         return strpbrk(s, "*?[") != NULL;
@@ -285,11 +205,7 @@ static bool contains(const int *v, size_t n, int x)
         return false;
 }
 
-/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to
- * ifindexes, in argument order (a glob's matches in index order), each link once. A glob that
- * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
- * link, fetched on the first glob; the caller frees it). */
-static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
+int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
                             int **ret, size_t *ret_n)
 {
         _cleanup_free_ int *idx = NULL;
@@ -350,110 +266,6 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
         *ret = TAKE_PTR(idx);
         *ret_n = n;
         return 0;
-}
-
-static int compare_ifindex(const void *key, const void *elem)
-{
-        int x = *(const int *) key, y = ((const ClientLink *) elem)->ifindex;
-
-        return (x > y) - (x < y);
-}
-
-/* links is ordered by ifindex (client_links_get_all()). */
-static const ClientLink *find_link(const ClientLink *links, size_t n, int ifindex)
-{
-        return n > 0 ? bsearch(&ifindex, links, n, sizeof *links, compare_ifindex) : NULL;
-}
-
-/* Prints one link, as a table or as JSON. */
-static int show_link(const ClientLink *l, bool first, JsonWriter *w)
-{
-        if (arg_json != JSON_OFF) {
-                LinkStatus s;
-
-                client_link_status(l, &s);
-                json_write_link(w, &s);
-                return 0;
-        }
-        if (!first)
-                putchar('\n');
-        return print_link_status(l);
-}
-
-int verb_status(int argc, char **argv, sd_bus *bus)
-{
-        ClientLink *all = NULL;
-        _cleanup_free_ int *idx = NULL;
-        size_t n_all = 0, n = 0;
-        JsonWriter w;
-        int r = 0;
-
-        /* Without arguments every link comes in one call; with names, each is looked up and
-         * read (GetAll), and globs are matched against every link (one call). */
-        if (argc > 1)
-                r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
-        else
-                r = client_links_get_all(bus, &all, &n_all);
-        if (r < 0)
-                goto finish;
-        pager_open(arg_no_pager);
-
-        if (arg_json == JSON_OFF) {
-                ClientProblems p;
-
-                /* Problems in the configuration may be why a link is not as expected. */
-                if (client_problems_fetch(bus, &p) >= 0 && p.total > 0) {
-                        char head[128];
-
-                        snprintf(head, sizeof head, "%" PRIu32 " in the configuration; igmpd --check shows %s",
-                                 p.total, p.total == 1 ? "it" : "them all");
-                        output_field_color(stdout, FIELD_WIDTH, "Problems", head, COLOR_YELLOW);
-                        for (size_t i = 0; i < p.n && i < PROBLEMS_SHOWN; i++)
-                                print_field("", p.lines[i]);
-                        if (p.total > MIN(p.n, (size_t) PROBLEMS_SHOWN)) {
-                                char more[64];
-
-                                snprintf(more, sizeof more, "%s and %zu more", glyph(GLYPH_ELLIPSIS),
-                                         (size_t) p.total - MIN(p.n, (size_t) PROBLEMS_SHOWN));
-                                print_field("", more);
-                        }
-                        putchar('\n');
-                }
-                client_problems_done(&p);
-        } else {
-                json_start(&w);
-                json_begin_array(&w);
-        }
-        if (argc <= 1)
-                for (size_t i = 0; i < n_all && r >= 0; i++)
-                        r = show_link(&all[i], i == 0, &w);
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                const ClientLink *l = find_link(all, n_all, idx[i]);
-                ClientLink fetched;
-                _cleanup_free_ char *path = NULL;
-                char buf[16];
-
-                if (!l) {
-                        snprintf(buf, sizeof buf, "%d", idx[i]);
-                        r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
-                        if (r < 0)
-                                break;
-                        r = client_link_fetch(bus, path, &fetched);
-                        if (r < 0)
-                                break;
-                        l = &fetched;
-                }
-                r = show_link(l, i == 0, &w);
-                if (l == &fetched)
-                        client_link_done(&fetched);
-        }
-        if (arg_json != JSON_OFF && r >= 0) {
-                json_end_array(&w);
-                r = json_done(&w);
-        }
-finish:
-        client_links_free(all, n_all);
-        return r;
 }
 
 /* A temporary runtime change (/run) beats a persistent one (/etc): say so when it hides what
@@ -544,7 +356,7 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
         if (argc < 2)
                 return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
 
-        r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+        r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
         client_links_free(all, n_all);
         if (r < 0)
                 return r;

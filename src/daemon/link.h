@@ -250,6 +250,10 @@ void link_set_kernel(Link *l, Knob k, bool known, int32_t value);
  * when something changed. */
 void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq);
 
+/* Reads the link's knobs from /proc/sys now and takes them as link_take_refreshed() does (a
+ * single link's read, microseconds): writes nothing, decides nothing. */
+void link_read_knobs(Link *l);
+
 const char *link_state_to_string(LinkState s);
 /* The state reads show: l->state, or LINK_STATE_DRIFTED for a configured link that drifted. */
 LinkState link_get_state(const Link *l);

@@ -61,6 +61,13 @@ static int property_get_drift_action(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
 }
 
+static int property_get_kernel_values_age(sd_bus *bus, const char *path, const char *interface,
+                                          const char *property, sd_bus_message *reply, void *userdata,
+                                          sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "t", manager_kernel_values_age(((BusContext *) userdata)->manager));
+}
+
 static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
                                      const char *property, sd_bus_message *reply, void *userdata,
                                      sd_bus_error *error)
@@ -356,6 +363,7 @@ const sd_bus_vtable manager_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get_drift_watch, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DriftAction", "s", property_get_drift_action, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("KernelValuesAgeUSec", "t", property_get_kernel_values_age, 0, 0),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */

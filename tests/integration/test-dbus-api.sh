@@ -186,8 +186,8 @@ bctl --json=short get-property org.igmpd1 /org/igmpd1 org.igmpd1.Audit Sources |
 jq_true "$T_TMP/describe.json" ".audit_sources == $(cat "$T_TMP/sources.json")"
 jq_true "$T_TMP/describe.json" "[.links[].index] == ([.links[].index] | sort)"
 jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .index == $IDX and .kind == \"veth\" and .state == \"configured\" and .last_error == null"
-jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\"}"
-jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.force_igmp_version == {\"kernel\": 0, \"policy\": null, \"source\": null}"
+jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\", \"drifted\": false}"
+jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.force_igmp_version == {\"kernel\": 0, \"policy\": null, \"source\": null, \"drifted\": false}"
 jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | (.knobs | keys | length) == 6"
 
 info "ObjectManager and Audit skeleton"

@@ -88,8 +88,11 @@ grep -qE '^igmpv2_unsolicited_report_interval +10000ms +- +unmanaged$' "$T_TMP/s
 grep -qE '^force_igmp_version +auto +- +unmanaged$' "$T_TMP/status" || fail "status version row"
 [ "$(grep -cE '_interval|_version' "$T_TMP/status")" = 6 ] || fail "status does not show all six knobs"
 cmp -s "$T_TMP/status" <(ctl status "$IDX") || fail "status by index differs from status by name"
+# Without LINK, a summary (as networkctl status), not every link in full.
 ctl status > "$T_TMP/status-all"
-for l in lo v0 v1; do grep -qE "^● [0-9]+: $l$" "$T_TMP/status-all" || fail "status without LINK lacks $l"; done
+grep -qx '● igmpd: 3 links' "$T_TMP/status-all" && grep -qE '^ +State: 1 configured, 2 unmanaged$' "$T_TMP/status-all" &&
+        grep -qE "^ +Policy files: $T_CONF/10-site.conf$" "$T_TMP/status-all" || fail "status summary: $(cat "$T_TMP/status-all")"
+! grep -qE '^KNOB|^● [0-9]+:' "$T_TMP/status-all" || fail "status without LINK shows links in full: $(cat "$T_TMP/status-all")"
 # The word the docs use (igmpctl(1), igmpd.conf(5)) for a knob whose file is missing.
 ctl status v1 | grep -qE '^mldv1_unsolicited_report_interval +unavailable +- +unmanaged$' ||
         fail "IPv6-less link: $(ctl status v1)"
@@ -196,7 +199,7 @@ fi
 info "status --json: the same shape as Describe()"
 ctl --json=short status v0 > "$T_TMP/status.json"
 jq_true "$T_TMP/status.json" 'length == 1'
-jq_true "$T_TMP/status.json" ".[0].knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\"}"
+jq_true "$T_TMP/status.json" ".[0].knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\", \"drifted\": false}"
 jq_true "$T_TMP/status.json" '.[0] | keys == ["alternative_names", "ignored_sources", "index", "kind", "knobs", "last_error", "mac_address", "matched_files", "name", "state", "type"]'
 jq_true "$T_TMP/status.json" '.[0].type == "ether" and .[0].mac_address == "02:00:00:00:00:01"'
 [ -z "$ALTNAME" ] || jq_true "$T_TMP/status.json" '.[0].alternative_names == ["uplink-0"]'
