@@ -43,7 +43,7 @@ extern bool arg_legend;
 extern const char *arg_host;
 extern const char *arg_machine; /* -M: a local container's system bus (systemd-machined) */
 extern bool arg_persistent;
-extern bool arg_revert;
+extern unsigned arg_revert; /* --revert: the knobs to revert (bits 1 << Knob), 0 without it */
 extern bool arg_follow;
 extern bool arg_no_pager;
 extern bool arg_ask_password;

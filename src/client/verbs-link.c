@@ -279,13 +279,59 @@ static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
         snprintf(arg, sizeof arg, "%d", ifindex);
         if (client_resolve_link(bus, arg, NULL, &path) < 0 || client_link_fetch(bus, path, &l) < 0)
                 return;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                char a[32], b[32];
+
                 if (arg_knob_set[k] && l.has[k] && l.policy[k] != arg_knob[k])
                         fprintf(stderr,
-                                "Stored %s=%d persistently, but a temporary runtime change (%lld) "
-                                "overrides it until reboot; 'igmpctl link %s --revert' removes both.\n",
-                                knob_to_string(k), arg_knob[k], (long long) l.policy[k], link);
+                                "Stored %s=%s persistently, but a temporary runtime change (%s) overrides it "
+                                "until reboot; 'igmpctl link %s --revert=%s --runtime' removes that.\n",
+                                knob_to_string(k), knob_format(k, arg_knob[k], a), knob_format(k, l.policy[k], b),
+                                link, knob_info(k)->option);
+        }
         client_link_done(&l);
+}
+
+/* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
+static int link_revert(sd_bus *bus, int ifindex, const char *link, sd_bus_error *error)
+{
+        uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
+        sd_bus_message *call = NULL, *reply = NULL;
+        const char *path, *values;
+        int gone, r, n = 0;
+
+        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                           "RevertLinkKnobs");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "i", (int32_t) ifindex);
+        if (r >= 0)
+                r = sd_bus_message_open_container(call, 'a', "s");
+        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
+                if (arg_revert != (1U << _KNOB_MAX) - 1 && (arg_revert & (1U << k)))
+                        r = sd_bus_message_append(call, "s", knob_to_string(k));
+        if (r >= 0)
+                r = sd_bus_message_close_container(call);
+        if (r >= 0)
+                r = sd_bus_message_append(call, "u", flags);
+        if (r >= 0)
+                r = sd_bus_call(bus, call, 0, error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sbs)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sbs)", &path, &gone, &values)) > 0) {
+                if (gone)
+                        output_line(stdout, "Removed %s (%s).", path, values);
+                else
+                        output_line(stdout, "Removed %s from %s.", values, path);
+                n++;
+        }
+        if (r >= 0 && n == 0)
+                output_line(stdout, "%s has no runtime change%s to revert%s.", link,
+                            arg_revert != (1U << _KNOB_MAX) - 1 ? " of the knobs given" : "",
+                            flags == 2 ? " in /run/igmpd/runtime.d" : flags == 1 ? " in /etc/igmpd/runtime.d" :
+                            " (igmpctl status shows where each value comes from)");
+        sd_bus_message_unref(call);
+        sd_bus_message_unref(reply);
+        return r;
 }
 
 int verb_link(int argc, char **argv, sd_bus *bus)
@@ -299,12 +345,18 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 any = any || arg_knob_set[k];
         if (argc != 2)
                 return usage_error("link takes exactly one LINK (got %d). See igmpctl --help.", argc - 1);
+        if (is_pattern(argv[1]))
+                return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "
+                                   "which links it matches.", argv[1], argv[1]);
         if (arg_revert && any)
-                return usage_error("--revert cannot be combined with knob options: it removes the link's "
-                                   "runtime changes.");
-        if (arg_revert && arg_persistent)
-                return usage_error("--revert removes both the runtime and the persistent changes; drop "
-                                   "--persistent.");
+                return usage_error("--revert takes the knobs to revert as its value (--revert=v3-interval), "
+                                   "not knob options with values.");
+        if (arg_revert && arg_persistent && arg_runtime)
+                return usage_error("--revert with both --runtime and --persistent: leave both out to revert "
+                                   "both layers.");
+        if (!arg_revert && arg_runtime)
+                return usage_error("--runtime goes with --revert here (a change without --persistent is a "
+                                   "runtime change already).");
         if (!arg_revert && !any)
                 return usage_error("link %s: nothing to do; give knob options (e.g. --v3-interval 200) "
                                    "or --revert.", argv[1]);
@@ -314,8 +366,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 return r;
 
         if (arg_revert)
-                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "RevertLink", &error, NULL, "iu", (int32_t) ifindex, UINT32_C(0));
+                r = link_revert(bus, ifindex, argv[1], &error);
         else {
                 r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
                                                    IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
@@ -341,7 +392,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 sd_bus_error_free(&error);
                 return r;
         }
-        if (arg_persistent)
+        if (arg_persistent && !arg_revert)
                 warn_shadowed(bus, ifindex, argv[1]);
         return 0;
 }

@@ -404,6 +404,8 @@ const sd_bus_vtable link_vtable[] = {
                                  bus_link_method_set_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Revert", "u", SD_BUS_PARAM(flags), "", , bus_link_method_revert,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RevertKnobs", "asu", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "a(sbs)",
+                                 SD_BUS_PARAM(reverted), bus_link_method_revert, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reconfigure", "", "", bus_link_method_reconfigure, SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_SIGNAL_WITH_NAMES("KnobOverridden", "siiiuss",

@@ -291,6 +291,7 @@ static int bus_manager_method_set_link_knobs(sd_bus_message *message, void *user
         return call_link_method(userdata, message, bus_link_method_set_knobs, error);
 }
 
+/* RevertLink(i, u) and RevertLinkKnobs(i, as, u) → a(sbs). */
 static int bus_manager_method_revert_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         return call_link_method(userdata, message, bus_link_method_revert, error);
@@ -383,6 +384,9 @@ const sd_bus_vtable manager_vtable[] = {
                                  bus_manager_method_set_link_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("RevertLink", "iu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(flags), "", ,
                                  bus_manager_method_revert_link, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RevertLinkKnobs", "iasu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags),
+                                 "a(sbs)", SD_BUS_PARAM(reverted), bus_manager_method_revert_link,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
                                  bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -201,7 +201,7 @@ expect_dbus_error org.igmpd1.Error.NoSuchLink /org/igmpd1 org.igmpd1.Manager.Get
 expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.GetLinkByName string:../../etc/x
 expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.GetLinkByIndex int32:0
 expect_dbus_error org.igmpd1.Error.NoSuchLink /org/igmpd1 org.igmpd1.Manager.ReconfigureLink int32:9999
-expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.RevertLink int32:"$IDX" uint32:1
+expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.RevertLink int32:"$IDX" uint32:4
 expect_fail 'No link with index 9999' bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' 9999 1 $V3 u 200 0
 expect_fail "unknown knob 'igmpv4'" bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' "$IDX" 1 igmpv4 u 200 0
 expect_fail "knobs\[$V3\]: value 0 out of range" bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' "$IDX" 1 $V3 u 0 0

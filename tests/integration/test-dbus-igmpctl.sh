@@ -372,7 +372,10 @@ info "bash completion: verbs, options, values and link names"
         comp igmpctl link v0 --v3 | grep -qx -- --v3-interval || exit 6
         comp igmpctl link v0 --per | grep -qx -- --persistent || exit 7
         # after "link LINK" only its options can follow: offered without typing "--"
-        [ "$(comp igmpctl link v0 "" | sort | tr '\n' ' ')" = "--igmp-version --mld-v1-interval --mld-v2-interval --mld-version --persistent --revert --v2-interval --v3-interval " ] || exit 8
+        [ "$(comp igmpctl link v0 "" | sort | tr '\n' ' ')" = "--igmp-version --mld-v1-interval --mld-v2-interval --mld-version --persistent --revert --revert= --runtime --v2-interval --v3-interval " ] || exit 8
+        # --revert=KNOB[,KNOB]: the knobs' option names, also after a comma
+        comp igmpctl link v0 --revert = v3 | grep -qx v3-interval || exit 8
+        comp igmpctl link v0 --revert = v3-interval,mld-v | grep -qx -- v3-interval,mld-v1-interval || exit 8
         comp igmpctl link v0 --v3-interval 200 "" | grep -qx -- --persistent || exit 8
         comp igmpctl link v0 --igmp-version "" | grep -qx auto || exit 9
         comp igmpctl audit --f | grep -qx -- --follow || exit 10
