@@ -127,15 +127,6 @@ enum {
         CLIENT_PROP_IGNORED_SOURCES = 1 << 10,
 };
 
-/* Formats a knob value for display: "200ms", "auto", "2", or "-" for -1. */
-const char *knob_format(Knob k, int64_t v, char buf[32]);
-
-/* A knob's source in words, for the SOURCE column and monitor: "unmanaged" when no source sets
- * it (its kernel value is whatever the kernel or someone else made it), "runtime (/run)" and
- * "persistent (/etc)" for igmpctl link changes, else the source as the daemon names it (a
- * policy file, NetworkManager:<profile>). */
-const char *knob_source_format(const char *source);
-
 /* JSON output helpers. */
 void json_start(JsonWriter *w);
 int json_done(JsonWriter *w);

@@ -345,9 +345,6 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 any = any || arg_knob_set[k];
         if (argc != 2)
                 return usage_error("link takes exactly one LINK (got %d). See igmpctl --help.", argc - 1);
-        if (is_pattern(argv[1]))
-                return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "
-                                   "which links it matches.", argv[1], argv[1]);
         if (arg_revert && any)
                 return usage_error("--revert takes the knobs to revert as its value (--revert=v3-interval), "
                                    "not knob options with values.");
@@ -361,6 +358,19 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 return usage_error("link %s: nothing to do; give knob options (e.g. --v3-interval 200) "
                                    "or --revert.", argv[1]);
 
+        /* 'iptv*' or 'eth[01]' is no link: say so, unless a link has that very name (names may hold
+         * * ? [ ]). A '[' without ']' globs nothing (an escape sequence in a name, "\e[2J"). */
+        if ((strpbrk(argv[1], "*?") || strchr(strchrnul(argv[1], '['), ']')) &&
+            sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "GetLinkByName",
+                               &error, NULL, "s", argv[1]) < 0 &&
+            sd_bus_error_has_name(&error, "org.igmpd1.Error.NoSuchLink")) {
+                _cleanup_free_ char *shown = utf8_escape_dup(argv[1], UTF8_ESCAPE_CONTROL);
+
+                sd_bus_error_free(&error);
+                return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "
+                                   "which links it matches.", strna(shown), strna(shown));
+        }
+        sd_bus_error_free(&error);
         r = client_resolve_link(bus, argv[1], &ifindex, NULL);
         if (r < 0)
                 return r;

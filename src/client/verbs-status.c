@@ -64,7 +64,7 @@ static int print_link_status(const ClientLink *l)
                 output_field_color(stdout, FIELD_WIDTH, "Last error", l->last_error, COLOR_RED);
         putchar('\n');
 
-        t = table_new((const char *const[]) { "KNOB", "KERNEL", "POLICY", "SOURCE", NULL });
+        t = table_new((const char *const[]) { "KNOB", "KERNEL", "WANTED", "SOURCE", NULL });
         if (!t)
                 return -ENOMEM;
         table_set_align_right(t, 1);

@@ -31,17 +31,13 @@ static const char *knob_settings_describe(const KnobSetting set[_KNOB_MAX], char
 
         buf[0] = '\0';
         for (Knob k = 0; k < _KNOB_MAX && off < size; k++) {
-                const KnobInfo *i = knob_info(k);
+                char v[32];
                 int n;
 
                 if (set[k].line == 0)
                         continue;
-                if (i->kind == KNOB_KIND_INTERVAL)
-                        n = snprintf(buf + off, size - off, "%s%s=%dms", off > 0 ? ", " : "", i->name, set[k].value);
-                else if (set[k].value == 0)
-                        n = snprintf(buf + off, size - off, "%s%s=auto", off > 0 ? ", " : "", i->name);
-                else
-                        n = snprintf(buf + off, size - off, "%s%s=%d", off > 0 ? ", " : "", i->name, set[k].value);
+                n = snprintf(buf + off, size - off, "%s%s=%s", off > 0 ? ", " : "", knob_info(k)->name,
+                             knob_format(k, set[k].value, v));
                 if (n < 0)
                         break;
                 off += (size_t) n;

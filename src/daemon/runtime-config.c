@@ -175,12 +175,9 @@ char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
                                 fprintf(f, "\n[%s]\n", sections[s]);
                                 header = true;
                         }
-                        if (i->kind == KNOB_KIND_VERSION && knobs[k].value == 0)
-                                fprintf(f, "%s=auto\n", i->key);
-                        else if (i->kind == KNOB_KIND_VERSION)
-                                fprintf(f, "%s=%d\n", i->key, knobs[k].value);
-                        else
-                                fprintf(f, "%s=%dms\n", i->key, knobs[k].value);
+                        char v[32];
+
+                        fprintf(f, "%s=%s\n", i->key, knob_format(k, knobs[k].value, v));
                 }
         }
         if (fclose(f) != 0) {
