@@ -6,6 +6,9 @@
 # value found. D-Bus: RevertLinkKnobs(i, as, u) and Link.RevertKnobs(as, u) answer with
 # (file, whether it is gone, what was taken out); RevertLink and Link.Revert take the layer flags
 # too (1 /etc, 2 /run, 0 both, as before); bad knobs and flags are refused before anything.
+# A runtime override belongs to the link name, not to the device (the behaviour igmpctl(1)
+# argues for, against nmcli device modify): renamed, the device loses it; a new link taking the
+# name gets it.
 # The binary of main 37a5c0a takes no value for --revert and always removes both files.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
@@ -97,5 +100,18 @@ expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manage
 expect_fail "unknown knob 'igmpv4'" bctl call "${M[@]}" RevertLinkKnobs iasu "$IDX" 1 igmpv4 0
 expect_fail "more than 6 names" bctl call "${M[@]}" RevertLinkKnobs iasu "$IDX" 7 $V3 $V3 $V3 $V3 $V3 $V3 $V3 0
 expect_fail "flags: unknown bits 0x8" bctl call "${M[@]}" RevertLinkKnobs iasu "$IDX" 0 8
+
+info "a runtime override belongs to the name: a rename leaves it behind, the next link of that name gets it"
+ctl link v0 --v3-interval 250
+expect_knob "$NS" ipv4 v0 $V3 250
+ip -n "$NS" link set dev v0 name w0
+expect_knob "$NS" ipv4 w0 $V3 1000 # no policy matches w0: the value found before igmpd
+"$IGMPCTL" status w0 | grep -qE "^$V3 +1000ms +- +none$" || fail "w0 after the rename: $("$IGMPCTL" status w0)"
+veth_add "$NS" v0 x0
+expect_knob "$NS" ipv4 v0 $V3 250
+"$IGMPCTL" status v0 | grep -qE "^$V3 +250ms +250ms +runtime$" || fail "the new v0: $("$IGMPCTL" status v0)"
+ctl link v0 --revert
+expect_said "Removed $RUN ($V3=250ms)."
+expect_knob "$NS" ipv4 v0 $V3 300
 igmpd_alive
 echo "PASS: $T_NAME"
