@@ -109,6 +109,13 @@ typedef struct ClientProblems {
 } ClientProblems;
 int client_problems_fetch(sd_bus *bus, ClientProblems *ret);
 void client_problems_done(ClientProblems *p);
+/* The drift watch's state (DriftWatch) and DriftAction=. Prints what went wrong. */
+typedef struct DriftInfo {
+        char *state, *note, *action; /* all NULL from a daemon without the drift watch */
+} DriftInfo;
+int get_drift_info(sd_bus *bus, DriftInfo *ret);
+void drift_info_done(DriftInfo *d);
+
 /* "read 3min ago" when the kernel values bulk reads serve (ListLinksState) are old enough to say
  * so (KernelValuesAgeUSec: no drift watch), else false. */
 bool client_kernel_age(sd_bus *bus, char buf[static 64]);

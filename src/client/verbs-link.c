@@ -197,12 +197,20 @@ static bool link_matches(const ClientLink *l, const char *pattern)
         return false;
 }
 
-static bool contains(const int *v, size_t n, int x)
+/* Appends x to v[0..n) unless it is there. 0 or -ENOMEM. */
+static int add_unique(int **v, size_t *n, int x)
 {
-        for (size_t i = 0; i < n; i++)
-                if (v[i] == x)
-                        return true;
-        return false;
+        int *a;
+
+        for (size_t i = 0; i < *n; i++)
+                if ((*v)[i] == x)
+                        return 0;
+        a = realloc(*v, (*n + 1) * sizeof *a);
+        if (!a)
+                return -ENOMEM;
+        *v = a;
+        a[(*n)++] = x;
+        return 0;
 }
 
 int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
@@ -222,15 +230,8 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         int ifindex;
 
                         r = client_resolve_link(bus, args[i], &ifindex, NULL);
-                        if (r < 0)
-                                break;
-                        if (contains(idx, n, ifindex))
-                                continue;
-                        int *a = realloc(idx, (n + 1) * sizeof *a);
-                        if (!a)
-                                return -ENOMEM;
-                        idx = a;
-                        idx[n++] = ifindex;
+                        if (r >= 0)
+                                r = add_unique(&idx, &n, ifindex);
                         continue;
                 }
 
@@ -239,21 +240,12 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         if (r < 0)
                                 break;
                 }
-                for (size_t j = 0; j < *n_all; j++) {
-                        const ClientLink *l = &(*all)[j];
-
-                        if (!link_matches(l, args[i]))
-                                continue;
-                        any = true;
-                        if (contains(idx, n, l->ifindex))
-                                continue;
-                        int *a = realloc(idx, (n + 1) * sizeof *a);
-                        if (!a)
-                                return -ENOMEM;
-                        idx = a;
-                        idx[n++] = l->ifindex;
-                }
-                if (!any) {
+                for (size_t j = 0; j < *n_all && r >= 0; j++)
+                        if (link_matches(&(*all)[j], args[i])) {
+                                any = true;
+                                r = add_unique(&idx, &n, (*all)[j].ifindex);
+                        }
+                if (r >= 0 && !any) {
                         _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_CONTROL);
 
                         fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", shown ?: "?");

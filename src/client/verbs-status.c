@@ -171,11 +171,10 @@ static int status_summary(sd_bus *bus)
 {
         static const char *const states[] = { "configured", "drifted", "pending", "failed", "unmanaged" };
         static const char *const labels[] = { NULL, "Drifted", "Pending", "Failed", NULL };
+        _cleanup_(drift_info_done) DriftInfo drift = {};
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
         ClientLink *links = NULL;
         char **files = NULL, line[256] = "", age[64];
-        const char *watch = NULL, *note = NULL, *action = NULL;
         size_t n = 0, off = 0;
         Color color = COLOR_GREEN;
         bool old;
@@ -211,22 +210,12 @@ static int status_summary(sd_bus *bus)
                                      &error, &files) >= 0)
                 print_field_list("Policy files", files, "none (every knob is left as it is)");
         sd_bus_error_free(&error);
-        if (sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "DriftWatch", &error,
-                                &reply, "(ss)") >= 0 &&
-            sd_bus_message_read(reply, "(ss)", &watch, &note) > 0) {
-                sd_bus_message *a = NULL;
-
-                if (sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "DriftAction",
-                                        NULL, &a, "s") >= 0)
-                        (void) sd_bus_message_read(a, "s", &action);
-                snprintf(line, sizeof line, "%s%s%s%s%s", watch, action ? ", DriftAction=" : "", strempty(action),
-                         isempty(note) ? "" : "; ", strempty(note));
+        if (get_drift_info(bus, &drift) >= 0 && drift.state) {
+                snprintf(line, sizeof line, "%s, DriftAction=%s%s%s", drift.state, drift.action,
+                         isempty(drift.note) ? "" : "; ", drift.note);
                 output_field_color(stdout, FIELD_WIDTH, "Drift watch", line,
-                                   streq(watch, "active") ? COLOR_NORMAL : COLOR_YELLOW);
-                sd_bus_message_unref(a);
+                                   streq(drift.state, "active") ? COLOR_NORMAL : COLOR_YELLOW);
         }
-        sd_bus_error_free(&error);
-        sd_bus_message_unref(reply);
         if (old) {
                 snprintf(line, sizeof line, "%s; 'igmpctl status LINK' reads a link's now", age);
                 print_field("Kernel values", line);
