@@ -4,8 +4,10 @@
 # runs igmpd in a throwaway network namespace with a few veth links and the example policies
 # from data/examples/, on a private bus configured like the system bus (scripts/private-bus.sh).
 # It shows the values igmpd applied (at start, on hot-plug and on rename), then igmpctl at work
-# (list, status, a runtime change), and cleans up.
-#   --wait   keep igmpd and the bus running until Ctrl-C, and print the igmpctl line to try
+# (list, status, a runtime change), then another program's sysctl -w of a knob igmpd manages and
+# what the drift watch does about it, and cleans up.
+#   --wait   keep igmpd and the bus running until Ctrl-C, and print the igmpctl and igmpd --check
+#            lines to try
 set -euo pipefail
 
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -91,7 +93,11 @@ done
 
 show "Kernel defaults before igmpd (stb1 has MTU 1200, so no IPv6 yet: '-')"
 
-ip netns exec "$NS" "$IGMPD" --config-root "$ROOT" > "$LOG" 2>&1 &
+# The drift watch's BPF helper: the one built here, as igmpd's child (no igmpd-bpf.socket of an
+# installed igmpd is used). It attaches at the host's cgroup2 root but reports only writes in
+# igmpd's namespace, and is gone when igmpd exits.
+IGMPD_BPF_HELPER=$BUILD_DIR/src/bpf-helper/igmpd-bpf IGMPD_BPF_SOCKET=$ROOT/no-bpf-helper.sock \
+        ip netns exec "$NS" "$IGMPD" --config-root "$ROOT" > "$LOG" 2>&1 &
 PID=$!
 for _ in $(seq 100); do grep -q 'links, ready' "$LOG" && break; sleep 0.05; done
 grep -q 'links, ready' "$LOG" || { cat "$LOG"; echo "igmpd did not start" >&2; exit 1; }
@@ -115,6 +121,27 @@ ctl link eth0 --v3-interval 200
 echo "(no output: done; igmpd stored it in $ROOT/run/igmpd/runtime.d/eth0.conf)"
 show "After igmpctl link eth0 --v3-interval 200"
 
+# Another program writes a knob igmpd manages. With the drift watch (BPF) igmpd sees the write,
+# names the writer and puts its value back; without it, igmpctl shows the link drifted.
+for _ in $(seq 600); do grep -q 'Drift watch is' "$LOG" && break; sleep 0.05; done
+KNOB=net.ipv4.conf.iptv0.igmpv3_unsolicited_report_interval
+echo
+echo "== Another program writes a knob igmpd manages: sysctl -w $KNOB=7000 (in the demo namespace)"
+ip netns exec "$NS" sysctl -q -w "$KNOB=7000"
+if grep -q 'Drift watch is active' "$LOG"; then
+        for _ in $(seq 100); do
+                [ "$(ip netns exec "$NS" sysctl -n "$KNOB")" = 200 ] && grep -q 'changed from 200 to 7000' "$LOG" && break
+                sleep 0.05
+        done
+        echo "The drift watch saw it; igmpd's log:"
+        grep 'changed from 200 to 7000' "$LOG" | sed 's/^/  /'
+        show "After sysctl -w $KNOB=7000: igmpd put its 200ms back"
+else
+        echo "The drift watch is not active here ($(sed -n 's/.*Drift watch is not active: \([^.]*\).*/\1/p' "$LOG")):"
+        echo "igmpd keeps the value until it next configures iptv0, and says so:"
+        ctl status iptv0
+fi
+
 echo
 echo "igmpd log:"
 sed 's/^/  /' "$LOG"
@@ -124,7 +151,14 @@ if [ -n "$WAIT" ]; then
         echo "igmpd keeps running in namespace $NS; try, in another shell:"
         echo
         echo "  DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS $IGMPCTL status"
+        echo "  ip netns exec $NS $IGMPD --check --config-root $ROOT"
         echo "  ip netns exec $NS ip link add iptv9 type veth peer name eth9"
+        echo "  ip netns exec $NS sysctl -w $KNOB=7000"
+        echo
+        echo "The policy files are in $ROOT/etc/igmpd/conf.d/; after editing them, check with the"
+        echo "igmpd --check line above, then reload:"
+        echo
+        echo "  DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS $IGMPCTL reload"
         echo
         echo "Press Ctrl-C to stop and clean up."
         wait "$PID"

@@ -30,7 +30,25 @@ if [ ${#missing[@]} -gt 0 ]; then
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# What meson's optional lookups (-Dbpf=auto: clang, bpftool, libbpf; scdoc for the man pages;
+# criterion for the unit tests, …) can find now: the versions of every package the lists name,
+# whether installed or not, the programs on PATH, and the options. A build dir configured before
+# any of it changed (the demo's build/ before test.sh installed clang) is configured again, or
+# it would stay without BPF or man pages for good: meson decides "auto" once, at setup.
+features() {
+        cat "$SRCDIR"/scripts/packages-*.txt | sed -e 's/#.*//' -e '/^[[:space:]]*$/d' | sort -u |
+                xargs dpkg-query -W -f='${Package}=${Version} ${db:Status-Status}\n' 2>/dev/null || true
+        for prog in cc clang bpftool scdoc pkg-config; do
+                echo "$prog: $(command -v "$prog" || true)"
+        done
+        echo "options: ${MESON_ARGS:-}"
+}
+STAMP=$BUILD_DIR/.setup-features
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
         meson setup "$BUILD_DIR" "$SRCDIR" ${MESON_ARGS:-} >/dev/null
+elif ! features | cmp -s - "$STAMP"; then
+        echo "Configuring $BUILD_DIR again: the installed packages or options changed since it was set up."
+        meson setup --reconfigure "$BUILD_DIR" "$SRCDIR" ${MESON_ARGS:-} >/dev/null
 fi
+features > "$STAMP"
 ninja -C "$BUILD_DIR" >/dev/null

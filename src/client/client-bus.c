@@ -23,7 +23,7 @@ bool arg_legend = true;
 const char *arg_host = NULL;
 const char *arg_machine = NULL;
 bool arg_persistent = false;
-bool arg_revert = false;
+unsigned arg_revert = 0;
 bool arg_follow = false;
 bool arg_no_pager = false;
 bool arg_ask_password = true;
@@ -701,30 +701,6 @@ void client_link_status(const ClientLink *l, LinkStatus *ret)
                         .policy = l->policy[k],
                         .source = l->source[k],
                 };
-}
-
-const char *knob_format(Knob k, int64_t v, char buf[32])
-{
-        if (v < 0)
-                return "-";
-        if (knob_info(k)->kind == KNOB_KIND_VERSION) {
-                if (v == 0)
-                        return "auto";
-                snprintf(buf, 32, "%lld", (long long) v);
-        } else
-                snprintf(buf, 32, "%lldms", (long long) v);
-        return buf;
-}
-
-const char *knob_source_format(const char *source)
-{
-        if (isempty(source))
-                return "unmanaged";
-        if (streq(source, "runtime"))
-                return "runtime (/run)";
-        if (streq(source, "runtime:persistent"))
-                return "persistent (/etc)";
-        return source;
 }
 
 void json_start(JsonWriter *w)

@@ -43,7 +43,7 @@ extern bool arg_legend;
 extern const char *arg_host;
 extern const char *arg_machine; /* -M: a local container's system bus (systemd-machined) */
 extern bool arg_persistent;
-extern bool arg_revert;
+extern unsigned arg_revert; /* --revert: the knobs to revert (bits 1 << Knob), 0 without it */
 extern bool arg_follow;
 extern bool arg_no_pager;
 extern bool arg_ask_password;
@@ -93,6 +93,32 @@ int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n);
 void client_links_free(ClientLink *links, size_t n);
 /* LinkStatus view for JSON (borrows from l). */
 void client_link_status(const ClientLink *l, LinkStatus *ret);
+/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to
+ * ifindexes, in argument order (a glob's matches in index order), each link once. A glob that
+ * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
+ * link, fetched on the first glob; the caller frees it). */
+int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all, int **ret,
+                            size_t *ret_n);
+
+/* The problems of the daemon's configuration: NConfigProblems and the first of them,
+ * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
+typedef struct ClientProblems {
+        uint32_t total;
+        char **lines;
+        size_t n;
+} ClientProblems;
+int client_problems_fetch(sd_bus *bus, ClientProblems *ret);
+void client_problems_done(ClientProblems *p);
+/* The drift watch's state (DriftWatch) and DriftAction=. Prints what went wrong. */
+typedef struct DriftInfo {
+        char *state, *note, *action; /* all NULL from a daemon without the drift watch */
+} DriftInfo;
+int get_drift_info(sd_bus *bus, DriftInfo *ret);
+void drift_info_done(DriftInfo *d);
+
+/* "read 3min ago" when the kernel values bulk reads serve (ListLinksState) are old enough to say
+ * so (KernelValuesAgeUSec: no drift watch), else false. */
+bool client_kernel_age(sd_bus *bus, char buf[static 64]);
 
 enum {
         CLIENT_PROP_INDEX = 1 << 0,
@@ -107,15 +133,6 @@ enum {
         CLIENT_PROP_MAC_ADDRESS = 1 << 9,
         CLIENT_PROP_IGNORED_SOURCES = 1 << 10,
 };
-
-/* Formats a knob value for display: "200ms", "auto", "2", or "-" for -1. */
-const char *knob_format(Knob k, int64_t v, char buf[32]);
-
-/* A knob's source in words, for the SOURCE column and monitor: "unmanaged" when no source sets
- * it (its kernel value is whatever the kernel or someone else made it), "runtime (/run)" and
- * "persistent (/etc)" for igmpctl link changes, else the source as the daemon names it (a
- * policy file, NetworkManager:<profile>). */
-const char *knob_source_format(const char *source);
 
 /* JSON output helpers. */
 void json_start(JsonWriter *w);

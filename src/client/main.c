@@ -52,9 +52,13 @@ static void help(void)
                "\n"
                "Commands:\n"
                "  list                     One line per link (the default command)\n"
-               "  status [PATTERN...]      Every knob of the links: kernel value, policy value, source\n"
-               "  link LINK [KNOB OPTIONS] [--persistent] | --revert\n"
-               "                           Change knobs at runtime, or revert the runtime changes\n"
+               "  status [PATTERN...]      A summary; with PATTERN every knob of those links:\n"
+               "                           kernel value, wanted value, source\n"
+               "  link LINK [KNOB OPTIONS] [--persistent]\n"
+               "                           Change knobs at runtime (until reboot, or kept)\n"
+               "  link LINK --revert[=KNOB,...] [--runtime|--persistent]\n"
+               "                           Remove runtime changes: every knob's, or those given\n"
+               "                           (v3-interval, ...), from both layers or /run or /etc\n"
                "  reconfigure PATTERN...   Apply policy to the links again\n"
                "  reload                   Reload the policy files\n"
                "  audit [--follow]         Deprecated sysctl(2) calls seen (and follow new ones)\n"
@@ -74,10 +78,11 @@ static void help(void)
                 printf("  %-23s  %s (%s)\n", opt, i->name, range_text(k, range, sizeof range));
         }
         printf("  --persistent             Store in /etc/igmpd/runtime.d (survives reboots)\n"
-               "                           instead of /run/igmpd/runtime.d\n"
-               "  --revert                 Remove the link's runtime changes\n"
+               "                           instead of /run/igmpd/runtime.d; --revert: only there\n"
+               "  --revert[=KNOB,...]      Remove the link's runtime changes (of these knobs)\n"
                "  --clear                  nm: remove igmpd's values (before setting knobs)\n"
-               "  --runtime                nm: change the profile in memory only, until reboot\n"
+               "  --runtime                nm: change the profile in memory only, until reboot;\n"
+               "                           link --revert: only the temporary /run layer\n"
                "  --reapply                nm: apply the values on the profile's device now\n"
                "\n"
                "Options:\n"
@@ -93,6 +98,33 @@ static void help(void)
                "\n"
                "LINK is an interface name, alternative name or index; a PATTERN is a LINK or a shell\n"
                "glob over names and alternative names ('iptv*'). See igmpctl(1).\n");
+}
+
+/* --revert, or --revert=KNOB[,KNOB...] with the knob options' names (v3-interval) or the kernel's. */
+static int parse_revert(const char *arg)
+{
+        const char *p = arg;
+
+        if (!arg) {
+                arg_revert = (1U << _KNOB_MAX) - 1;
+                return 0;
+        }
+        do {
+                size_t len = strcspn(p, ",");
+                char word[64];
+                Knob k;
+
+                snprintf(word, sizeof word, "%.*s", (int) MIN(len, sizeof word - 1), p);
+                k = knob_from_option(word);
+                if (k < 0)
+                        k = knob_from_string(word);
+                if (k < 0)
+                        return usage_error("--revert=%s: '%s' is no knob (knobs: v2-interval, v3-interval, igmp-version, "
+                                           "mld-v1-interval, mld-v2-interval, mld-version).", arg, word);
+                arg_revert |= 1U << k;
+                p += len;
+        } while (*p++ == ',');
+        return 0;
 }
 
 static int parse_argv(int argc, char *argv[])
@@ -119,7 +151,7 @@ static int parse_argv(int argc, char *argv[])
                 { "host",       required_argument, NULL, 'H' },
                 { "machine",    required_argument, NULL, 'M' },
                 { "persistent", no_argument,       NULL, ARG_PERSISTENT },
-                { "revert",     no_argument,       NULL, ARG_REVERT },
+                { "revert",     optional_argument, NULL, ARG_REVERT },
                 { "follow",     no_argument,       NULL, ARG_FOLLOW },
                 { "clear",      no_argument,       NULL, ARG_CLEAR },
                 { "reapply",    no_argument,       NULL, ARG_REAPPLY },
@@ -191,7 +223,9 @@ static int parse_argv(int argc, char *argv[])
                         arg_persistent = true;
                         break;
                 case ARG_REVERT:
-                        arg_revert = true;
+                        r = parse_revert(optarg);
+                        if (r < 0)
+                                return r;
                         break;
                 case ARG_FOLLOW:
                         arg_follow = true;
@@ -236,8 +270,10 @@ static int check_options_for(const Verb *v)
                 return usage_error("Knob options go with the link and nm commands only.");
         if (!streq(v->name, "link") && (arg_persistent || arg_revert))
                 return usage_error("--persistent and --revert go with the link command only.");
-        if (!streq(v->name, "nm") && (arg_clear || arg_reapply || arg_runtime))
-                return usage_error("--clear, --reapply and --runtime go with the nm command only.");
+        if (!streq(v->name, "nm") && (arg_clear || arg_reapply))
+                return usage_error("--clear and --reapply go with the nm command only.");
+        if (!streq(v->name, "nm") && !streq(v->name, "link") && arg_runtime)
+                return usage_error("--runtime goes with the nm and link --revert commands only.");
         if (!streq(v->name, "audit") && arg_follow)
                 return usage_error("--follow goes with the audit command only.");
         return 0;

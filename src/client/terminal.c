@@ -116,7 +116,7 @@ Color state_color(const char *state)
                 return COLOR_GREEN;
         if (streq_ptr(state, "failed"))
                 return COLOR_RED;
-        if (streq_ptr(state, "pending"))
+        if (streq_ptr(state, "pending") || streq_ptr(state, "drifted"))
                 return COLOR_YELLOW;
         if (streq_ptr(state, "unmanaged"))
                 return COLOR_GREY;

@@ -176,19 +176,14 @@ static void print_wrapped(FILE *f, size_t indent, const char *text)
         }
 }
 
-typedef struct DriftInfo {
-        char *state, *note, *action; /* all NULL from a daemon without the drift watch */
-} DriftInfo;
-
-static void drift_info_done(DriftInfo *d)
+void drift_info_done(DriftInfo *d)
 {
         free(d->state);
         free(d->note);
         free(d->action);
 }
 
-/* The drift watch's state (DriftWatch) and DriftAction=. */
-static int get_drift_info(sd_bus *bus, DriftInfo *ret)
+int get_drift_info(sd_bus *bus, DriftInfo *ret)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;

@@ -21,8 +21,13 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         ClientLink *links = NULL;
         Table *t = NULL;
         size_t n = 0;
+        char age[64];
+        bool old;
         int r;
 
+        /* The states come from igmpd's cached kernel values: how old they are, before the read
+         * that refreshes them. */
+        old = arg_json == JSON_OFF && client_kernel_age(bus, age);
         r = client_links_get_all(bus, &links, &n);
         if (r < 0)
                 return r;
@@ -72,26 +77,20 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         }
         if (r >= 0)
                 r = table_print(t, stdout, arg_legend);
-        if (r >= 0 && arg_legend)
+        if (r >= 0 && arg_legend) {
+                if (old)
+                        printf("\nKernel values %s (no drift watch); 'igmpctl status LINK' reads a link's now.",
+                               age);
                 printf("\n%zu link%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+        }
 finish:
         table_free(t);
         client_links_free(links, n);
         return r;
 }
 
-#define FIELD_WIDTH 17 /* "Alternative names" */
-#define PROBLEMS_SHOWN 3 /* in status; reload shows up to what the daemon keeps (64) */
 
-/* The problems of the daemon's configuration: NConfigProblems and the first of them,
- * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
-typedef struct ClientProblems {
-        uint32_t total;
-        char **lines;
-        size_t n;
-} ClientProblems;
-
-static void client_problems_done(ClientProblems *p)
+void client_problems_done(ClientProblems *p)
 {
         for (size_t i = 0; i < p->n; i++)
                 free(p->lines[i]);
@@ -99,7 +98,7 @@ static void client_problems_done(ClientProblems *p)
         *p = (ClientProblems) {};
 }
 
-static int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
+int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
@@ -164,73 +163,6 @@ static void print_problem_lines(FILE *f, const ClientProblems *p, size_t max, co
                 fprintf(f, "%s%s and %zu more.\n", indent, glyph(GLYPH_ELLIPSIS), (size_t) p->total - MIN(p->n, max));
 }
 
-static void print_field(const char *label, const char *value)
-{
-        output_field(stdout, FIELD_WIDTH, label, value);
-}
-
-static void print_field_list(const char *label, char **values, const char *none)
-{
-        if (!values || !values[0]) {
-                if (none)
-                        print_field(label, none);
-                return;
-        }
-        print_field(label, values[0]);
-        for (char **v = values + 1; *v; v++)
-                print_field("", *v);
-}
-
-static int print_link_status(const ClientLink *l)
-{
-        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
-        Color state = state_color(l->state);
-        Table *t;
-        int r = 0;
-
-        if (!name)
-                return -ENOMEM;
-        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex, name);
-        /* Everything [Match] can match on, then what igmpd made of it. */
-        print_field("Type", isempty(l->type) ? "-" : l->type);
-        print_field("Kind", isempty(l->kind) ? "-" : l->kind);
-        print_field_list("Alternative names", l->alternative_names, NULL);
-        if (!isempty(l->mac_address))
-                print_field("MAC address", l->mac_address);
-        output_field_color(stdout, FIELD_WIDTH, "State", strempty(l->state), state);
-        print_field_list("Matched files", l->matched_files, "none");
-        print_field_list("Ignored sources", l->ignored_sources, NULL);
-        if (!isempty(l->last_error))
-                output_field_color(stdout, FIELD_WIDTH, "Last error", l->last_error, COLOR_RED);
-        putchar('\n');
-
-        t = table_new((const char *const[]) { "KNOB", "KERNEL", "POLICY", "SOURCE", NULL });
-        if (!t)
-                return -ENOMEM;
-        table_set_align_right(t, 1);
-        table_set_align_right(t, 2);
-        table_set_ellipsize(t, 3, ELLIPSIZE_PATH);
-        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
-                char kb[32], pb[32];
-
-                if (!l->has[k])
-                        continue;
-                r = table_add_cell(t, knob_to_string(k));
-                if (r >= 0)
-                        r = l->kernel[k] < 0 ? table_add_cell_color(t, "unavailable", COLOR_GREY)
-                                             : table_add_cell(t, knob_format(k, l->kernel[k], kb));
-                if (r >= 0)
-                        r = table_add_cell(t, knob_format(k, l->policy[k], pb));
-                if (r >= 0)
-                        r = isempty(l->source[k]) ? table_add_cell_color(t, knob_source_format(l->source[k]), COLOR_GREY)
-                                                : table_add_cell(t, knob_source_format(l->source[k]));
-        }
-        if (r >= 0)
-                r = table_print(t, stdout, arg_legend);
-        table_free(t);
-        return r;
-}
-
 static bool is_pattern(const char *s)
 {
         return strpbrk(s, "*?[") != NULL;
@@ -265,19 +197,23 @@ static bool link_matches(const ClientLink *l, const char *pattern)
         return false;
 }
 
-static bool contains(const int *v, size_t n, int x)
+/* Appends x to v[0..n) unless it is there. 0 or -ENOMEM. */
+static int add_unique(int **v, size_t *n, int x)
 {
-        for (size_t i = 0; i < n; i++)
-                if (v[i] == x)
-                        return true;
-        return false;
+        int *a;
+
+        for (size_t i = 0; i < *n; i++)
+                if ((*v)[i] == x)
+                        return 0;
+        a = realloc(*v, (*n + 1) * sizeof *a);
+        if (!a)
+                return -ENOMEM;
+        *v = a;
+        a[(*n)++] = x;
+        return 0;
 }
 
-/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to
- * ifindexes, in argument order (a glob's matches in index order), each link once. A glob that
- * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
- * link, fetched on the first glob; the caller frees it). */
-static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
+int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
                             int **ret, size_t *ret_n)
 {
         _cleanup_free_ int *idx = NULL;
@@ -294,15 +230,8 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         int ifindex;
 
                         r = client_resolve_link(bus, args[i], &ifindex, NULL);
-                        if (r < 0)
-                                break;
-                        if (contains(idx, n, ifindex))
-                                continue;
-                        int *a = realloc(idx, (n + 1) * sizeof *a);
-                        if (!a)
-                                return -ENOMEM;
-                        idx = a;
-                        idx[n++] = ifindex;
+                        if (r >= 0)
+                                r = add_unique(&idx, &n, ifindex);
                         continue;
                 }
 
@@ -311,21 +240,12 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         if (r < 0)
                                 break;
                 }
-                for (size_t j = 0; j < *n_all; j++) {
-                        const ClientLink *l = &(*all)[j];
-
-                        if (!link_matches(l, args[i]))
-                                continue;
-                        any = true;
-                        if (contains(idx, n, l->ifindex))
-                                continue;
-                        int *a = realloc(idx, (n + 1) * sizeof *a);
-                        if (!a)
-                                return -ENOMEM;
-                        idx = a;
-                        idx[n++] = l->ifindex;
-                }
-                if (!any) {
+                for (size_t j = 0; j < *n_all && r >= 0; j++)
+                        if (link_matches(&(*all)[j], args[i])) {
+                                any = true;
+                                r = add_unique(&idx, &n, (*all)[j].ifindex);
+                        }
+                if (r >= 0 && !any) {
                         _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_CONTROL);
 
                         fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", shown ?: "?");
@@ -340,110 +260,6 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
         return 0;
 }
 
-static int compare_ifindex(const void *key, const void *elem)
-{
-        int x = *(const int *) key, y = ((const ClientLink *) elem)->ifindex;
-
-        return (x > y) - (x < y);
-}
-
-/* links is ordered by ifindex (client_links_get_all()). */
-static const ClientLink *find_link(const ClientLink *links, size_t n, int ifindex)
-{
-        return n > 0 ? bsearch(&ifindex, links, n, sizeof *links, compare_ifindex) : NULL;
-}
-
-/* Prints one link, as a table or as JSON. */
-static int show_link(const ClientLink *l, bool first, JsonWriter *w)
-{
-        if (arg_json != JSON_OFF) {
-                LinkStatus s;
-
-                client_link_status(l, &s);
-                json_write_link(w, &s);
-                return 0;
-        }
-        if (!first)
-                putchar('\n');
-        return print_link_status(l);
-}
-
-int verb_status(int argc, char **argv, sd_bus *bus)
-{
-        ClientLink *all = NULL;
-        _cleanup_free_ int *idx = NULL;
-        size_t n_all = 0, n = 0;
-        JsonWriter w;
-        int r = 0;
-
-        /* Without arguments every link comes in one call; with names, each is looked up and
-         * read (GetAll), and globs are matched against every link (one call). */
-        if (argc > 1)
-                r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
-        else
-                r = client_links_get_all(bus, &all, &n_all);
-        if (r < 0)
-                goto finish;
-        pager_open(arg_no_pager);
-
-        if (arg_json == JSON_OFF) {
-                ClientProblems p;
-
-                /* Problems in the configuration may be why a link is not as expected. */
-                if (client_problems_fetch(bus, &p) >= 0 && p.total > 0) {
-                        char head[128];
-
-                        snprintf(head, sizeof head, "%" PRIu32 " in the configuration; igmpd --check shows %s",
-                                 p.total, p.total == 1 ? "it" : "them all");
-                        output_field_color(stdout, FIELD_WIDTH, "Problems", head, COLOR_YELLOW);
-                        for (size_t i = 0; i < p.n && i < PROBLEMS_SHOWN; i++)
-                                print_field("", p.lines[i]);
-                        if (p.total > MIN(p.n, (size_t) PROBLEMS_SHOWN)) {
-                                char more[64];
-
-                                snprintf(more, sizeof more, "%s and %zu more", glyph(GLYPH_ELLIPSIS),
-                                         (size_t) p.total - MIN(p.n, (size_t) PROBLEMS_SHOWN));
-                                print_field("", more);
-                        }
-                        putchar('\n');
-                }
-                client_problems_done(&p);
-        } else {
-                json_start(&w);
-                json_begin_array(&w);
-        }
-        if (argc <= 1)
-                for (size_t i = 0; i < n_all && r >= 0; i++)
-                        r = show_link(&all[i], i == 0, &w);
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                const ClientLink *l = find_link(all, n_all, idx[i]);
-                ClientLink fetched;
-                _cleanup_free_ char *path = NULL;
-                char buf[16];
-
-                if (!l) {
-                        snprintf(buf, sizeof buf, "%d", idx[i]);
-                        r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
-                        if (r < 0)
-                                break;
-                        r = client_link_fetch(bus, path, &fetched);
-                        if (r < 0)
-                                break;
-                        l = &fetched;
-                }
-                r = show_link(l, i == 0, &w);
-                if (l == &fetched)
-                        client_link_done(&fetched);
-        }
-        if (arg_json != JSON_OFF && r >= 0) {
-                json_end_array(&w);
-                r = json_done(&w);
-        }
-finish:
-        client_links_free(all, n_all);
-        return r;
-}
-
 /* A temporary runtime change (/run) beats a persistent one (/etc): say so when it hides what
  * was just stored. */
 static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
@@ -455,13 +271,59 @@ static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
         snprintf(arg, sizeof arg, "%d", ifindex);
         if (client_resolve_link(bus, arg, NULL, &path) < 0 || client_link_fetch(bus, path, &l) < 0)
                 return;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                char a[32], b[32];
+
                 if (arg_knob_set[k] && l.has[k] && l.policy[k] != arg_knob[k])
                         fprintf(stderr,
-                                "Stored %s=%d persistently, but a temporary runtime change (%lld) "
-                                "overrides it until reboot; 'igmpctl link %s --revert' removes both.\n",
-                                knob_to_string(k), arg_knob[k], (long long) l.policy[k], link);
+                                "Stored %s=%s persistently, but a temporary runtime change (%s) overrides it "
+                                "until reboot; 'igmpctl link %s --revert=%s --runtime' removes that.\n",
+                                knob_to_string(k), knob_format(k, arg_knob[k], a), knob_format(k, l.policy[k], b),
+                                link, knob_info(k)->option);
+        }
         client_link_done(&l);
+}
+
+/* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
+static int link_revert(sd_bus *bus, int ifindex, const char *link, sd_bus_error *error)
+{
+        uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
+        sd_bus_message *call = NULL, *reply = NULL;
+        const char *path, *values;
+        int gone, r, n = 0;
+
+        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                           "RevertLinkKnobs");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "i", (int32_t) ifindex);
+        if (r >= 0)
+                r = sd_bus_message_open_container(call, 'a', "s");
+        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
+                if (arg_revert != (1U << _KNOB_MAX) - 1 && (arg_revert & (1U << k)))
+                        r = sd_bus_message_append(call, "s", knob_to_string(k));
+        if (r >= 0)
+                r = sd_bus_message_close_container(call);
+        if (r >= 0)
+                r = sd_bus_message_append(call, "u", flags);
+        if (r >= 0)
+                r = sd_bus_call(bus, call, 0, error, &reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sbs)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sbs)", &path, &gone, &values)) > 0) {
+                if (gone)
+                        output_line(stdout, "Removed %s (%s).", path, values);
+                else
+                        output_line(stdout, "Removed %s from %s.", values, path);
+                n++;
+        }
+        if (r >= 0 && n == 0)
+                output_line(stdout, "%s has no runtime change%s to revert%s.", link,
+                            arg_revert != (1U << _KNOB_MAX) - 1 ? " of the knobs given" : "",
+                            flags == 2 ? " in /run/igmpd/runtime.d" : flags == 1 ? " in /etc/igmpd/runtime.d" :
+                            " (igmpctl status shows where each value comes from)");
+        sd_bus_message_unref(call);
+        sd_bus_message_unref(reply);
+        return r;
 }
 
 int verb_link(int argc, char **argv, sd_bus *bus)
@@ -476,22 +338,37 @@ int verb_link(int argc, char **argv, sd_bus *bus)
         if (argc != 2)
                 return usage_error("link takes exactly one LINK (got %d). See igmpctl --help.", argc - 1);
         if (arg_revert && any)
-                return usage_error("--revert cannot be combined with knob options: it removes the link's "
-                                   "runtime changes.");
-        if (arg_revert && arg_persistent)
-                return usage_error("--revert removes both the runtime and the persistent changes; drop "
-                                   "--persistent.");
+                return usage_error("--revert takes the knobs to revert as its value (--revert=v3-interval), "
+                                   "not knob options with values.");
+        if (arg_revert && arg_persistent && arg_runtime)
+                return usage_error("--revert with both --runtime and --persistent: leave both out to revert "
+                                   "both layers.");
+        if (!arg_revert && arg_runtime)
+                return usage_error("--runtime goes with --revert here (a change without --persistent is a "
+                                   "runtime change already).");
         if (!arg_revert && !any)
                 return usage_error("link %s: nothing to do; give knob options (e.g. --v3-interval 200) "
                                    "or --revert.", argv[1]);
 
+        /* 'iptv*' or 'eth[01]' is no link: say so, unless a link has that very name (names may hold
+         * * ? [ ]). A '[' without ']' globs nothing (an escape sequence in a name, "\e[2J"). */
+        if ((strpbrk(argv[1], "*?") || strchr(strchrnul(argv[1], '['), ']')) &&
+            sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "GetLinkByName",
+                               &error, NULL, "s", argv[1]) < 0 &&
+            sd_bus_error_has_name(&error, "org.igmpd1.Error.NoSuchLink")) {
+                _cleanup_free_ char *shown = utf8_escape_dup(argv[1], UTF8_ESCAPE_CONTROL);
+
+                sd_bus_error_free(&error);
+                return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "
+                                   "which links it matches.", strna(shown), strna(shown));
+        }
+        sd_bus_error_free(&error);
         r = client_resolve_link(bus, argv[1], &ifindex, NULL);
         if (r < 0)
                 return r;
 
         if (arg_revert)
-                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "RevertLink", &error, NULL, "iu", (int32_t) ifindex, UINT32_C(0));
+                r = link_revert(bus, ifindex, argv[1], &error);
         else {
                 r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
                                                    IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
@@ -517,7 +394,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 sd_bus_error_free(&error);
                 return r;
         }
-        if (arg_persistent)
+        if (arg_persistent && !arg_revert)
                 warn_shadowed(bus, ifindex, argv[1]);
         return 0;
 }
@@ -532,7 +409,7 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
         if (argc < 2)
                 return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
 
-        r = resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+        r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
         client_links_free(all, n_all);
         if (r < 0)
                 return r;

@@ -285,7 +285,7 @@ static void print_knob_changes(const ClientLink *old, const ClientLink *new)
                     streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
                         continue;
                 print_time();
-                output_line(stdout, "%s (%d): %s kernel %s %s %s, policy %s %s %s, source %s", strempty(new->name),
+                output_line(stdout, "%s (%d): %s kernel %s %s %s, wanted %s %s %s, source %s", strempty(new->name),
                        new->ifindex, knob_to_string(k),
                        old->has[k] ? knob_format(k, old->kernel[k], a) : "?", glyph(GLYPH_ARROW),
                        knob_format(k, new->kernel[k], b),

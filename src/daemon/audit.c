@@ -168,7 +168,9 @@ AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSou
         if (audit_bpf_is_starting(b))
                 return AUDIT_SOURCE_STATE_STARTING;
         if (!(a->sources & audit_source_flag(s))) {
-                if (s == AUDIT_EVENT_SOURCE_SYSCALL)
+                if (!HAVE_BPF && (s == AUDIT_EVENT_SOURCE_LIBC || s == AUDIT_EVENT_SOURCE_SYSCALL))
+                        snprintf(note, size, "%s", BPF_NOT_BUILT_REASON); /* turning it on would not help */
+                else if (s == AUDIT_EVENT_SOURCE_SYSCALL)
                         snprintf(note, size, "opt-in: AuditSources=syscall (it costs every system call)");
                 else
                         snprintf(note, size, "not in AuditSources=");
@@ -419,10 +421,14 @@ AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t
         else if (!(a->sources & AUDIT_SOURCE_AUDIT))
                 advice_add(opts, sizeof opts, "add audit to AuditSources= in /etc/igmpd/igmpd.conf, with "
                            "AuditRule=yes");
-        if (!(a->sources & AUDIT_SOURCE_LIBC))
+        /* The BPF sources cannot run in a build without them: no advice that cannot work. */
+        if (!HAVE_BPF)
+                advice_add(opts, sizeof opts, "for the libc and syscall sources, igmpd built with BPF (clang, "
+                           "bpftool and libbpf-dev installed when it is built)");
+        if (HAVE_BPF && !(a->sources & AUDIT_SOURCE_LIBC))
                 advice_add(opts, sizeof opts, "add libc to AuditSources= (BPF: programs that call glibc's "
                            "sysctl(); needs the igmpd-bpf helper)");
-        if (!(a->sources & AUDIT_SOURCE_SYSCALL))
+        if (HAVE_BPF && !(a->sources & AUDIT_SOURCE_SYSCALL))
                 advice_add(opts, sizeof opts, "add syscall to AuditSources= (BPF: every caller, at a cost to "
                            "every system call)");
         if (has_sysctl && !(a->sources & (AUDIT_SOURCE_KMSG | AUDIT_SOURCE_KMSG_AUTO)))
@@ -481,8 +487,7 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
                 if (!(mask & sources[i].flag) || *slot)
                         continue;
                 if (!HAVE_BPF)
-                        snprintf(reason, sizeof reason, "igmpd was built without BPF support "
-                                 "(meson -Dbpf=disabled, or clang, bpftool or libbpf was missing)");
+                        snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
                 else if (!a->bpf_helper) {
                         /* Tried once per start: the reason holds for every BPF source. */
                         if (!helper_reason[0]) {

@@ -20,6 +20,10 @@
 #include "bpf-protocol.h"
 #include "macro.h"
 
+/* Why nothing BPF can run (drift watch, libc and syscall audit sources), with HAVE_BPF 0. */
+#define BPF_NOT_BUILT_REASON "igmpd was built without BPF support (meson -Dbpf=disabled, or clang, bpftool " \
+        "or libbpf-dev was missing when it was built)"
+
 typedef struct BpfHelper BpfHelper;
 typedef struct BpfHelperCall BpfHelperCall;
 

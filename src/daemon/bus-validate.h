@@ -31,6 +31,10 @@
 /* Flags of SetLinkKnobs/SetKnobs. */
 #define BUS_KNOBS_FLAG_PERSISTENT UINT32_C(1)
 #define BUS_KNOBS_FLAGS_ALL BUS_KNOBS_FLAG_PERSISTENT
+/* Flags of RevertLink/Revert and RevertLinkKnobs/RevertKnobs: the layers to drop; 0 = both. */
+#define BUS_REVERT_FLAG_PERSISTENT UINT32_C(1) /* /etc/igmpd/runtime.d */
+#define BUS_REVERT_FLAG_RUNTIME UINT32_C(2)    /* /run/igmpd/runtime.d */
+#define BUS_REVERT_FLAGS_ALL (BUS_REVERT_FLAG_PERSISTENT | BUS_REVERT_FLAG_RUNTIME)
 
 /* One entry of an a{sv} knob dictionary, decoded but not checked. */
 typedef struct KnobArg {

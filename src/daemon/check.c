@@ -134,18 +134,50 @@ static const ConfigProblem *skip_reason(const ConfigProblems *p, const char *pat
         return last;
 }
 
-static void check_print_files(Manager *m, const CheckFiles *c)
+/* For a policy file no link present matches: says so, and what a comma in Name= means (systemd's
+ * lists are space-separated: "Name=eth0,eth1" is the one name "eth0,eth1"); else "". */
+static void check_file_note(Manager *m, const char *path, Link **links, size_t n, char *buf, size_t size)
 {
+        const PolicyFile *f = NULL;
+        char *const *comma = NULL;
+
+        buf[0] = '\0';
+        for (size_t i = 0; m->policy && i < m->policy->n_files && !f; i++)
+                if (streq(m->policy->files[i]->path, path))
+                        f = m->policy->files[i];
+        for (size_t i = 0; f && i < n; i++) {
+                LinkInfo info;
+
+                link_to_info(links[i], &info);
+                if (policy_match(&f->match, &info))
+                        return;
+        }
+        if (!f)
+                return;
+        for (char **g = f->match.names; g && *g && !comma; g++)
+                comma = strchr(*g, ',') ? g : NULL;
+        snprintf(buf, size, ": matches no link present now%s%s%s", comma ? "; Name=" : "", comma ? *comma : "",
+                 comma ? " is one name with a comma in it: Name= takes names separated by spaces" : "");
+}
+
+/* Returns how many files match no link present now. */
+static size_t check_print_files(Manager *m, const CheckFiles *c, Link **links, size_t n)
+{
+        size_t unmatched = 0;
+
         printf("Configuration files read, in this order:\n");
         if (c->n == 0)
                 printf("    none\n");
         for (size_t i = 0; i < c->n; i++) {
                 const CheckFile *f = &c->files[i];
                 const ConfigProblem *why;
+                char note[512];
 
                 switch (f->use) {
                 case CONFIG_FILE_USED:
-                        printf("    %s\n", f->path);
+                        check_file_note(m, f->path, links, n, note, sizeof note);
+                        printf("    %s%s\n", f->path, note);
+                        unmatched += note[0] != '\0';
                         break;
                 case CONFIG_FILE_MASKED:
                         printf("    %s: masked (empty or a link to /dev/null): no file of this name applies\n",
@@ -163,6 +195,7 @@ static void check_print_files(Manager *m, const CheckFiles *c)
                 }
         }
         putchar('\n');
+        return unmatched;
 }
 
 static bool is_policy_file(Manager *m, const char *path)
@@ -203,7 +236,7 @@ int check_run(Manager *m)
         char nm_note[256] = "";
         unsigned problems;
         bool root_missing = false, any_policy = false;
-        size_t n = 0, n_read = 0;
+        size_t n = 0, n_read = 0, unmatched;
         struct stat st;
         int r;
 
@@ -241,7 +274,7 @@ int check_run(Manager *m)
         if (r < 0)
                 return log_oom();
 
-        check_print_files(m, &files);
+        unmatched = check_print_files(m, &files, links, n);
         printf("NetworkManager profiles: %s.\n", nm_note);
 
         for (size_t i = 0; i < n; i++) {
@@ -253,18 +286,16 @@ int check_run(Manager *m)
                 manager_effective(m, &info, eff, NULL, 0, NULL);
                 /* kernel[]: the values the dump just carried. */
 
-                printf("%d: %s%s%s\n", l->ifindex, l->ifname, l->kind ? " kind " : "", strempty(l->kind));
+                /* The words and formats of igmpctl status LINK. */
+                printf("%d: %s%s%s%s\n", l->ifindex, l->ifname, l->kind ? " (" : "", strempty(l->kind), l->kind ? ")" : "");
+                printf("    %-34s  %11s  %7s  %s\n", "KNOB", "KERNEL", "WANTED", "SOURCE");
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        const KnobInfo *ki = knob_info(k);
-                        char now[16] = "-";
+                        char now[32], want[32];
 
-                        if (l->kernel_known[k])
-                                snprintf(now, sizeof now, "%d", l->kernel[k]);
-                        if (eff[k].set)
-                                printf("    %-36s %8s -> %-8d %s\n", ki->name, now, eff[k].value,
-                                       knob_value_source(&eff[k]));
-                        else
-                                printf("    %-36s %8s    %-8s %s\n", ki->name, now, "", "(no policy: left as is)");
+                        printf("    %-34s  %11s  %7s  %s\n", knob_info(k)->name,
+                               l->kernel_known[k] ? knob_format(k, l->kernel[k], now) : "unavailable",
+                               knob_format(k, eff[k].set ? eff[k].value : -1, want),
+                               knob_source_format(knob_value_source(&eff[k])));
                 }
                 knob_values_clear(eff);
         }
@@ -277,7 +308,11 @@ int check_run(Manager *m)
                         n_read++;
         problems = m->n_config_errors + (root_missing ? 1 : 0);
         if (problems == 0) {
-                printf("%zu file%s read, no problems.\n", n_read, n_read == 1 ? "" : "s");
+                printf("%zu file%s read, no problems", n_read, n_read == 1 ? "" : "s");
+                if (unmatched > 0)
+                        printf("; %zu match%s no link present now (see the files above)", unmatched,
+                               unmatched == 1 ? "es" : "");
+                printf(".\n");
                 return 0;
         }
         fflush(stdout);

@@ -406,8 +406,7 @@ void drift_watch_start(DriftWatch *d, bool wanted)
                 return;
 
         if (!HAVE_BPF)
-                snprintf(reason, sizeof reason, "igmpd was built without BPF support "
-                         "(meson -Dbpf=disabled, or clang, bpftool or libbpf was missing)");
+                snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
         else
                 (void) drift_watch_attach(d, reason, sizeof reason);
         if (reason[0]) {

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "manager.h"
 #include "nm.h"
+#include "strv.h"
 
 /* The face of the link's BusContext: the links' observer userdata (manager-bus.c plugs it in). */
 static BusContext *link_bus_context(const Link *l)
@@ -30,17 +31,13 @@ static const char *knob_settings_describe(const KnobSetting set[_KNOB_MAX], char
 
         buf[0] = '\0';
         for (Knob k = 0; k < _KNOB_MAX && off < size; k++) {
-                const KnobInfo *i = knob_info(k);
+                char v[32];
                 int n;
 
                 if (set[k].line == 0)
                         continue;
-                if (i->kind == KNOB_KIND_INTERVAL)
-                        n = snprintf(buf + off, size - off, "%s%s=%dms", off > 0 ? ", " : "", i->name, set[k].value);
-                else if (set[k].value == 0)
-                        n = snprintf(buf + off, size - off, "%s%s=auto", off > 0 ? ", " : "", i->name);
-                else
-                        n = snprintf(buf + off, size - off, "%s%s=%d", off > 0 ? ", " : "", i->name, set[k].value);
+                n = snprintf(buf + off, size - off, "%s%s=%s", off > 0 ? ", " : "", knob_info(k)->name,
+                             knob_format(k, set[k].value, v));
                 if (n < 0)
                         break;
                 off += (size_t) n;
@@ -142,21 +139,72 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         return sd_bus_reply_method_return(message, NULL);
 }
 
+/* The reply of RevertKnobs: (file, whether it is gone, "knob=value, …" taken out of it) for each
+ * file a knob was taken out of. */
+static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
+                                   const KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX])
+{
+        const RuntimeEntry *e = runtime_config_find(m->runtime, l->ifname);
+        sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sbs)");
+        for (RuntimeScope s = 0; r >= 0 && s < _RUNTIME_SCOPE_MAX; s++) {
+                _cleanup_free_ char *path = NULL;
+                char values[384];
+                int gone = 1;
+
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        gone = gone && !(e && e->knobs[s][k].line > 0);
+                if (isempty(knob_settings_describe(removed[s], values, sizeof values)))
+                        continue;
+                r = link_runtime_path(m, l, s, &path);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "(sbs)", path, gone, values);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+/* Revert(u flags) and RevertKnobs(as knobs, u flags): flags choose the layers (0: both); knobs
+ * (none: all) what to take out of them. */
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata);
         BusContext *c = link_bus_context(l);
         Manager *m = c->manager;
+        bool ex = endswith(strempty(sd_bus_message_get_member(message)), "Knobs");
+        KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
+        _cleanup_strv_free_ char **names = NULL;
+        unsigned knobs = 0, scopes = 0;
+        char msg[256], who[128], run[384], etc[384];
         uint32_t flags;
-        char msg[256], who[128];
         int r;
 
-        r = sd_bus_message_read(message, "u", &flags);
+        r = ex ? sd_bus_message_read_strv(message, &names) : 0;
+        if (r >= 0)
+                r = sd_bus_message_read(message, "u", &flags);
         if (r < 0)
                 return r;
-        r = bus_flags_check("flags", flags, 0, msg, sizeof msg);
+        r = bus_flags_check("flags", flags, BUS_REVERT_FLAGS_ALL, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
+        if (strv_length(names) > KNOB_ARGS_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT, "knobs: more than %d names", KNOB_ARGS_MAX);
+        for (char **n = names; n && *n; n++) {
+                Knob k = knob_from_string(*n);
+
+                if (k < 0)
+                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT, "knobs: unknown knob '%s'",
+                                                 bus_sanitize(*n, msg, sizeof msg));
+                knobs |= 1U << k;
+        }
 
         r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
         if (r < 0)
@@ -164,14 +212,21 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         if (r == 0)
                 return 1;
 
-        r = runtime_config_revert(m->runtime, m->root, l->ifname);
+        if (flags == 0 || (flags & BUS_REVERT_FLAG_RUNTIME))
+                scopes |= 1U << RUNTIME_SCOPE_RUN;
+        if (flags == 0 || (flags & BUS_REVERT_FLAG_PERSISTENT))
+                scopes |= 1U << RUNTIME_SCOPE_PERSIST;
+        r = runtime_config_revert(m->runtime, m->root, l->ifname, scopes, knobs ?: RUNTIME_KNOBS_ALL, removed);
         if (r < 0) {
                 log_link_warning_errno(l, r, "Failed to remove runtime changes: %m");
                 return bus_error_setf_escaped(error, NULL, r, "Failed to remove the runtime files of %s: %s",
                                               l->ifname, strerror(-r));
         }
+        knob_settings_describe(removed[RUNTIME_SCOPE_RUN], run, sizeof run);
+        knob_settings_describe(removed[RUNTIME_SCOPE_PERSIST], etc, sizeof etc);
         if (r > 0)
-                log_link_info(l, "Runtime changes reverted by %s.", bus_describe_sender(message, who, sizeof who));
+                log_link_info(l, "Runtime changes reverted by %s:%s%s%s%s.", bus_describe_sender(message, who, sizeof who),
+                              run[0] ? " /run: " : "", run, etc[0] ? " /etc: " : "", etc[0] ? etc : run[0] ? "" : " files");
         else
                 log_link_debug(l, "Revert asked by %s: no runtime changes to revert.",
                                bus_describe_sender(message, who, sizeof who));
@@ -179,7 +234,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         r = link_reconfigure(l);
         if (r < 0)
                 return link_bus_configure_error(l, error, r, "Reverted");
-        return sd_bus_reply_method_return(message, NULL);
+        return ex ? link_bus_reply_reverted(m, l, message, removed) : sd_bus_reply_method_return(message, NULL);
 }
 
 /* How long Reconfigure waits for NetworkManager's answer before replying with the values it

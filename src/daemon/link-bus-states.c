@@ -55,7 +55,7 @@ static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkS
         if (r >= 0)
                 r = strpool_add(pool, link_mac_string(l, row->mac_buf), &row->mac);
         if (r >= 0)
-                r = strpool_intern(pool, link_state_to_string(l->state), &row->state);
+                r = strpool_intern(pool, link_state_to_string(link_get_state(l)), &row->state);
         if (r >= 0)
                 r = strpool_intern(pool, l->last_error, &row->last_error);
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)

@@ -51,7 +51,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
                 .alternative_names = (const char *const *) l->altnames,
                 .kind = l->kind,
                 .type = l->type,
-                .state = link_state_to_string(l->state),
+                .state = link_state_to_string(link_get_state(l)),
                 .last_error = l->last_error,
                 .matched_files = matched,
                 .ignored_source = l->ignored_source,
@@ -133,7 +133,7 @@ static int property_get_altnames(sd_bus *bus, const char *path, const char *inte
 static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
                               sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return property_get_string(reply, link_state_to_string(((Link *) userdata)->state));
+        return property_get_string(reply, link_state_to_string(link_get_state(userdata)));
 }
 
 static int property_get_last_error(sd_bus *bus, const char *path, const char *interface,
@@ -317,7 +317,7 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
         if (r >= 0)
                 r = append_string_property(reply, "MACAddress", link_mac_string(l, mac));
         if (r >= 0)
-                r = append_string_property(reply, "State", link_state_to_string(l->state));
+                r = append_string_property(reply, "State", link_state_to_string(link_get_state(l)));
         if (r >= 0)
                 r = append_property(reply, "Knobs", "a{s(iis)}", append_knobs, l);
         if (r >= 0)
@@ -404,6 +404,8 @@ const sd_bus_vtable link_vtable[] = {
                                  bus_link_method_set_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Revert", "u", SD_BUS_PARAM(flags), "", , bus_link_method_revert,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RevertKnobs", "asu", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "a(sbs)",
+                                 SD_BUS_PARAM(reverted), bus_link_method_revert, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reconfigure", "", "", bus_link_method_reconfigure, SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_SIGNAL_WITH_NAMES("KnobOverridden", "siiiuss",

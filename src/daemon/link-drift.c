@@ -13,6 +13,7 @@
 #include <syslog.h>
 
 #include "ifname.h"
+#include "link-internal.h"
 #include "link.h"
 #include "log.h"
 #include "sysctl-util.h"
@@ -33,10 +34,7 @@ const char *link_override_action_to_string(LinkOverrideAction a)
         return link_override_action_table[a];
 }
 
-/* Opens the link's conf directory of a family, checking that our ifindex still carries the name
- * it was opened by. The fd, -ENOENT (no such directory now: IPv6 gone, renamed meanwhile),
- * -ESTALE (the name moved), -ENODEV or -errno. */
-static int link_open_family_dir(Link *l, KnobFamily f)
+int link_open_family_dir(Link *l, KnobFamily f)
 {
         int conf_fd = l->ctx->conf_fd[f];
         _cleanup_close_ int dfd = -EBADF;

@@ -2,12 +2,14 @@
 #pragma once
 
 /*
- * Shared by link.c and link-configure.c only: what both sides of a Link need that is not the
+ * Shared by link.c, link-configure.c and link-drift.c only: what they need that is not the
  * link's interface (that is link.h, which this header must not include: link.c includes both,
  * and the include graph allows no circle).
  */
 
 #include <stdbool.h>
+
+#include "knob.h"
 
 typedef struct Link Link;
 
@@ -17,6 +19,11 @@ typedef struct Link Link;
  * link is new, tells the table what they were. Nothing changes on failure. 0 or -ENOMEM. */
 #define LINK_KEEP_ALTNAMES ((char **) -1)
 int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new);
+
+/* Opens the link's conf directory of a family, checking that its ifindex still carries the name
+ * it was opened by (link-drift.c). The fd, -ENOENT (no such directory now: IPv6 gone, renamed
+ * meanwhile), -ESTALE (the name moved), -ENODEV or -errno. */
+int link_open_family_dir(Link *l, KnobFamily f);
 
 /* The record changed in a way the owner may write later. */
 void link_record_touch(Link *l);

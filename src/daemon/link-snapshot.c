@@ -18,7 +18,7 @@ void link_snapshot(const Link *l, LinkSnapshot *ret)
                 .kind = fnv1a64_str(FNV1A64_INIT, l->kind),
                 .type = fnv1a64_str(FNV1A64_INIT, l->type),
                 .mac = l->has_mac ? fnv1a64(FNV1A64_INIT, &l->mac, sizeof l->mac) : 0,
-                .state = fnv1a64(FNV1A64_INIT, &l->state, sizeof l->state),
+                .state = fnv1a64_str(FNV1A64_INIT, link_state_to_string(link_get_state(l))),
                 .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
                 .ignored = fnv1a64_str(FNV1A64_INIT, l->ignored_source),
         };

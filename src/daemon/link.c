@@ -22,6 +22,7 @@
 #include "link.h"
 #include "log.h"
 #include "strv.h"
+#include "sysctl-util.h"
 
 #define LINK_MATCHED_MAX 64 /* files remembered per link for display; matching itself is unbounded */
 
@@ -30,6 +31,7 @@ static const char *const link_state_table[_LINK_STATE_MAX] = {
         [LINK_STATE_CONFIGURED] = "configured",
         [LINK_STATE_FAILED] = "failed",
         [LINK_STATE_UNMANAGED] = "unmanaged",
+        [LINK_STATE_DRIFTED] = "drifted",
 };
 
 const char *link_state_to_string(LinkState s)
@@ -37,6 +39,16 @@ const char *link_state_to_string(LinkState s)
         if (s < 0 || s >= _LINK_STATE_MAX)
                 return NULL;
         return link_state_table[s];
+}
+
+LinkState link_get_state(const Link *l)
+{
+        if (l->state == LINK_STATE_CONFIGURED)
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (l->effective[k].set && l->kernel_known[k] &&
+                            !knob_value_matches(k, l->effective[k].value, l->kernel[k]))
+                                return LINK_STATE_DRIFTED;
+        return l->state;
 }
 
 static Link *link_free(Link *l)
@@ -365,6 +377,25 @@ int link_update_effective(Link *l)
         l->matched = copy;
         l->n_matched = n_matched;
         return 0;
+}
+
+void link_read_knobs(Link *l)
+{
+        LinkMessage msg = { .ifindex = l->ifindex };
+
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                _cleanup_close_ int dfd = l->gone ? -ENODEV : link_open_family_dir(l, f);
+
+                if (dfd == -ENOENT && f == KNOB_FAMILY_IPV6)
+                        continue; /* no IPv6 device now: unavailable */
+                if (dfd < 0)
+                        return; /* renamed or gone meanwhile: the link's events sort it out */
+                msg.has_ipv6_conf = msg.has_ipv6_conf || f == KNOB_FAMILY_IPV6;
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        if (knob_info(k)->family == f && l->ctx->knob_supported[k])
+                                msg.devconf_known[k] = sysctl_read_int_at(dfd, knob_info(k)->name, &msg.devconf[k]) >= 0;
+        }
+        link_take_refreshed(l, &msg, UINT64_MAX);
 }
 
 void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq)

@@ -25,6 +25,9 @@ typedef enum LinkState {
         LINK_STATE_CONFIGURED, /* every knob with a policy value holds it */
         LINK_STATE_FAILED,     /* a write failed; LastError says why */
         LINK_STATE_UNMANAGED,  /* no policy covers any knob */
+        LINK_STATE_DRIFTED,    /* shown only (link_get_state()): configured, but a knob igmpd sets
+                                * has another value in the kernel now (another process changed it,
+                                * and DriftAction=warn keeps it, or igmpd has not seen it yet) */
         _LINK_STATE_MAX,
         _LINK_STATE_INVALID = -22,
 } LinkState;
@@ -247,7 +250,13 @@ void link_set_kernel(Link *l, Knob k, bool known, int32_t value);
  * when something changed. */
 void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq);
 
+/* Reads the link's knobs from /proc/sys now and takes them as link_take_refreshed() does (a
+ * single link's read, microseconds): writes nothing, decides nothing. */
+void link_read_knobs(Link *l);
+
 const char *link_state_to_string(LinkState s);
+/* The state reads show: l->state, or LINK_STATE_DRIFTED for a configured link that drifted. */
+LinkState link_get_state(const Link *l);
 
 /* The name the kernel gives l's ifindex now (SIOCGIFNAME). 0, -ENODEV if gone, or -errno. */
 int link_current_name(Link *l, char ret[IF_NAMESIZE]);

@@ -90,6 +90,8 @@ int manager_describe(Manager *m, char **ret)
                 json_string(&w, drift_action_to_string(m->config.drift_action));
                 json_end_object(&w);
         }
+        json_key(&w, "kernel_values_age_usec");
+        json_uint(&w, manager_kernel_values_age(m));
         json_key(&w, "links");
         json_begin_array(&w);
         for (size_t i = 0; i < n; i++) {

@@ -61,6 +61,13 @@ static int property_get_drift_action(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
 }
 
+static int property_get_kernel_values_age(sd_bus *bus, const char *path, const char *interface,
+                                          const char *property, sd_bus_message *reply, void *userdata,
+                                          sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "t", manager_kernel_values_age(((BusContext *) userdata)->manager));
+}
+
 static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
                                      const char *property, sd_bus_message *reply, void *userdata,
                                      sd_bus_error *error)
@@ -284,6 +291,7 @@ static int bus_manager_method_set_link_knobs(sd_bus_message *message, void *user
         return call_link_method(userdata, message, bus_link_method_set_knobs, error);
 }
 
+/* RevertLink(i, u) and RevertLinkKnobs(i, as, u) → a(sbs). */
 static int bus_manager_method_revert_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         return call_link_method(userdata, message, bus_link_method_revert, error);
@@ -356,6 +364,7 @@ const sd_bus_vtable manager_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get_drift_watch, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DriftAction", "s", property_get_drift_action, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("KernelValuesAgeUSec", "t", property_get_kernel_values_age, 0, 0),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */
@@ -375,6 +384,9 @@ const sd_bus_vtable manager_vtable[] = {
                                  bus_manager_method_set_link_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("RevertLink", "iu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(flags), "", ,
                                  bus_manager_method_revert_link, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("RevertLinkKnobs", "iasu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags),
+                                 "a(sbs)", SD_BUS_PARAM(reverted), bus_manager_method_revert_link,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
                                  bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -158,10 +158,12 @@ static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message
         return 1;
 }
 
-/* Reads answer from igmpd's state at once and never write (manager-refresh.c): the calls that
- * return kernel values — a link's Get/GetAll, GetManagedObjects, Describe, ListLinksState — only
- * ask for an asynchronous, rate-limited refresh of them (nothing while the drift watch keeps
- * them true), whose news goes out as PropertiesChanged. GetManagedObjects is answered here. */
+/* Reads never write (manager-refresh.c). A link's Get/GetAll reads that link's six knobs first
+ * (microseconds), so what igmpctl status LINK shows is the kernel's now. The bulk reads —
+ * GetManagedObjects, Describe, ListLinksState — answer from igmpd's state at once and only ask
+ * for an asynchronous, rate-limited refresh (nothing while the drift watch keeps it true; its
+ * age is KernelValuesAgeUSec), whose news goes out as PropertiesChanged. GetManagedObjects is
+ * answered here. */
 static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
@@ -184,7 +186,7 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
                 void *found = NULL;
 
                 if (bus_link_find(sd_bus_message_get_bus(message), path, NULL, c, &found, NULL) > 0)
-                        manager_request_refresh(m);
+                        link_read_knobs(found);
         }
         return 0;
 }

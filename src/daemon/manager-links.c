@@ -254,6 +254,8 @@ int manager_enumerate(Manager *m)
         for (size_t i = 0; i < n; i++)
                 links[i]->seen = false;
 
+        /* Every link's values are read now (manager_kernel_values_age()). */
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->refresh.read_usec);
         /* One record for the whole dump, before its writes. */
         bool batch = m->originals_batch;
         m->originals_batch = true;

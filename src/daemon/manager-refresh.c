@@ -16,6 +16,9 @@
  *   - passive: it never writes a knob, never configures, adds or removes a link. What the link
  *     events say decides that, as before (a drifted knob is corrected when the link next
  *     changes, or at once by the drift watch).
+ * The values are as old as the start of the last refresh that completed, or of the last full
+ * dump of the links (start-up, a resync): KernelValuesAgeUSec, what the bulk reads serve. A
+ * link's own Get/GetAll reads its knobs first (manager-bus.c).
  * Idle means idle: the timer is armed only while a refresh waits for its turn.
  */
 
@@ -111,6 +114,13 @@ void manager_set_kernel_watched(Manager *m, bool watched)
         }
 }
 
+uint64_t manager_kernel_values_age(Manager *m)
+{
+        uint64_t now = now_usec();
+
+        return m->refresh.watched || now < m->refresh.read_usec ? 0 : now - m->refresh.read_usec;
+}
+
 void manager_on_refreshed(const LinkMessage *msg, void *userdata)
 {
         Manager *m = userdata;
@@ -130,8 +140,10 @@ void manager_on_refresh_done(int r, void *userdata)
         f->running = false;
         if (r < 0)
                 log_debug_errno(r, "Refreshing the kernel values ended early, ignoring: %m");
-        else
+        else {
+                f->read_usec = MAX(f->read_usec, f->last_usec);
                 log_debug("Refreshed the kernel values (dump %u).", f->n_dumps);
+        }
         if (f->again && !f->watched) {
                 f->again = false;
                 manager_refresh_schedule(m);

@@ -80,6 +80,8 @@ typedef struct ManagerRefresh {
         bool running;          /* a refresh dump is being read */
         bool again;            /* asked for while one ran: another one follows */
         uint64_t last_usec;    /* CLOCK_MONOTONIC start of the last one, 0 if none yet */
+        uint64_t read_usec;    /* start of the last one that completed, or of the last full link
+                                * dump: what the cached values are as old as at most */
         uint64_t since_seq;    /* link_ctx.kernel_seq when the running one started */
         sd_event_source *timer; /* armed only while a refresh waits for its turn */
         unsigned n_requests, n_dumps; /* for the log */
@@ -189,6 +191,10 @@ void manager_request_refresh(Manager *m);
 /* Whether every change of the knobs reaches igmpd by itself (the drift watch is active): reads
  * then cause no refresh at all. */
 void manager_set_kernel_watched(Manager *m, bool watched);
+/* How old the kernel values the bulk reads serve may be: µs since igmpd last read every link's
+ * (start, a resync, a refresh dump; a link's own events and reads are newer), 0 while the
+ * drift watch keeps them current. */
+uint64_t manager_kernel_values_age(Manager *m);
 /* The netlink handlers of the refresh dump. */
 void manager_on_refreshed(const LinkMessage *msg, void *userdata);
 void manager_on_refresh_done(int r, void *userdata);

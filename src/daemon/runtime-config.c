@@ -175,12 +175,9 @@ char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
                                 fprintf(f, "\n[%s]\n", sections[s]);
                                 header = true;
                         }
-                        if (i->kind == KNOB_KIND_VERSION && knobs[k].value == 0)
-                                fprintf(f, "%s=auto\n", i->key);
-                        else if (i->kind == KNOB_KIND_VERSION)
-                                fprintf(f, "%s=%d\n", i->key, knobs[k].value);
-                        else
-                                fprintf(f, "%s=%dms\n", i->key, knobs[k].value);
+                        char v[32];
+
+                        fprintf(f, "%s=%s\n", i->key, knob_format(k, knobs[k].value, v));
                 }
         }
         if (fclose(f) != 0) {
@@ -271,27 +268,37 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
         return 0;
 }
 
-int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname)
+int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname, unsigned scopes, unsigned knobs,
+                          KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX])
 {
-        static const KnobSetting none[_RUNTIME_SCOPE_MAX][_KNOB_MAX] = {};
-        RuntimeEntry *e;
-        bool any = false;
+        RuntimeEntry *e = find_mutable(c, ifname);
+        bool any = false, all = (knobs & RUNTIME_KNOBS_ALL) == RUNTIME_KNOBS_ALL;
 
         if (!ifname_valid(ifname))
                 return -EINVAL;
-
-        /* Storing nothing removes the file. */
+        memset(removed, 0, sizeof(KnobSetting[_RUNTIME_SCOPE_MAX][_KNOB_MAX]));
         for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
-                int r = scope_store(root, ifname, s, none[s]);
+                KnobSetting keep[_KNOB_MAX] = {};
+                bool changed = false;
+                int r;
+
+                if (!(scopes & (1U << s)))
+                        continue;
+                for (Knob k = 0; e && k < _KNOB_MAX; k++)
+                        if (e->knobs[s][k].line > 0 && (knobs & (1U << k))) {
+                                removed[s][k] = e->knobs[s][k];
+                                changed = true;
+                        } else
+                                keep[k] = e->knobs[s][k];
+                /* Storing nothing removes the file: with every knob, also one igmpd had not read. */
+                if (!changed && !all)
+                        continue;
+                r = scope_store(root, ifname, s, keep);
                 if (r < 0)
                         return r;
-                any = any || r > 0;
-        }
-
-        e = find_mutable(c, ifname);
-        if (e) {
-                any = any || memcmp(e->knobs, none, sizeof none) != 0;
-                memset(e->knobs, 0, sizeof e->knobs);
+                any = any || changed || r > 0;
+                if (e)
+                        memcpy(e->knobs[s], keep, sizeof keep);
         }
         return any;
 }

@@ -56,9 +56,15 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
                        const KnobSetting set[_KNOB_MAX], bool *ret_persisted);
 
-/* Removes the files for ifname in both scopes (absent files are fine). 1 if there was a change
- * to remove (a file, or values in c), 0 if there was none, or -errno. */
-int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname);
+/* Takes the knobs in knobs (bits 1 << Knob) out of ifname's files of the scopes in scopes (bits
+ * 1 << RuntimeScope), rewriting each atomically; a file left with nothing is removed (with every
+ * knob, even one igmpd had not read). removed[scope][knob] gets what was taken out (line > 0).
+ * 1 if there was a change to remove (a file, or values in c), 0 if there was none, or -errno
+ * (scopes before the failing one stay changed). */
+#define RUNTIME_KNOBS_ALL ((1U << _KNOB_MAX) - 1)
+#define RUNTIME_SCOPES_ALL ((1U << _RUNTIME_SCOPE_MAX) - 1)
+int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname, unsigned scopes, unsigned knobs,
+                          KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX]);
 
 /* Renders a runtime file's text. Caller frees. NULL on ENOMEM. */
 char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX]);

@@ -22,6 +22,11 @@ static void json_value_or_null(JsonWriter *w, int64_t v)
                 json_int(w, v);
 }
 
+bool knob_status_drifted(Knob k, const KnobStatus *s)
+{
+        return s->policy >= 0 && s->kernel >= 0 && !knob_value_matches(k, (int32_t) s->policy, (int32_t) s->kernel);
+}
+
 void json_write_link(JsonWriter *w, const LinkStatus *s)
 {
         json_begin_object(w);
@@ -54,6 +59,8 @@ void json_write_link(JsonWriter *w, const LinkStatus *s)
                 json_value_or_null(w, s->knobs[k].policy);
                 json_key(w, "source");
                 json_string_or_null(w, s->knobs[k].source);
+                json_key(w, "drifted");
+                json_bool(w, knob_status_drifted(k, &s->knobs[k]));
                 json_end_object(w);
         }
         json_end_object(w);

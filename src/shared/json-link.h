@@ -12,12 +12,13 @@
  *     "kind": "veth",                  IFLA_INFO_KIND, or null for none
  *     "type": "ether",                 ARPHRD type as [Match] Type= spells it, or null
  *     "mac_address": "02:00:00:00:00:01",  or null for a link without one
- *     "state": "configured",           pending | configured | failed | unmanaged
+ *     "state": "configured",           pending | configured | drifted | failed | unmanaged
  *     "knobs": {                       every knob of the knob table, in table order
  *       "igmpv3_unsolicited_report_interval": {
  *         "kernel": 200,               value in the kernel now, null if unavailable
  *         "policy": 200,               effective policy value, null if no source sets it
- *         "source": "runtime"          file path, "runtime", "runtime:persistent", "NetworkManager:<id>", or null
+ *         "source": "runtime",         file path, "runtime", "runtime:persistent", "NetworkManager:<id>", or null
+ *         "drifted": false             true: a source sets it, and the kernel has another value
  *       }, …                           (null = no source sets it)
  *     },
  *     "matched_files": [ "/etc/igmpd/conf.d/10-site.conf" ],
@@ -59,3 +60,7 @@ typedef struct LinkStatus {
 } LinkStatus;
 
 void json_write_link(JsonWriter *w, const LinkStatus *s);
+
+/* Whether a knob that a source sets has another value in the kernel (jiffies rounding allowed
+ * for): the KERNEL cell igmpctl marks, the knob that makes a link "drifted". */
+bool knob_status_drifted(Knob k, const KnobStatus *s);

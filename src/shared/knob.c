@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -191,6 +192,21 @@ bool knob_value_matches(Knob k, int32_t want, int32_t have)
                 return true;
         /* The kernel keeps the MLD intervals in jiffies and reads them back rounded up to a tick. */
         return knob_info(k)->jiffies && have > want && (int64_t) have - want < KNOB_JIFFY_SLACK_MS;
+}
+
+const char *knob_format(Knob k, int64_t v, char buf[static 32])
+{
+        if (v < 0)
+                return "-";
+        if (knob_info(k)->kind == KNOB_KIND_VERSION && v == 0)
+                return "auto";
+        snprintf(buf, 32, "%lld%s", (long long) v, knob_info(k)->kind == KNOB_KIND_VERSION ? "" : "ms");
+        return buf;
+}
+
+const char *knob_source_format(const char *source)
+{
+        return source && *source ? source : "none";
 }
 
 const char *knob_range_string(Knob k)

@@ -79,6 +79,14 @@ int knob_parse_value(Knob k, const char *s, int32_t *ret);
 /* Whether value read from the kernel is what writing want leaves there (jiffies rounding). */
 bool knob_value_matches(Knob k, int32_t want, int32_t have);
 
+/* A value as igmpctl, igmpd --check, the logs and runtime files show it: "200ms", "auto", "2",
+ * or "-" for a negative one (none). Returns buf or a constant. */
+const char *knob_format(Knob k, int64_t v, char buf[static 32]);
+/* A knob's source as igmpctl and igmpd --check show it: as the daemon names it (a policy file,
+ * "runtime", "runtime:persistent", "NetworkManager:<profile>"), or "none" when no source sets
+ * it (igmpd leaves the knob as it is: the link state "unmanaged" is another thing). */
+const char *knob_source_format(const char *source);
+
 /* Human description of the valid range, e.g. "1ms…2147483647ms" (1ms…2147483640ms for the MLD
  * intervals) or "auto, 1, 2, 3". */
 const char *knob_range_string(Knob k);

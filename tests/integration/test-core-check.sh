@@ -14,9 +14,11 @@ cp "$SRCDIR"/data/examples/*.conf "$T_CONF/"
 check() { in_ns "$NS" "$IGMPD" --config-root "${ROOT:-$T_ROOT}" --check; }
 
 out=$(check 2>&1) || fail "--check failed on good files: $out"
-echo "$out" | grep -qE '^ +igmpv3_unsolicited_report_interval +1000 -> 200 +.*/50-iptv\.conf$' ||
+# The words and formats of igmpctl status: KERNEL WANTED SOURCE, 1000ms, auto, none.
+echo "$out" | grep -qE '^ +KNOB +KERNEL +WANTED +SOURCE$' || fail "--check has no column header: $out"
+echo "$out" | grep -qE '^ +igmpv3_unsolicited_report_interval +1000ms +200ms +.*/50-iptv\.conf$' ||
         fail "--check does not show iptv0's effective value and source: $out"
-echo "$out" | grep -qE '^ +force_igmp_version +0 +\(no policy' || fail "--check does not show uncovered knobs"
+echo "$out" | grep -qE '^ +force_igmp_version +auto +- +none$' || fail "--check does not show uncovered knobs: $out"
 [ "$(knob_get "$NS" ipv4 iptv0 igmpv3_unsolicited_report_interval)" = 1000 ] || fail "--check changed a knob"
 echo "$out" | grep -qx 'Configuration files read, in this order:' || fail "no list of files: $out"
 # lib.sh's daemon drop-in (DriftWatch=no) is read first: it is a file read like the others.
@@ -50,6 +52,21 @@ grep -qx "    $T_CONF/20-vendor.conf: masked (empty or a link to /dev/null): no 
         fail "summary is not the last line of the combined output: $(check 2>&1 | tail -n3)"
 [ "$(knob_get "$NS" ipv4 iptv0 igmpv3_unsolicited_report_interval)" = 1000 ] || fail "--check changed a knob"
 [ "$(knob_get "$NS" ipv4 iptv0 force_igmp_version)" = 0 ] || fail "--check changed a knob"
+
+info "a file that matches no link present says so; Name=a,b is one name, and --check says that too"
+rm -f "$T_CONF/90-bad.conf" "$T_CONF/95-widen.conf"
+printf '[Match]\nName=iptv0,eth0\n[IGMP]\nVersion=2\n' > "$T_CONF/60-comma.conf"
+printf '[Match]\nName=wlan*\n[IGMP]\nVersion=2\n' > "$T_CONF/70-wlan.conf"
+rc=0
+out=$(check 2>&1) || rc=$?
+[ "$rc" = 0 ] || fail "--check exited $rc: files that match no link are no problem: $out"
+grep -qx "    $T_CONF/60-comma.conf: matches no link present now; Name=iptv0,eth0 is one name with a comma in it: Name= takes names separated by spaces" <<< "$out" ||
+        fail "no word on the comma in Name=: $out"
+grep -qx "    $T_CONF/70-wlan.conf: matches no link present now" <<< "$out" || fail "no word on 70-wlan.conf: $out"
+grep -qx "    $T_CONF/50-iptv.conf" <<< "$out" || fail "50-iptv.conf (matching iptv0) has a note: $out"
+[ "$(tail -n1 <<< "$out")" = "5 files read, no problems; 2 match no link present now (see the files above)." ] ||
+        fail "summary: $(tail -n1 <<< "$out")"
+rm -f "$T_CONF/60-comma.conf" "$T_CONF/70-wlan.conf"
 
 info "a --config-root that does not exist is a problem, not 'no problems'"
 rc=0

@@ -93,7 +93,7 @@ out=$(in_ns "$NS" "$IGMPD" --config-root "$T_ROOT" --check 2>&1) || rc=$?
 [ "$rc" = 1 ] || fail "--check exit status $rc with skipped files, expected 1"
 echo "$out" | grep -qF "$T_CONF/50-nmae.conf:2: Unknown key 'Nmae' in section [Match]" || fail "--check: no message for 50-nmae.conf: $out"
 echo "$out" | grep -qF "$T_CONF/53-mtach.conf:1: Unknown section [Mtach], file skipped." || fail "--check: no message for 53-mtach.conf: $out"
-echo "$out" | grep -qE '^ +igmpv2_unsolicited_report_interval +10000 +\(no policy' ||
+echo "$out" | grep -qE '^ +igmpv2_unsolicited_report_interval +10000ms +- +none$' ||
         fail "--check shows a skipped file's value as effective: $out"
 
 # 3. On reload: a good set, then the same typos added; nothing widens.

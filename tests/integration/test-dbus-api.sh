@@ -186,8 +186,8 @@ bctl --json=short get-property org.igmpd1 /org/igmpd1 org.igmpd1.Audit Sources |
 jq_true "$T_TMP/describe.json" ".audit_sources == $(cat "$T_TMP/sources.json")"
 jq_true "$T_TMP/describe.json" "[.links[].index] == ([.links[].index] | sort)"
 jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .index == $IDX and .kind == \"veth\" and .state == \"configured\" and .last_error == null"
-jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\"}"
-jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.force_igmp_version == {\"kernel\": 0, \"policy\": null, \"source\": null}"
+jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\", \"drifted\": false}"
+jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.force_igmp_version == {\"kernel\": 0, \"policy\": null, \"source\": null, \"drifted\": false}"
 jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | (.knobs | keys | length) == 6"
 
 info "ObjectManager and Audit skeleton"
@@ -201,7 +201,7 @@ expect_dbus_error org.igmpd1.Error.NoSuchLink /org/igmpd1 org.igmpd1.Manager.Get
 expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.GetLinkByName string:../../etc/x
 expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.GetLinkByIndex int32:0
 expect_dbus_error org.igmpd1.Error.NoSuchLink /org/igmpd1 org.igmpd1.Manager.ReconfigureLink int32:9999
-expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.RevertLink int32:"$IDX" uint32:1
+expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.RevertLink int32:"$IDX" uint32:4
 expect_fail 'No link with index 9999' bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' 9999 1 $V3 u 200 0
 expect_fail "unknown knob 'igmpv4'" bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' "$IDX" 1 igmpv4 u 200 0
 expect_fail "knobs\[$V3\]: value 0 out of range" bctl call "${M[@]}" SetLinkKnobs 'ia{sv}u' "$IDX" 1 $V3 u 0 0

@@ -81,18 +81,44 @@ if [ -n "$ALTNAME" ]; then
         grep -qE '^ *Alternative names: uplink-0$' "$T_TMP/status" || fail "status altnames: $(cat "$T_TMP/status")"
 fi
 grep -qE "^ +Matched files: $T_CONF/10-site.conf$" "$T_TMP/status" || fail "status files: $(cat "$T_TMP/status")"
-grep -qE '^KNOB +KERNEL +POLICY +SOURCE$' "$T_TMP/status" || fail "status table header: $(cat "$T_TMP/status")"
+grep -qE '^KNOB +KERNEL +WANTED +SOURCE$' "$T_TMP/status" || fail "status table header: $(cat "$T_TMP/status")"
 grep -qE "^$V3 +300ms +300ms +$T_CONF/10-site.conf$" "$T_TMP/status" || fail "status v3 row: $(cat "$T_TMP/status")"
-# A knob no source sets is 'unmanaged': its kernel value is whatever it is, not necessarily a default.
-grep -qE '^igmpv2_unsolicited_report_interval +10000ms +- +unmanaged$' "$T_TMP/status" || fail "status v2 row: $(cat "$T_TMP/status")"
-grep -qE '^force_igmp_version +auto +- +unmanaged$' "$T_TMP/status" || fail "status version row"
+# A knob no source sets has source 'none' (a link no source touches is 'unmanaged'): its kernel
+# value is whatever it is, not necessarily a default.
+grep -qE '^igmpv2_unsolicited_report_interval +10000ms +- +none$' "$T_TMP/status" || fail "status v2 row: $(cat "$T_TMP/status")"
+grep -qE '^force_igmp_version +auto +- +none$' "$T_TMP/status" || fail "status version row"
 [ "$(grep -cE '_interval|_version' "$T_TMP/status")" = 6 ] || fail "status does not show all six knobs"
 cmp -s "$T_TMP/status" <(ctl status "$IDX") || fail "status by index differs from status by name"
+# Without LINK, a summary (as networkctl status), not every link in full.
 ctl status > "$T_TMP/status-all"
-for l in lo v0 v1; do grep -qE "^● [0-9]+: $l$" "$T_TMP/status-all" || fail "status without LINK lacks $l"; done
+grep -qx '● igmpd: 3 links' "$T_TMP/status-all" && grep -qE '^ +State: 1 configured, 2 unmanaged$' "$T_TMP/status-all" &&
+        grep -qE "^ +Policy files: $T_CONF/10-site.conf$" "$T_TMP/status-all" || fail "status summary: $(cat "$T_TMP/status-all")"
+! grep -qE '^KNOB|^● [0-9]+:' "$T_TMP/status-all" || fail "status without LINK shows links in full: $(cat "$T_TMP/status-all")"
 # The word the docs use (igmpctl(1), igmpd.conf(5)) for a knob whose file is missing.
-ctl status v1 | grep -qE '^mldv1_unsolicited_report_interval +unavailable +- +unmanaged$' ||
+ctl status v1 | grep -qE '^mldv1_unsolicited_report_interval +unavailable +- +none$' ||
         fail "IPv6-less link: $(ctl status v1)"
+
+info "igmpd --check and igmpctl status use the same words: KNOB KERNEL WANTED SOURCE, ms, auto, none, runtime"
+rows() { grep -E '^ *(igmp|mld|force)[a-z0-9_]+ ' | awk '{ print $1, $2, $3, $4 }'; }
+same_words() {
+        in_ns "$NS" "$IGMPD" --config-root "$T_ROOT" --check 2> /dev/null | sed -n "/^$IDX: v0 /,/^[0-9]*: /p" | rows > "$T_TMP/check.rows"
+        ctl status v0 | rows > "$T_TMP/status.rows"
+        [ -s "$T_TMP/status.rows" ] && cmp -s "$T_TMP/check.rows" "$T_TMP/status.rows" ||
+                fail "igmpd --check and igmpctl status disagree: $(diff "$T_TMP/check.rows" "$T_TMP/status.rows")"
+}
+same_words
+grep -qx "force_igmp_version auto - none" "$T_TMP/status.rows" || fail "no 'auto - none' row: $(cat "$T_TMP/status.rows")"
+expect_rc 0 ctl link v0 --v2-interval 2s
+same_words
+grep -qx "igmpv2_unsolicited_report_interval 2000ms 2000ms runtime" "$T_TMP/status.rows" || fail "runtime row: $(cat "$T_TMP/status.rows")"
+# The JSON says the same source.
+[ "$(ctl --json=short status v0 | jq -r '.[0].knobs.igmpv2_unsolicited_report_interval.source')" = runtime ] || fail "JSON source"
+expect_rc 0 ctl link v0 --revert=v2-interval
+
+info "link takes one link, not a pattern"
+expect_rc 2 ctl link 'v*' --v3-interval 200
+grep -qx "igmpctl: link takes one link, not a pattern ('v\*'); 'igmpctl status v\*' shows which links it matches." "$T_TMP/err" ||
+        fail "link with a glob: $(cat "$T_TMP/err")"
 
 info "status and reconfigure take globs over names and alternative names"
 ctl status 'v*' > "$T_TMP/glob"
@@ -196,7 +222,7 @@ fi
 info "status --json: the same shape as Describe()"
 ctl --json=short status v0 > "$T_TMP/status.json"
 jq_true "$T_TMP/status.json" 'length == 1'
-jq_true "$T_TMP/status.json" ".[0].knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\"}"
+jq_true "$T_TMP/status.json" ".[0].knobs.$V3 == {\"kernel\": 300, \"policy\": 300, \"source\": \"$T_CONF/10-site.conf\", \"drifted\": false}"
 jq_true "$T_TMP/status.json" '.[0] | keys == ["alternative_names", "ignored_sources", "index", "kind", "knobs", "last_error", "mac_address", "matched_files", "name", "state", "type"]'
 jq_true "$T_TMP/status.json" '.[0].type == "ether" and .[0].mac_address == "02:00:00:00:00:01"'
 [ -z "$ALTNAME" ] || jq_true "$T_TMP/status.json" '.[0].alternative_names == ["uplink-0"]'
@@ -222,7 +248,7 @@ done < "$T_TMP/json-keys"
 info "link: igmpctl link v0 --v3-interval 200 changes the kernel value through the bus"
 expect_rc 0 ctl link v0 --v3-interval 200
 expect_knob "$NS" ipv4 v0 $V3 200
-ctl status v0 | grep -qE "^$V3 +200ms +200ms +runtime \(/run\)$" || fail "status after link: $(ctl status v0)"
+ctl status v0 | grep -qE "^$V3 +200ms +200ms +runtime$" || fail "status after link: $(ctl status v0)"
 expect_rc 0 ctl link v0 --v3-interval 0.25s --igmp-version 3 --mld-version 2
 expect_knob "$NS" ipv4 v0 $V3 250
 expect_knob "$NS" ipv4 v0 force_igmp_version 3
@@ -238,7 +264,7 @@ expect_rc 0 ctl link v0 --mld-v1-interval 5000 --persistent
 expect_knob "$NS" ipv6 v0 mldv1_unsolicited_report_interval 5000
 [ -f "$T_ROOT/etc/igmpd/runtime.d/v0.conf" ] || fail "--persistent wrote no file under the config root"
 grep -qx 'V1UnsolicitedReportInterval=5000ms' "$T_ROOT/etc/igmpd/runtime.d/v0.conf" || fail "persistent file content"
-ctl status v0 | grep -qE "^mldv1_unsolicited_report_interval +5000ms +5000ms +persistent \(/etc\)$" ||
+ctl status v0 | grep -qE "^mldv1_unsolicited_report_interval +5000ms +5000ms +runtime:persistent$" ||
         fail "status after link --persistent: $(ctl status v0)"
 expect_rc 0 ctl link v0 --revert
 expect_knob "$NS" ipv4 v0 $V3 300
@@ -369,7 +395,10 @@ info "bash completion: verbs, options, values and link names"
         comp igmpctl link v0 --v3 | grep -qx -- --v3-interval || exit 6
         comp igmpctl link v0 --per | grep -qx -- --persistent || exit 7
         # after "link LINK" only its options can follow: offered without typing "--"
-        [ "$(comp igmpctl link v0 "" | sort | tr '\n' ' ')" = "--igmp-version --mld-v1-interval --mld-v2-interval --mld-version --persistent --revert --v2-interval --v3-interval " ] || exit 8
+        [ "$(comp igmpctl link v0 "" | sort | tr '\n' ' ')" = "--igmp-version --mld-v1-interval --mld-v2-interval --mld-version --persistent --revert --revert= --runtime --v2-interval --v3-interval " ] || exit 8
+        # --revert=KNOB[,KNOB]: the knobs' option names, also after a comma
+        comp igmpctl link v0 --revert = v3 | grep -qx v3-interval || exit 8
+        comp igmpctl link v0 --revert = v3-interval,mld-v | grep -qx -- v3-interval,mld-v1-interval || exit 8
         comp igmpctl link v0 --v3-interval 200 "" | grep -qx -- --persistent || exit 8
         comp igmpctl link v0 --igmp-version "" | grep -qx auto || exit 9
         comp igmpctl audit --f | grep -qx -- --follow || exit 10

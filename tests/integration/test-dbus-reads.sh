@@ -8,6 +8,10 @@
 # dump per second (counted with strace: every RTM_GETLINK dump igmpd asks the kernel for),
 # however many readers, while a link plugged in meanwhile is configured and another client's
 # Ping answered (their latencies are printed, not asserted: they depend on the machine).
+# A link's own reads (Get, GetAll: igmpctl status LINK) read its knobs from the kernel first:
+# the first read after a write shows it (the binary of main 37a5c0a showed the value from before,
+# one read behind). The bulk reads say how old their values are: KernelValuesAgeUSec, and igmpctl
+# list and status once it is 10 s or more.
 # The old binary fails the first part (the read rewrote 7777) and the dump count (one dump per
 # read: 439 in 2.1 s here).
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +36,41 @@ V3=igmpv3_unsolicited_report_interval
 expect_knob "$NS" ipv4 v0 $V3 200
 P=$(link_path "$(ifindex_of "$NS" v0)")
 M=(org.igmpd1 /org/igmpd1)
+knobs_v3() {
+        as_nobody busctl --system --json=short get-property org.igmpd1 "$P" org.igmpd1.Link Knobs |
+                jq -c ".data.$V3"
+}
+
+# First, before any read could have asked for a refresh: nothing but the read itself can tell
+# igmpd of these writes (no drift watch in tests, and the link sends no message).
+info "a link's own reads show a write at once: Get, GetAll, igmpctl status LINK"
+in_ns "$NS" sh -c "echo 7001 > /proc/sys/net/ipv4/conf/v0/$V3"
+got=$(knobs_v3)
+[ "$got" = "[7001,200,\"$T_CONF/10-v.conf\"]" ] || fail "Get Knobs right after a write of 7001: $got"
+in_ns "$NS" sh -c "echo 7002 > /proc/sys/net/ipv4/conf/v0/$V3"
+as_nobody busctl --system --json=short call org.igmpd1 "$P" org.freedesktop.DBus.Properties GetAll s org.igmpd1.Link |
+        jq -e ".data[0].Knobs.data.$V3[0] == 7002" > /dev/null || fail "GetAll right after a write does not show 7002"
+in_ns "$NS" sh -c "echo 7003 > /proc/sys/net/ipv4/conf/v0/$V3"
+as_nobody "$IGMPCTL" status v0 > "$T_TMP/status" || fail "igmpctl status v0 failed"
+grep -qE "^ *$V3 +7003ms\\* +200ms " "$T_TMP/status" || fail "igmpctl status v0 right after a write: $(cat "$T_TMP/status")"
+[ "$(knob_get "$NS" ipv4 v0 $V3)" = 7003 ] || fail "a link's read wrote $V3"
+
+info "the bulk reads' values are 10 s old: KernelValuesAgeUSec, igmpctl list and status say so"
+sleep 10.2 # no read meanwhile: nothing refreshes them
+age=$(bctl get-property "${M[@]}" org.igmpd1.Manager KernelValuesAgeUSec)
+[[ $age =~ ^t\ [0-9]+$ ]] && [ "${age#t }" -ge 10000000 ] || fail "KernelValuesAgeUSec after 10 s without reads: $age"
+"$IGMPCTL" list > "$T_TMP/list" || fail "igmpctl list failed"
+grep -qE "^Kernel values read [0-9]+(s|min) ago \(no drift watch\); 'igmpctl status LINK' reads a link's now\.$" "$T_TMP/list" ||
+        fail "igmpctl list does not say how old its values are: $(cat "$T_TMP/list")"
+bctl --json=short call "${M[@]}" org.igmpd1.Manager Describe | jq -r '.data[0]' | jq -e '.kernel_values_age_usec >= 0' > /dev/null ||
+        fail "no kernel_values_age_usec in Describe()"
+wait_until "[ \"\$(bctl get-property ${M[*]} org.igmpd1.Manager KernelValuesAgeUSec | cut -c3-)\" -lt 10000000 ]" ||
+        fail "the refresh list asked for did not make the values younger"
+"$IGMPCTL" list | grep -q 'Kernel values' && fail "igmpctl list still says its values are old: $("$IGMPCTL" list)"
+sleep 11.5 # the refresh that list asked for may start up to a second later (one a second at most)
+"$IGMPCTL" status > "$T_TMP/summary" || fail "igmpctl status failed"
+grep -qE "^ +Kernel values: read [0-9]+(s|min) ago; 'igmpctl status LINK' reads a link's now$" "$T_TMP/summary" ||
+        fail "igmpctl status does not say how old its values are: $(cat "$T_TMP/summary")"
 
 # Reads as nobody, each of which used to dump all links and correct what had drifted. Each
 # comes right after another process wrote 7777 over igmpd's 200, and must leave 7777 in the
@@ -60,14 +99,10 @@ writes_before=$(log_count "Set $V3=200")
 reads_as_nobody
 
 info "the reads show the kernel's value once their refresh has run, and still write nothing"
-knobs_v3() {
-        as_nobody busctl --system --json=short get-property org.igmpd1 "$P" org.igmpd1.Link Knobs |
-                jq -c ".data.$V3"
-}
 wait_until "[ \"\$(knobs_v3)\" = '[7777,200,\"$T_CONF/10-v.conf\"]' ]" ||
         fail "reads never showed the kernel's value: Knobs $V3 = $(knobs_v3)"
 as_nobody "$IGMPCTL" status v0 > "$T_TMP/status" || fail "igmpctl status v0 failed"
-grep -qE "^ *$V3 +7777ms +200ms " "$T_TMP/status" || fail "igmpctl status v0 does not show 7777 in the kernel: $(cat "$T_TMP/status")"
+grep -qE "^ *$V3 +7777ms\\* +200ms " "$T_TMP/status" || fail "igmpctl status v0 does not show 7777 in the kernel: $(cat "$T_TMP/status")"
 reads_as_nobody
 sleep 1.2   # past a refresh interval: another refresh has run
 reads_as_nobody

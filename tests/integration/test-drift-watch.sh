@@ -176,7 +176,7 @@ WAIT_SECS=10 wait_until "grep -q 'igmpv2_unsolicited_report_interval changed to 
         fail "the unmanaged write was not seen"
 WAIT_SECS=10 wait_until "[[ \$(grep -A40 'Member=PropertiesChanged' '$T_TMP/signals') == *'INT32 3333;'* ]]" ||
         fail "no PropertiesChanged carrying 3333: $(tail -n 60 "$T_TMP/signals")"
-"$IGMPCTL" status v0 | grep -E 'igmpv2_unsolicited_report_interval +3333ms +- +unmanaged' ||
+"$IGMPCTL" status v0 | grep -E 'igmpv2_unsolicited_report_interval +3333ms +- +none' ||
         fail "igmpctl status does not show the new value: $("$IGMPCTL" status v0)"
 [ "$(in_ns "$NS2" cat $K3)" = 4444 ] || fail "the other namespace's value changed"
 [ "$(in_ns "$NS" cat $K3)" = 300 ] || fail "the rejected write or the other netns changed igmpd's value"
@@ -215,7 +215,10 @@ WAIT_SECS=10 wait_until "grep -q \"changed from 300 to 1500 by process 'sysctl' 
 WAIT_SECS=10 wait_until "[[ \$(overrides) == *'STRING \"kept\";'* ]]" || fail "no KnobOverridden 'kept'"
 sleep 0.5
 [ "$(in_ns "$NS" cat $K3)" = 1500 ] || fail "DriftAction=warn changed the value back"
-"$IGMPCTL" status v0 | grep -E 'igmpv3_unsolicited_report_interval +1500ms +300ms +runtime' || fail "status: $("$IGMPCTL" status v0)"
+# Kept, so the link is not as igmpd wants it: drifted, and the kernel cell says which knob.
+"$IGMPCTL" status v0 | grep -E 'igmpv3_unsolicited_report_interval +1500ms\* +300ms +runtime' || fail "status: $("$IGMPCTL" status v0)"
+"$IGMPCTL" status v0 | grep -qE '^ +State: drifted$' || fail "DriftAction=warn left v0 $("$IGMPCTL" status v0 | grep State:)"
+expect_out '^s "drifted"$' bctl get-property org.igmpd1 "$P" org.igmpd1.Link State
 
 info "kill -9 igmpd: its cgroup/sysctl program leaves the cgroup2 root"
 grep -qE "^\s*$PROG\s+cgroup_sysctl" <<< "$(bpftool cgroup tree "$CG_ROOT")" || fail "program $PROG not attached at $CG_ROOT: $(bpftool cgroup tree "$CG_ROOT")"

@@ -42,9 +42,9 @@ CONN=$(nmctl AddConnection 'sa{ss}' iptv 1 igmpd.$V3 200)
 nmctl Activate oob "$CONN" "$DEV0" false > /dev/null
 check
 has '^NetworkManager profiles: included: the profiles active now' "NetworkManager's layer not said to be included"
-link_lines nmc0 | grep -qE "^ +$V3 +1000 -> 200 +NetworkManager:iptv$" ||
+link_lines nmc0 | grep -qE "^ +$V3 +1000ms +200ms +NetworkManager:iptv$" ||
         fail "nmc0 does not show the profile's value: $(cat "$T_TMP/check.out")"
-link_lines nmc1 | grep -qE "^ +$V3 +1000 -> 500 +$T_CONF/10-site.conf$" ||
+link_lines nmc1 | grep -qE "^ +$V3 +1000ms +500ms +$T_CONF/10-site.conf$" ||
         fail "nmc1 does not show the policy value: $(cat "$T_TMP/check.out")"
 [ "$(knob_get "$NS" ipv4 nmc0 $V3)" = 1000 ] || fail "--check wrote a knob"
 
@@ -53,6 +53,6 @@ mkdir -p "$T_ROOT/etc/igmpd"
 printf '[Daemon]\nNetworkManager=no\n' > "$T_ROOT/etc/igmpd/igmpd.conf"
 check
 has '^NetworkManager profiles: not used \(\[Daemon\] NetworkManager=no\)' "NetworkManager=no not said"
-link_lines nmc0 | grep -qE "^ +$V3 +1000 -> 500 +$T_CONF/10-site.conf$" ||
+link_lines nmc0 | grep -qE "^ +$V3 +1000ms +500ms +$T_CONF/10-site.conf$" ||
         fail "with NetworkManager=no nmc0 should show the policy value: $(cat "$T_TMP/check.out")"
 echo "PASS: $T_NAME"

@@ -217,6 +217,9 @@ Test(json, link_shape)
         s.knobs[KNOB_IGMPV3_INTERVAL] = (KnobStatus) { .kernel = 200, .policy = 200, .source = "runtime" };
         s.knobs[KNOB_IGMPV2_INTERVAL] =
                 (KnobStatus) { .kernel = 10000, .policy = KNOB_STATUS_UNKNOWN, .source = "" };
+        /* Drifted: someone else's value. Not drifted: an MLD interval read back at the tick. */
+        s.knobs[KNOB_IGMP_VERSION] = (KnobStatus) { .kernel = 2, .policy = 3, .source = "runtime" };
+        s.knobs[KNOB_MLDV2_INTERVAL] = (KnobStatus) { .kernel = 252, .policy = 250, .source = "runtime" };
 
         out_open(&o, false);
         json_write_link(&o.w, &s);
@@ -224,13 +227,16 @@ Test(json, link_shape)
                 out_close(&o, &r),
                 "{\"index\":3,\"name\":\"v0\",\"alternative_names\":[\"uplink\"],\"kind\":null,"
                 "\"type\":\"ether\",\"mac_address\":\"02:00:00:00:00:01\",\"state\":\"configured\",\"knobs\":{"
-                "\"igmpv2_unsolicited_report_interval\":{\"kernel\":10000,\"policy\":null,\"source\":null},"
+                "\"igmpv2_unsolicited_report_interval\":{\"kernel\":10000,\"policy\":null,\"source\":null,"
+                "\"drifted\":false},"
                 "\"igmpv3_unsolicited_report_interval\":{\"kernel\":200,\"policy\":200,\"source\":"
-                "\"runtime\"},"
-                "\"force_igmp_version\":{\"kernel\":null,\"policy\":null,\"source\":null},"
-                "\"mldv1_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null},"
-                "\"mldv2_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null},"
-                "\"force_mld_version\":{\"kernel\":null,\"policy\":null,\"source\":null}},"
+                "\"runtime\",\"drifted\":false},"
+                "\"force_igmp_version\":{\"kernel\":2,\"policy\":3,\"source\":\"runtime\",\"drifted\":true},"
+                "\"mldv1_unsolicited_report_interval\":{\"kernel\":null,\"policy\":null,\"source\":null,"
+                "\"drifted\":false},"
+                "\"mldv2_unsolicited_report_interval\":{\"kernel\":252,\"policy\":250,\"source\":\"runtime\","
+                "\"drifted\":false},"
+                "\"force_mld_version\":{\"kernel\":null,\"policy\":null,\"source\":null,\"drifted\":false}},"
                 "\"matched_files\":[\"/etc/igmpd/conf.d/10-site.conf\"],\"last_error\":null,"
                 "\"ignored_sources\":[]}");
         cr_expect_eq(r, 0);

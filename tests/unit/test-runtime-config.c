@@ -42,7 +42,7 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
         _cleanup_(runtime_config_freep) RuntimeConfig *again = NULL;
-        KnobSetting set[_KNOB_MAX] = {};
+        KnobSetting set[_KNOB_MAX] = {}, removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
         KnobValue out[_KNOB_MAX] = {};
 
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
@@ -80,15 +80,57 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s/run/igmpd/runtime.d | grep -v '^eth0.conf$')\"", root);
         cr_expect_eq(system(cmd), 0);
 
-        cr_assert_eq(runtime_config_revert(c, root, "eth0"), 1); /* there was something */
+        cr_assert_eq(runtime_config_revert(c, root, "eth0", RUNTIME_SCOPES_ALL, RUNTIME_KNOBS_ALL, removed), 1); /* there was something */
         knob_values_clear(out);
         runtime_config_merge(c, "eth0", out);
         cr_expect(!out[KNOB_IGMPV3_INTERVAL].set);
         char *gone = slurp("/etc/igmpd/runtime.d/eth0.conf");
         cr_expect_null(gone);
         free(gone);
-        cr_expect_eq(runtime_config_revert(c, root, "eth0"), 0); /* idempotent: nothing left to revert */
-        cr_expect_eq(runtime_config_revert(c, root, "eth1"), 0); /* never had any */
+        cr_expect_eq(runtime_config_revert(c, root, "eth0", RUNTIME_SCOPES_ALL, RUNTIME_KNOBS_ALL, removed), 0); /* idempotent: nothing left to revert */
+        cr_expect_eq(runtime_config_revert(c, root, "eth1", RUNTIME_SCOPES_ALL, RUNTIME_KNOBS_ALL, removed), 0); /* never had any */
+}
+
+/* One knob, one layer: igmpctl link L --revert=v3-interval [--runtime|--persistent]. */
+Test(runtime_config, revert_one_knob_one_layer, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
+        KnobSetting set[_KNOB_MAX] = {}, removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
+        KnobValue out[_KNOB_MAX] = {};
+
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
+        set[KNOB_IGMPV2_INTERVAL] = (KnobSetting) { .value = 2000, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, NULL), 0);
+        memset(set, 0, sizeof set);
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 300, .line = 1 };
+        cr_assert_eq(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_RUN, set, NULL), 0);
+
+        /* The /run layer only: its file goes, the persistent value shows again. */
+        cr_expect_eq(runtime_config_revert(c, root, "eth0", 1U << RUNTIME_SCOPE_RUN, RUNTIME_KNOBS_ALL, removed), 1);
+        cr_expect_eq(removed[RUNTIME_SCOPE_RUN][KNOB_IGMPV3_INTERVAL].value, 300);
+        cr_expect_eq(removed[RUNTIME_SCOPE_PERSIST][KNOB_IGMPV3_INTERVAL].line, 0u);
+        char *gone = slurp("/run/igmpd/runtime.d/eth0.conf");
+        cr_expect_null(gone);
+        free(gone);
+        runtime_config_merge(c, "eth0", out);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 200);
+
+        /* One knob of the /etc layer: the file keeps the other one. */
+        cr_expect_eq(runtime_config_revert(c, root, "eth0", RUNTIME_SCOPES_ALL, 1U << KNOB_IGMPV3_INTERVAL, removed), 1);
+        cr_expect_eq(removed[RUNTIME_SCOPE_PERSIST][KNOB_IGMPV3_INTERVAL].value, 200);
+        cr_expect_eq(removed[RUNTIME_SCOPE_PERSIST][KNOB_IGMPV2_INTERVAL].line, 0u);
+        _cleanup_free_ char *etc = slurp("/etc/igmpd/runtime.d/eth0.conf");
+        cr_assert_not_null(etc);
+        cr_expect(strstr(etc, "V3UnsolicitedReportInterval") == NULL && strstr(etc, "V2UnsolicitedReportInterval=2000ms"),
+                  "%s", etc);
+        knob_values_clear(out);
+        runtime_config_merge(c, "eth0", out);
+        cr_expect(!out[KNOB_IGMPV3_INTERVAL].set);
+        cr_expect_eq(out[KNOB_IGMPV2_INTERVAL].value, 2000);
+        knob_values_clear(out);
+
+        /* Nothing of that knob left: nothing to do, nothing rewritten. */
+        cr_expect_eq(runtime_config_revert(c, root, "eth0", RUNTIME_SCOPES_ALL, 1U << KNOB_IGMPV3_INTERVAL, removed), 0);
 }
 
 Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_root, .fini = teardown_root)
@@ -125,12 +167,12 @@ Test(runtime_config, persistent_change_replaces_temporary_one, .init = setup_roo
 Test(runtime_config, rejects_bad_names_and_readonly_dir, .init = setup_root, .fini = teardown_root)
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = calloc(1, sizeof *c);
-        KnobSetting set[_KNOB_MAX] = {};
+        KnobSetting set[_KNOB_MAX] = {}, removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
         char dir[128];
 
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
         cr_expect_eq(runtime_config_set(c, root, "../../etc/x", RUNTIME_SCOPE_RUN, set, NULL), -EINVAL);
-        cr_expect_eq(runtime_config_revert(c, root, "a/b"), -EINVAL);
+        cr_expect_eq(runtime_config_revert(c, root, "a/b", RUNTIME_SCOPES_ALL, RUNTIME_KNOBS_ALL, removed), -EINVAL);
 
         /* A directory we cannot write: a file where the directory should be. */
         snprintf(dir, sizeof dir, "%s/run", root);

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * status: without arguments a summary of igmpd (how many links in which state, which are not
+ * as igmpd wants them, the policy files, the drift watch); with LINK arguments, each link in
+ * full, its knobs read from the kernel by igmpd as it answers.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igmpctl.h"
+#include "macro.h"
+#include "output.h"
+#include "terminal.h"
+#include "utf8.h"
+
+#define FIELD_WIDTH 17 /* "Alternative names" */
+#define PROBLEMS_SHOWN 3 /* reload shows up to what the daemon keeps (64) */
+#define NAMES_SHOWN 8   /* per state in the summary */
+/* Bulk reads serve igmpd's cached kernel values; say how old they are from this age on. */
+#define KERNEL_AGE_SHOWN_USEC (10 * UINT64_C(1000000))
+
+static void print_field(const char *label, const char *value)
+{
+        output_field(stdout, FIELD_WIDTH, label, value);
+}
+
+static void print_field_list(const char *label, char **values, const char *none)
+{
+        if (!values || !values[0]) {
+                if (none)
+                        print_field(label, none);
+                return;
+        }
+        print_field(label, values[0]);
+        for (char **v = values + 1; *v; v++)
+                print_field("", *v);
+}
+
+static int print_link_status(const ClientLink *l)
+{
+        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
+        Color state = state_color(l->state);
+        bool drifted = false;
+        Table *t;
+        int r = 0;
+
+        if (!name)
+                return -ENOMEM;
+        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex, name);
+        /* Everything [Match] can match on, then what igmpd made of it. */
+        print_field("Type", isempty(l->type) ? "-" : l->type);
+        print_field("Kind", isempty(l->kind) ? "-" : l->kind);
+        print_field_list("Alternative names", l->alternative_names, NULL);
+        if (!isempty(l->mac_address))
+                print_field("MAC address", l->mac_address);
+        output_field_color(stdout, FIELD_WIDTH, "State", strempty(l->state), state);
+        print_field_list("Matched files", l->matched_files, "none");
+        print_field_list("Ignored sources", l->ignored_sources, NULL);
+        if (!isempty(l->last_error))
+                output_field_color(stdout, FIELD_WIDTH, "Last error", l->last_error, COLOR_RED);
+        putchar('\n');
+
+        t = table_new((const char *const[]) { "KNOB", "KERNEL", "WANTED", "SOURCE", NULL });
+        if (!t)
+                return -ENOMEM;
+        table_set_align_right(t, 1);
+        table_set_align_right(t, 2);
+        table_set_ellipsize(t, 3, ELLIPSIZE_PATH);
+        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
+                char kb[32], pb[32];
+
+                if (!l->has[k])
+                        continue;
+                r = table_add_cell(t, knob_to_string(k));
+                if (r >= 0 && knob_status_drifted(k, &(KnobStatus) { .kernel = l->kernel[k], .policy = l->policy[k] })) {
+                        /* Marked, in colour or not: another value than igmpd's (footnote below). */
+                        char mark[40];
+
+                        drifted = true;
+                        snprintf(mark, sizeof mark, "%s*", knob_format(k, l->kernel[k], kb));
+                        r = table_add_cell_color(t, mark, COLOR_YELLOW);
+                } else if (r >= 0)
+                        r = l->kernel[k] < 0 ? table_add_cell_color(t, "unavailable", COLOR_GREY)
+                                             : table_add_cell(t, knob_format(k, l->kernel[k], kb));
+                if (r >= 0)
+                        r = table_add_cell(t, knob_format(k, l->policy[k], pb));
+                if (r >= 0)
+                        r = isempty(l->source[k]) ? table_add_cell_color(t, knob_source_format(l->source[k]), COLOR_GREY)
+                                                : table_add_cell(t, knob_source_format(l->source[k]));
+        }
+        if (r >= 0)
+                r = table_print(t, stdout, arg_legend);
+        if (r >= 0 && drifted)
+                printf("\n* Another process changed it: the kernel has another value than igmpd's. igmpd puts its own\n"
+                       "  back when it next configures the link (at once with the drift watch and DriftAction=revert);\n"
+                       "  'igmpctl reconfigure %s' does it now.\n", name);
+        table_free(t);
+        return r;
+}
+
+/* Problems in the configuration may be why a link is not as expected. */
+static void print_problems(sd_bus *bus)
+{
+        ClientProblems p;
+
+        if (client_problems_fetch(bus, &p) >= 0 && p.total > 0) {
+                char head[128];
+
+                snprintf(head, sizeof head, "%" PRIu32 " in the configuration; igmpd --check shows %s", p.total,
+                         p.total == 1 ? "it" : "them all");
+                output_field_color(stdout, FIELD_WIDTH, "Problems", head, COLOR_YELLOW);
+                for (size_t i = 0; i < p.n && i < PROBLEMS_SHOWN; i++)
+                        print_field("", p.lines[i]);
+                if (p.total > MIN(p.n, (size_t) PROBLEMS_SHOWN)) {
+                        char more[64];
+
+                        snprintf(more, sizeof more, "%s and %zu more", glyph(GLYPH_ELLIPSIS),
+                                 (size_t) p.total - MIN(p.n, (size_t) PROBLEMS_SHOWN));
+                        print_field("", more);
+                }
+                putchar('\n');
+        }
+        client_problems_done(&p);
+}
+
+bool client_kernel_age(sd_bus *bus, char buf[static 64])
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        uint64_t age = 0, s;
+
+        /* Nothing from an igmpd without the property. */
+        (void) sd_bus_get_property_trivial(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                           "KernelValuesAgeUSec", &error, 't', &age);
+        sd_bus_error_free(&error);
+        if (age < KERNEL_AGE_SHOWN_USEC)
+                return false;
+        s = age / UINT64_C(1000000);
+        snprintf(buf, 64, "read %" PRIu64 "%s ago", s < 120 ? s : s < 7200 ? s / 60 : s / 3600,
+                 s < 120 ? "s" : s < 7200 ? "min" : "h");
+        return true;
+}
+
+/* "Drifted: iptv0, iptv3": the links in a state, the first few. */
+static void print_state_names(const ClientLink *links, size_t n, const char *state, const char *label)
+{
+        char line[512] = "";
+        size_t shown = 0, total = 0, off = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *name = NULL;
+
+                if (!streq_ptr(links[i].state, state) || total++ >= NAMES_SHOWN)
+                        continue;
+                name = utf8_escape_dup(strempty(links[i].name), UTF8_ESCAPE_CONTROL);
+                off += (size_t) snprintf(line + off, sizeof line - MIN(off, sizeof line), "%s%s", shown++ ? ", " : "",
+                                         name ?: "?");
+        }
+        if (total > shown)
+                snprintf(line + MIN(off, sizeof line - 1), sizeof line - MIN(off, sizeof line - 1), " %s and %zu more",
+                         glyph(GLYPH_ELLIPSIS), total - shown);
+        if (total > 0)
+                output_field_color(stdout, FIELD_WIDTH, label, line, state_color(state));
+}
+
+/* networkctl status without arguments: a summary, not every link in full. */
+static int status_summary(sd_bus *bus)
+{
+        static const char *const states[] = { "configured", "drifted", "pending", "failed", "unmanaged" };
+        static const char *const labels[] = { NULL, "Drifted", "Pending", "Failed", NULL };
+        _cleanup_(drift_info_done) DriftInfo drift = {};
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ClientLink *links = NULL;
+        char **files = NULL, line[256] = "", age[64];
+        size_t n = 0, off = 0;
+        Color color = COLOR_GREEN;
+        bool old;
+        int r;
+
+        old = client_kernel_age(bus, age); /* of what the next read serves */
+        r = client_links_get_all(bus, &links, &n);
+        if (r < 0)
+                return r;
+        pager_open(arg_no_pager);
+        print_problems(bus);
+
+        for (size_t s = 0; s < ELEMENTSOF(states); s++) {
+                size_t count = 0;
+
+                for (size_t i = 0; i < n; i++)
+                        count += streq_ptr(links[i].state, states[s]);
+                if (count > 0)
+                        off += (size_t) snprintf(line + off, sizeof line - MIN(off, sizeof line), "%s%zu %s",
+                                                 off > 0 ? ", " : "", count, states[s]);
+                if (count > 0 && state_color(states[s]) == COLOR_RED)
+                        color = COLOR_RED;
+                else if (count > 0 && state_color(states[s]) == COLOR_YELLOW && color != COLOR_RED)
+                        color = COLOR_YELLOW;
+        }
+        printf("%s%s%s igmpd: %zu link%s\n", ansi(color), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), n, n == 1 ? "" : "s");
+        print_field("State", n > 0 ? line : "no links");
+        for (size_t s = 0; s < ELEMENTSOF(states); s++)
+                if (labels[s])
+                        print_state_names(links, n, states[s], labels[s]);
+
+        if (sd_bus_get_property_strv(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ConfigFiles",
+                                     &error, &files) >= 0)
+                print_field_list("Policy files", files, "none (every knob is left as it is)");
+        sd_bus_error_free(&error);
+        if (get_drift_info(bus, &drift) >= 0 && drift.state) {
+                snprintf(line, sizeof line, "%s, DriftAction=%s%s%s", drift.state, drift.action,
+                         isempty(drift.note) ? "" : "; ", drift.note);
+                output_field_color(stdout, FIELD_WIDTH, "Drift watch", line,
+                                   streq(drift.state, "active") ? COLOR_NORMAL : COLOR_YELLOW);
+        }
+        if (old) {
+                snprintf(line, sizeof line, "%s; 'igmpctl status LINK' reads a link's now", age);
+                print_field("Kernel values", line);
+        }
+        if (arg_legend)
+                printf("\nigmpctl status LINK... shows each knob of a link and where its value comes from.\n");
+        strv_free(files);
+        client_links_free(links, n);
+        return 0;
+}
+
+/* Prints one link, as a table or as JSON. */
+static int show_link(const ClientLink *l, bool first, JsonWriter *w)
+{
+        if (arg_json != JSON_OFF) {
+                LinkStatus s;
+
+                client_link_status(l, &s);
+                json_write_link(w, &s);
+                return 0;
+        }
+        if (!first)
+                putchar('\n');
+        return print_link_status(l);
+}
+
+int verb_status(int argc, char **argv, sd_bus *bus)
+{
+        ClientLink *all = NULL;
+        _cleanup_free_ int *idx = NULL;
+        size_t n_all = 0, n = 0;
+        JsonWriter w;
+        int r;
+
+        if (argc <= 1 && arg_json == JSON_OFF)
+                return status_summary(bus);
+        /* JSON of every link comes in one call. Named links are each read (GetAll: igmpd reads
+         * the link's knobs from the kernel first), globs matched against every link. */
+        if (argc > 1)
+                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+        else
+                r = client_links_get_all(bus, &all, &n_all);
+        if (r < 0)
+                goto finish;
+        pager_open(arg_no_pager);
+
+        if (arg_json == JSON_OFF)
+                print_problems(bus);
+        else {
+                json_start(&w);
+                json_begin_array(&w);
+        }
+        for (size_t i = 0; argc <= 1 && i < n_all && r >= 0; i++)
+                r = show_link(&all[i], i == 0, &w);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                _cleanup_free_ char *path = NULL;
+                ClientLink l;
+                char buf[16];
+
+                snprintf(buf, sizeof buf, "%d", idx[i]);
+                r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
+                if (r >= 0)
+                        r = client_link_fetch(bus, path, &l);
+                if (r < 0)
+                        break;
+                r = show_link(&l, i == 0, &w);
+                client_link_done(&l);
+        }
+        if (arg_json != JSON_OFF && r >= 0) {
+                json_end_array(&w);
+                r = json_done(&w);
+        }
+finish:
+        client_links_free(all, n_all);
+        return r;
+}
