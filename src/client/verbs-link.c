@@ -183,7 +183,7 @@ static void print_field_list(const char *label, char **values, const char *none)
 
 static int print_link_status(const ClientLink *l)
 {
-        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
+        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_SHOWN);
         Color state = state_color(l->state);
         Table *t;
         int r = 0;
@@ -248,7 +248,7 @@ static bool name_matches(const char *name, const char *pattern)
                 return false;
         if (streq(name, pattern) || fnmatch(pattern, name, 0) == 0)
                 return true;
-        shown = utf8_escape_dup(name, UTF8_ESCAPE_CONTROL);
+        shown = utf8_escape_dup(name, UTF8_ESCAPE_SHOWN);
         if (shown && streq(shown, pattern))
                 return true;
         return strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 && !streq(raw, name) &&
@@ -326,7 +326,7 @@ static int resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         idx[n++] = l->ifindex;
                 }
                 if (!any) {
-                        _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_CONTROL);
+                        _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_SHOWN);
 
                         fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", shown ?: "?");
                         client_exit_status = EXIT_NO_SUCH_LINK;

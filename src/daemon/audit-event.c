@@ -43,11 +43,10 @@ void audit_event_done(AuditEvent *e)
 
 char *audit_utf8_sanitize(const char *s, size_t len)
 {
-        /* Worst case every byte becomes \xNN. */
-        char *out = malloc(len * 4 + 1);
+        char *out = malloc(UTF8_ESCAPED_SIZE(len));
 
         if (out)
-                (void) utf8_escape_bytes(s, len, out);
+                (void) utf8_escape_bytes(s, len, UTF8_ESCAPE_CONTROL, out);
         return out;
 }
 

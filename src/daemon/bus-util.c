@@ -378,7 +378,7 @@ int bus_message_append_escaped(sd_bus_message *m, const char *s)
         _cleanup_free_ char *e = NULL;
 
         s = strempty(s);
-        if (utf8_is_valid(s))
+        if (utf8_is_plain(s))
                 return sd_bus_message_append_basic(m, 's', s);
         e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
         if (!e)
