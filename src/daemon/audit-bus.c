@@ -13,7 +13,8 @@
 #include "manager.h"
 
 /* DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats);
- * path ends in SYSCTL_PATH_PARTIAL_MARK when only part of the name was translated. */
+ * path ends in SYSCTL_PATH_PARTIAL_MARK when only part of the name was translated. comm, exe and
+ * path were escaped when the event was made (audit_event_fill()). */
 static int append_event(sd_bus_message *m, const AuditEvent *e)
 {
         _cleanup_free_ char *marked = NULL;
@@ -128,8 +129,14 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
 
                 if (!a)
                         snprintf(note, sizeof note, "the audit could not be set up");
-                r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
-                                          audit_source_state_to_string(st), note);
+                r = sd_bus_message_open_container(reply, 'r', "sss");
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "ss", audit_event_source_to_string(s),
+                                                  audit_source_state_to_string(st));
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, note); /* may quote a path */
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
                 if (r < 0)
                         return r;
         }
@@ -143,10 +150,18 @@ static int property_get_coverage(sd_bus *bus, const char *path, const char *inte
         const AuditManager *a = ((BusContext *) userdata)->manager->audit;
         char advice[1024];
         AuditCoverage c = audit_manager_coverage(a, advice, sizeof advice);
+        int r;
 
         if (!a)
                 snprintf(advice, sizeof advice, "The audit could not be set up (see igmpd's log).");
-        return sd_bus_message_append(reply, "(ss)", audit_coverage_to_string(c), advice);
+        r = sd_bus_message_open_container(reply, 'r', "ss");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', audit_coverage_to_string(c));
+        if (r >= 0)
+                r = bus_message_append_escaped(reply, advice);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
 }
 
 const sd_bus_vtable audit_vtable[] = {

@@ -196,7 +196,7 @@ static int append_ignored_sources(sd_bus_message *reply, const Link *l)
 
         r = sd_bus_message_open_container(reply, 'a', "s");
         if (r >= 0 && l->ignored_source)
-                r = sd_bus_message_append_basic(reply, 's', l->ignored_source);
+                r = bus_message_append_escaped(reply, l->ignored_source);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;

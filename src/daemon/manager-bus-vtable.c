@@ -48,9 +48,17 @@ static int property_get_drift_watch(sd_bus *bus, const char *path, const char *i
         Manager *m = ((BusContext *) userdata)->manager;
         DriftWatchState state;
         char note[512];
+        int r;
 
         state = drift_watch_state(m->drift, note, sizeof note);
-        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state), note);
+        r = sd_bus_message_open_container(reply, 'r', "ss");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', drift_watch_state_to_string(state));
+        if (r >= 0)
+                r = bus_message_append_escaped(reply, note); /* a path, the helper's words */
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
 }
 
 static int property_get_drift_action(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -89,9 +97,18 @@ static int property_get_config_problems(sd_bus *bus, const char *path, const cha
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sus)");
-        for (size_t i = 0; r >= 0 && i < p->n; i++)
-                r = sd_bus_message_append(reply, "(sus)", strempty(p->items[i].file), p->items[i].line,
-                                          strempty(p->items[i].message));
+        for (size_t i = 0; r >= 0 && i < p->n; i++) {
+                /* File names and the values quoted in messages are bytes. */
+                r = sd_bus_message_open_container(reply, 'r', "sus");
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, p->items[i].file);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'u', &p->items[i].line);
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, p->items[i].message);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
