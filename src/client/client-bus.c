@@ -224,9 +224,10 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
                 /* A name typed with bytes that are not UTF-8 travels in the form igmpd shows it
                  * ("bad\xff"); any other is sent as typed: igmpd takes it as a name it shows, else
                  * as the name itself. */
-                _cleanup_free_ char *escaped = utf8_is_valid(link) ? NULL : utf8_escape_dup(link, UTF8_ESCAPE_INVALID);
+                bool valid = utf8_is_valid(link);
+                _cleanup_free_ char *escaped = valid ? NULL : utf8_escape_dup(link, UTF8_ESCAPE_INVALID);
 
-                if (!utf8_is_valid(link) && !escaped)
+                if (!valid && !escaped)
                         return -ENOMEM;
                 r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
                                        "GetLinkByName", &error, &reply, "s", escaped ?: link);

@@ -11,6 +11,7 @@
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
+#include "utf8.h"
 
 /* DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats);
  * path ends in SYSCTL_PATH_PARTIAL_MARK when only part of the name was translated. comm, exe and
@@ -123,20 +124,15 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
         if (r < 0)
                 return r;
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
-                char note[256];
+                char note[256], shown[UTF8_ESCAPED_SIZE(256)]; /* may quote a path */
                 AuditSourceState st = a ? audit_manager_source_state(a, s, note, sizeof note)
                                         : AUDIT_SOURCE_STATE_INACTIVE;
 
                 if (!a)
                         snprintf(note, sizeof note, "the audit could not be set up");
-                r = sd_bus_message_open_container(reply, 'r', "sss");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "ss", audit_event_source_to_string(s),
-                                                  audit_source_state_to_string(st));
-                if (r >= 0)
-                        r = bus_message_append_escaped(reply, note); /* may quote a path */
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
+                                          audit_source_state_to_string(st),
+                                          utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
                 if (r < 0)
                         return r;
         }
@@ -148,20 +144,13 @@ static int property_get_coverage(sd_bus *bus, const char *path, const char *inte
                                  sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         const AuditManager *a = ((BusContext *) userdata)->manager->audit;
-        char advice[1024];
+        char advice[1024], shown[UTF8_ESCAPED_SIZE(1024)];
         AuditCoverage c = audit_manager_coverage(a, advice, sizeof advice);
-        int r;
 
         if (!a)
                 snprintf(advice, sizeof advice, "The audit could not be set up (see igmpd's log).");
-        r = sd_bus_message_open_container(reply, 'r', "ss");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', audit_coverage_to_string(c));
-        if (r >= 0)
-                r = bus_message_append_escaped(reply, advice);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return sd_bus_message_append(reply, "(ss)", audit_coverage_to_string(c),
+                                     utf8_escape(advice, UTF8_ESCAPE_INVALID, shown));
 }
 
 const sd_bus_vtable audit_vtable[] = {

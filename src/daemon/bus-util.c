@@ -371,8 +371,8 @@ int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_M
 int bus_validate_error(sd_bus_error *error, int r, const char *msg)
 {
         /* msg may quote an argument and be cut in a UTF-8 sequence. */
-        return bus_error_setf_escaped(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, 0, "%s",
-                                      msg);
+        return bus_error_setf_escaped(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, 0,
+                                      "%s", msg);
 }
 
 int bus_message_append_escaped(sd_bus_message *m, const char *s)

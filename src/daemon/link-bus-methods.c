@@ -116,9 +116,9 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                                        "of %s, whose values stay in force: %m", path, strna(run_path));
                 (void) link_reconfigure(l);
                 return bus_error_setf_escaped(error, NULL, r,
-                                              "Stored in %s, but %s, whose temporary values override it, could "
-                                              "not be updated: %s. The temporary values stay in force until "
-                                              "that file can be changed (a reboot clears /run).",
+                                              "Stored in %s, but %s, whose temporary values override it, "
+                                              "could not be updated: %s. The temporary values stay in force "
+                                              "until that file can be changed (a reboot clears /run).",
                                               path, strna(run_path), strerror(-r));
         }
         if (r < 0) {

@@ -46,19 +46,11 @@ static int property_get_drift_watch(sd_bus *bus, const char *path, const char *i
                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         Manager *m = ((BusContext *) userdata)->manager;
-        DriftWatchState state;
-        char note[512];
-        int r;
+        char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
+        DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
 
-        state = drift_watch_state(m->drift, note, sizeof note);
-        r = sd_bus_message_open_container(reply, 'r', "ss");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', drift_watch_state_to_string(state));
-        if (r >= 0)
-                r = bus_message_append_escaped(reply, note); /* a path, the helper's words */
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state),
+                                     utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
 }
 
 static int property_get_drift_action(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -5,8 +5,9 @@
  * A small streaming JSON writer: objects, arrays, strings, integers, booleans, null. Strings are
  * bytes: with "bytes" set (igmpd's own names, paths and messages) those that are not UTF-8 and
  * '\' are written as "\xNN" (utf8_escape(), as igmpd shows them on the bus); without it (text
- * that igmpd already escaped, as igmpctl prints it) bytes that are not UTF-8 become U+FFFD. Output goes to a FILE (a memstream for D-Bus replies,
- * stdout for igmpctl). "pretty" indents by two spaces; otherwise nothing but the values.
+ * that igmpd already escaped, as igmpctl prints it) bytes that are not UTF-8 become U+FFFD.
+ * Output goes to a FILE (a memstream for D-Bus replies, stdout for igmpctl). "pretty" indents
+ * by two spaces; otherwise nothing but the values.
  * Errors (nesting too deep, a value where a key belongs, unbalanced ends, write failures) are
  * sticky and reported by json_writer_finish(). Never logs.
  */
