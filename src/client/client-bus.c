@@ -178,13 +178,13 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
                 return -EACCES;
         }
         if (sd_bus_error_has_names(error, "org.igmpd1.Error.NoSuchLink", SD_BUS_ERROR_UNKNOWN_OBJECT)) {
-                _cleanup_free_ char *shown = link ? utf8_escape_dup(link, UTF8_ESCAPE_CONTROL) : NULL;
+                _cleanup_free_ char *shown = link ? utf8_escape_dup(link, UTF8_ESCAPE_SHOWN) : NULL;
 
                 fprintf(stderr, "No such link: %s (see igmpctl list)\n", shown ?: "?");
                 return -ENODEV;
         }
         /* igmpd's messages quote interface names and paths: nothing raw to the terminal. */
-        _cleanup_free_ char *message = utf8_escape_dup(error->message ?: error->name, UTF8_ESCAPE_CONTROL);
+        _cleanup_free_ char *message = utf8_escape_dup(error->message ?: error->name, UTF8_ESCAPE_SHOWN);
 
         fprintf(stderr, "Failed to %s: %s\n", what, message ?: error->name);
         return r;
@@ -221,13 +221,16 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "so", &name, &path);
         } else {
-                /* A name that is not UTF-8 travels in the form igmpd shows it ("bad\xff"). */
-                _cleanup_free_ char *escaped = utf8_escape_dup(link, UTF8_ESCAPE_INVALID);
+                /* A name typed with bytes that are not UTF-8 travels in the form igmpd shows it
+                 * ("bad\xff"); any other is sent as typed: igmpd takes it as a name it shows, else
+                 * as the name itself. */
+                bool valid = utf8_is_valid(link);
+                _cleanup_free_ char *escaped = valid ? NULL : utf8_escape_dup(link, UTF8_ESCAPE_INVALID);
 
-                if (!escaped)
+                if (!valid && !escaped)
                         return -ENOMEM;
                 r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "GetLinkByName", &error, &reply, "s", escaped);
+                                       "GetLinkByName", &error, &reply, "s", escaped ?: link);
                 if (r >= 0)
                         r = sd_bus_message_read(reply, "io", &ifindex, &path);
         }

@@ -93,7 +93,7 @@ int table_add_cell_color(Table *t, const char *s, Color color)
                 t->n_allocated = n;
         }
         /* Names come from the kernel: never a control character raw to the terminal. */
-        c = utf8_escape_dup(s ?: "-", UTF8_ESCAPE_CONTROL);
+        c = utf8_escape_dup(s ?: "-", UTF8_ESCAPE_SHOWN);
         if (!c)
                 return -ENOMEM;
         t->colors[t->n_cells] = color;
@@ -261,7 +261,7 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
         char *shortened = NULL, *escaped;
 
         /* As table cells: no control character raw to the terminal. */
-        escaped = utf8_escape_dup(value, UTF8_ESCAPE_CONTROL);
+        escaped = utf8_escape_dup(value, UTF8_ESCAPE_SHOWN);
         if (escaped)
                 value = escaped;
         else
@@ -335,7 +335,7 @@ void output_line(FILE *f, const char *format, ...)
         va_end(ap);
         if (r < 0)
                 return;
-        e = utf8_escape_dup(s, UTF8_ESCAPE_CONTROL);
+        e = utf8_escape_dup(s, UTF8_ESCAPE_SHOWN);
         fprintf(f, "%s\n", e ?: "(out of memory)");
         free(e);
         free(s);

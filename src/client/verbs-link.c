@@ -180,7 +180,7 @@ static bool name_matches(const char *name, const char *pattern)
                 return false;
         if (streq(name, pattern) || fnmatch(pattern, name, 0) == 0)
                 return true;
-        shown = utf8_escape_dup(name, UTF8_ESCAPE_CONTROL);
+        shown = utf8_escape_dup(name, UTF8_ESCAPE_SHOWN);
         if (shown && streq(shown, pattern))
                 return true;
         return strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 && !streq(raw, name) &&
@@ -246,7 +246,7 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                                 r = add_unique(&idx, &n, (*all)[j].ifindex);
                         }
                 if (r >= 0 && !any) {
-                        _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_CONTROL);
+                        _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_SHOWN);
 
                         fprintf(stderr, "No link matches '%s' (see igmpctl list).\n", shown ?: "?");
                         client_exit_status = EXIT_NO_SUCH_LINK;
@@ -356,7 +356,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
             sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "GetLinkByName",
                                &error, NULL, "s", argv[1]) < 0 &&
             sd_bus_error_has_name(&error, "org.igmpd1.Error.NoSuchLink")) {
-                _cleanup_free_ char *shown = utf8_escape_dup(argv[1], UTF8_ESCAPE_CONTROL);
+                _cleanup_free_ char *shown = utf8_escape_dup(argv[1], UTF8_ESCAPE_SHOWN);
 
                 sd_bus_error_free(&error);
                 return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "

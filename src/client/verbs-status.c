@@ -42,7 +42,7 @@ static void print_field_list(const char *label, char **values, const char *none)
 
 static int print_link_status(const ClientLink *l)
 {
-        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_CONTROL);
+        _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_SHOWN);
         Color state = state_color(l->state);
         bool drifted = false;
         Table *t;
@@ -155,7 +155,7 @@ static void print_state_names(const ClientLink *links, size_t n, const char *sta
 
                 if (!streq_ptr(links[i].state, state) || total++ >= NAMES_SHOWN)
                         continue;
-                name = utf8_escape_dup(strempty(links[i].name), UTF8_ESCAPE_CONTROL);
+                name = utf8_escape_dup(strempty(links[i].name), UTF8_ESCAPE_SHOWN);
                 off += (size_t) snprintf(line + off, sizeof line - MIN(off, sizeof line), "%s%s", shown++ ? ", " : "",
                                          name ?: "?");
         }

@@ -11,9 +11,11 @@
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
+#include "utf8.h"
 
 /* DeprecatedSysctl(t realtime_usec, s source, u pid, s comm, s exe, ai name, s path, u repeats);
- * path ends in SYSCTL_PATH_PARTIAL_MARK when only part of the name was translated. */
+ * path ends in SYSCTL_PATH_PARTIAL_MARK when only part of the name was translated. comm, exe and
+ * path were escaped when the event was made (audit_event_fill()). */
 static int append_event(sd_bus_message *m, const AuditEvent *e)
 {
         _cleanup_free_ char *marked = NULL;
@@ -122,14 +124,15 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
         if (r < 0)
                 return r;
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
-                char note[256];
+                char note[256], shown[UTF8_ESCAPED_SIZE(256)]; /* may quote a path */
                 AuditSourceState st = a ? audit_manager_source_state(a, s, note, sizeof note)
                                         : AUDIT_SOURCE_STATE_INACTIVE;
 
                 if (!a)
                         snprintf(note, sizeof note, "the audit could not be set up");
                 r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
-                                          audit_source_state_to_string(st), note);
+                                          audit_source_state_to_string(st),
+                                          utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
                 if (r < 0)
                         return r;
         }
@@ -141,12 +144,13 @@ static int property_get_coverage(sd_bus *bus, const char *path, const char *inte
                                  sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         const AuditManager *a = ((BusContext *) userdata)->manager->audit;
-        char advice[1024];
+        char advice[1024], shown[UTF8_ESCAPED_SIZE(1024)];
         AuditCoverage c = audit_manager_coverage(a, advice, sizeof advice);
 
         if (!a)
                 snprintf(advice, sizeof advice, "The audit could not be set up (see igmpd's log).");
-        return sd_bus_message_append(reply, "(ss)", audit_coverage_to_string(c), advice);
+        return sd_bus_message_append(reply, "(ss)", audit_coverage_to_string(c),
+                                     utf8_escape(advice, UTF8_ESCAPE_INVALID, shown));
 }
 
 const sd_bus_vtable audit_vtable[] = {

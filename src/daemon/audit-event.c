@@ -43,11 +43,10 @@ void audit_event_done(AuditEvent *e)
 
 char *audit_utf8_sanitize(const char *s, size_t len)
 {
-        /* Worst case every byte becomes \xNN. */
-        char *out = malloc(len * 4 + 1);
+        char *out = malloc(UTF8_ESCAPED_SIZE(len));
 
         if (out)
-                (void) utf8_escape_bytes(s, len, out);
+                (void) utf8_escape_bytes(s, len, UTF8_ESCAPE_CONTROL, out);
         return out;
 }
 
@@ -68,16 +67,19 @@ int audit_event_fill(AuditEvent *e, const char *comm, size_t comm_len, const cha
                 return -ENOMEM;
 
         if (n_name > 0) {
+                _cleanup_free_ char *raw = NULL;
+
                 r = sysctl_binary_to_path(name, n_name, resolve, userdata, &rel, &complete);
                 if (r < 0)
                         return r;
-                if (asprintf(&path, "/proc/sys/%s", rel) < 0)
+                /* An interface name in it is bytes. */
+                if (asprintf(&raw, "/proc/sys/%s", rel) < 0)
                         return -ENOMEM;
-        } else {
+                path = audit_utf8_sanitize(raw, strlen(raw));
+        } else
                 path = strdup("");
-                if (!path)
-                        return -ENOMEM;
-        }
+        if (!path)
+                return -ENOMEM;
 
         free(e->comm);
         free(e->exe);

@@ -46,8 +46,9 @@ typedef struct AuditEvent {
         AuditEventSource source;
         uint32_t pid;             /* 0: unknown (kmsg) */
         uint32_t ppid;            /* parent's pid; 0: unknown (only the audit record has it) */
-        char *comm;               /* valid UTF-8 (audit_utf8_sanitize) */
-        char *exe;                /* valid UTF-8, "" if unknown */
+        /* The strings are escaped (audit_utf8_sanitize): shown on the bus and logged as they are. */
+        char *comm;
+        char *exe;                /* "" if unknown */
         int32_t name[SYSCTL_BINARY_NAME_MAX];
         size_t n_name;            /* 0 for the audit source: the record has no name vector */
         char *path;               /* "/proc/sys/…" or "" when there is no name */
@@ -95,11 +96,8 @@ int audit_event_knob(const AuditEvent *e);
 char **audit_event_journal_fields(const AuditEvent *e, const AuditCaller *caller);
 #define AUDIT_EVENT_JOURNAL_FIELDS_MAX 13
 
-/*
- * Returns a NUL-terminated copy of s[0..len) that is valid UTF-8 and free of control
- * characters: bytes that are not part of a valid UTF-8 sequence, C0 controls, DEL and '\' are
- * written as "\xNN" (so the result is unambiguous). NULL on ENOMEM.
- */
+/* Returns a NUL-terminated copy of s[0..len) that is valid UTF-8 and free of control
+ * characters (utf8_escape_bytes(), UTF8_ESCAPE_CONTROL). NULL on ENOMEM. */
 char *audit_utf8_sanitize(const char *s, size_t len);
 
 /* Bounded history, oldest first; pushing onto a full ring drops the oldest. */

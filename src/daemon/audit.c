@@ -207,7 +207,7 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
                 n--;
         if (n > 16)
                 return;
-        (void) utf8_escape_bytes(buf, n, comm);
+        (void) utf8_escape_bytes(buf, n, UTF8_ESCAPE_CONTROL, comm);
         if (!streq(comm, e->comm))
                 return;
 

@@ -370,7 +370,9 @@ int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_M
 
 int bus_validate_error(sd_bus_error *error, int r, const char *msg)
 {
-        return sd_bus_error_set(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, msg);
+        /* msg may quote an argument and be cut in a UTF-8 sequence. */
+        return bus_error_setf_escaped(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, 0,
+                                      "%s", msg);
 }
 
 int bus_message_append_escaped(sd_bus_message *m, const char *s)
@@ -378,7 +380,7 @@ int bus_message_append_escaped(sd_bus_message *m, const char *s)
         _cleanup_free_ char *e = NULL;
 
         s = strempty(s);
-        if (utf8_is_valid(s))
+        if (utf8_is_plain(s))
                 return sd_bus_message_append_basic(m, 's', s);
         e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
         if (!e)

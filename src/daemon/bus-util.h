@@ -89,8 +89,12 @@ const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size);
  * InvalidArgument) with msg. Returns r's errno as the error name maps it back. */
 int bus_validate_error(sd_bus_error *error, int r, const char *msg);
 
-/* Appends s (NULL as "") as a D-Bus string: names and paths are bytes, a D-Bus string is UTF-8,
- * so bytes that are not UTF-8 go as "\xNN" (utf8_escape()). 0 or -errno. */
+/* Appends s (NULL as "") as a D-Bus string: names, paths and the messages and values that quote
+ * them are bytes, a D-Bus string is UTF-8, so bytes that are not UTF-8 and '\' go as "\xNN"
+ * (utf8_escape()). Every string that is not a constant of igmpd's goes through here,
+ * bus_error_setf_escaped() or (notes in fixed buffers) utf8_escape(), except those escaped where
+ * they entered igmpd (the comm, exe and path of audit events, the writer's comm of drift
+ * reports), which are in that form already. 0 or -errno. */
 int bus_message_append_escaped(sd_bus_message *m, const char *s);
 /* The same for a NULL-terminated list, as "as". */
 int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);

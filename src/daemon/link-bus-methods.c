@@ -112,11 +112,11 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                 log_link_warning_errno(l, r, "Stored runtime change in %s, but failed to take the same knobs out "
                                        "of %s, whose values stay in force: %m", path, strna(run_path));
                 (void) link_reconfigure(l);
-                return sd_bus_error_set_errnof(error, r,
-                                               "Stored in %s, but %s, whose temporary values override it, could "
-                                               "not be updated: %s. The temporary values stay in force until "
-                                               "that file can be changed (a reboot clears /run).",
-                                               path, strna(run_path), strerror(-r));
+                return bus_error_setf_escaped(error, NULL, r,
+                                              "Stored in %s, but %s, whose temporary values override it, "
+                                              "could not be updated: %s. The temporary values stay in force "
+                                              "until that file can be changed (a reboot clears /run).",
+                                              path, strna(run_path), strerror(-r));
         }
         if (r < 0) {
                 log_link_warning_errno(l, r, "Failed to store runtime change in %s, nothing changed: %m",

@@ -94,7 +94,7 @@ void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata)
         if (!bus_is_up(c->bus))
                 return;
         r = link_bus_path(l->ifindex, &path);
-        if (r >= 0)
+        if (r >= 0) /* comm is escaped already (drift.c) */
                 r = sd_bus_emit_signal(c->bus, path, BUS_LINK_INTERFACE, "KnobOverridden", "siiiuss",
                                        knob_to_string(o->knob), old, o->new_value, o->value, o->pid, o->comm,
                                        link_override_action_to_string(o->action));

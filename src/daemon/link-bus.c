@@ -71,15 +71,10 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 /* ---- properties ---- */
 
 /* Names, paths and messages that carry them are bytes: see bus_message_append_escaped(). */
-static int property_get_string(sd_bus_message *reply, const char *s)
-{
-        return bus_message_append_escaped(reply, s);
-}
-
 static int property_get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return property_get_string(reply, ((Link *) userdata)->ifname);
+        return bus_message_append_escaped(reply, ((Link *) userdata)->ifname);
 }
 
 /* The name's bytes as the kernel has them, for a client that must tell "bad\xff" (escaped) from
@@ -101,13 +96,13 @@ static int property_get_name_bytes(sd_bus *bus, const char *path, const char *in
 static int property_get_kind(sd_bus *bus, const char *path, const char *interface, const char *property,
                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return property_get_string(reply, ((Link *) userdata)->kind);
+        return bus_message_append_escaped(reply, ((Link *) userdata)->kind);
 }
 
 static int property_get_type(sd_bus *bus, const char *path, const char *interface, const char *property,
                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return property_get_string(reply, ((Link *) userdata)->type);
+        return bus_message_append_escaped(reply, ((Link *) userdata)->type);
 }
 
 static int property_get_mac(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -115,7 +110,7 @@ static int property_get_mac(sd_bus *bus, const char *path, const char *interface
 {
         char buf[18];
 
-        return property_get_string(reply, link_mac_string(userdata, buf));
+        return bus_message_append_escaped(reply, link_mac_string(userdata, buf));
 }
 
 static int append_altnames(sd_bus_message *reply, const Link *l)
@@ -140,7 +135,7 @@ static int property_get_last_error(sd_bus *bus, const char *path, const char *in
                                    const char *property, sd_bus_message *reply, void *userdata,
                                    sd_bus_error *error)
 {
-        return property_get_string(reply, ((Link *) userdata)->last_error);
+        return bus_message_append_escaped(reply, ((Link *) userdata)->last_error);
 }
 
 /* The values of Knobs and MatchedFiles, shared by the property getters and by
@@ -196,7 +191,7 @@ static int append_ignored_sources(sd_bus_message *reply, const Link *l)
 
         r = sd_bus_message_open_container(reply, 'a', "s");
         if (r >= 0 && l->ignored_source)
-                r = sd_bus_message_append_basic(reply, 's', l->ignored_source);
+                r = bus_message_append_escaped(reply, l->ignored_source);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;

@@ -18,7 +18,8 @@
 #include "log.h"
 #include "sysctl-util.h"
 
-/* At most one report (log line and signal) per knob and writer in this time. */
+/* At most one report (log line and signal) per knob in this time, whoever writes: a writer picks
+ * its command name, pid and uid, so none of them may make more reports. */
 #define LINK_OVERRIDE_REPORT_USEC (1000ULL * 1000ULL)
 
 static const char *const link_override_action_table[_LINK_OVERRIDE_ACTION_MAX] = {
@@ -54,8 +55,8 @@ int link_open_family_dir(Link *l, KnobFamily f)
         return TAKE_FD(dfd);
 }
 
-/* Whether to report this override now: not when the same writer (by command name) was reported
- * for this knob less than a second ago; those are counted and mentioned with the next report. */
+/* Whether to report this override now: not when this knob was reported less than a second ago;
+ * those are counted and mentioned with the next report. */
 static bool link_override_report_due(Link *l, const LinkOverride *o, unsigned *ret_suppressed)
 {
         typeof(l->reported[0]) *r = &l->reported[o->knob];
@@ -63,14 +64,13 @@ static bool link_override_report_due(Link *l, const LinkOverride *o, unsigned *r
 
         if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now) < 0)
                 return true;
-        if (r->usec != 0 && now < r->usec + LINK_OVERRIDE_REPORT_USEC && strncmp(r->comm, o->comm, sizeof r->comm) == 0) {
+        if (r->usec != 0 && now < r->usec + LINK_OVERRIDE_REPORT_USEC) {
                 r->suppressed++;
                 return false;
         }
         *ret_suppressed = r->suppressed;
         r->usec = now;
         r->suppressed = 0;
-        snprintf(r->comm, sizeof r->comm, "%s", o->comm);
         return true;
 }
 
@@ -93,8 +93,8 @@ static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *
         else
                 snprintf(old, sizeof old, "?");
         if (suppressed > 0)
-                snprintf(more, sizeof more, "; %u more time%s by the same writer since the last report",
-                         suppressed, suppressed == 1 ? "" : "s");
+                snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
+                         suppressed == 1 ? "" : "s");
 
         snprintf(f[n], sizeof f[n], "KNOB=%s", i->name), n++;
         snprintf(f[n], sizeof f[n], "OLD_VALUE=%s", old), n++;
@@ -151,6 +151,7 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
         const KnobInfo *i = knob_info(k);
         LinkOverride o;
         unsigned suppressed = 0;
+        bool writer_old;
         int32_t now, want;
         int r;
 
@@ -162,10 +163,14 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
         if (l->kernel_known[k] && knob_value_matches(k, l->kernel[k], now))
                 return; /* rejected by the kernel, or the value it had: nothing changed */
 
+        /* The value before: the writer's, unless igmpd's revert or a write over netlink (neither in
+         * the ring) came after it was recorded and the burst ended on it; then igmpd's, which
+         * differs from now (above). */
+        writer_old = w && w->old_known && !knob_value_matches(k, w->old_value, now);
         o = (LinkOverride) {
                 .knob = k,
-                .old_known = (w && w->old_known) || l->kernel_known[k],
-                .old_value = w && w->old_known ? w->old_value : l->kernel_known[k] ? l->kernel[k] : 0,
+                .old_known = writer_old || l->kernel_known[k],
+                .old_value = writer_old ? w->old_value : l->kernel_known[k] ? l->kernel[k] : 0,
                 .new_value = now,
                 .pid = w ? w->pid : 0,
                 .uid = w ? w->uid : 0,

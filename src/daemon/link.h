@@ -210,11 +210,10 @@ struct Link {
         sd_event_source *retry_source;
         unsigned n_retries;
 
-        /* Overrides by other processes are reported at most once a second per knob and writer
-         * (a writer fighting igmpd would otherwise flood the journal): link-drift.c. */
+        /* Overrides by other processes are reported at most once a second per knob, whoever
+         * writes (a writer fighting igmpd would otherwise flood the journal): link-drift.c. */
         struct {
                 uint64_t usec;          /* CLOCK_MONOTONIC of the last report */
-                char comm[16];          /* its writer's command name (cut) */
                 unsigned suppressed;    /* overrides not reported since */
         } reported[_KNOB_MAX];
 };

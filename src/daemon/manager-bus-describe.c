@@ -42,6 +42,7 @@ int manager_describe(Manager *m, char **ret)
                 return -ENOMEM;
 
         json_writer_init(&w, f, false);
+        w.bytes = true; /* names, paths and messages: in utf8_escape()'s form, as on the bus */
         json_begin_object(&w);
         json_key(&w, "version");
         json_string(&w, PACKAGE_VERSION);
@@ -55,7 +56,7 @@ int manager_describe(Manager *m, char **ret)
         json_key(&w, "config_files");
         json_begin_array(&w);
         for (size_t i = 0; m->policy && i < m->policy->n_files; i++)
-                json_string_escaped(&w, m->policy->files[i]->path);
+                json_string(&w, m->policy->files[i]->path);
         json_end_array(&w);
         json_key(&w, "config_problems");
         json_begin_array(&w);

@@ -46,11 +46,11 @@ static int property_get_drift_watch(sd_bus *bus, const char *path, const char *i
                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         Manager *m = ((BusContext *) userdata)->manager;
-        DriftWatchState state;
-        char note[512];
+        char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
+        DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
 
-        state = drift_watch_state(m->drift, note, sizeof note);
-        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state), note);
+        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state),
+                                     utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
 }
 
 static int property_get_drift_action(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -96,9 +96,18 @@ static int property_get_config_problems(sd_bus *bus, const char *path, const cha
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sus)");
-        for (size_t i = 0; r >= 0 && i < p->n; i++)
-                r = sd_bus_message_append(reply, "(sus)", strempty(p->items[i].file), p->items[i].line,
-                                          strempty(p->items[i].message));
+        for (size_t i = 0; r >= 0 && i < p->n; i++) {
+                /* File names and the values quoted in messages are bytes. */
+                r = sd_bus_message_open_container(reply, 'r', "sus");
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, p->items[i].file);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 'u', &p->items[i].line);
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, p->items[i].message);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -182,22 +191,21 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
         return r;
 }
 
-/* The link a GetLinkByName() argument names: the name itself first, else, for a name that is
- * not UTF-8, its escaped form as igmpd shows it on the bus ("bad\xff"; see utf8_escape()). Only
- * that exact form: "bad\xFF" is no name igmpd ever showed. A name with control characters is
- * also found by the form igmpctl prints. */
+/* The link a GetLinkByName() argument names: a name as igmpd shows it on the bus (utf8_escape():
+ * "bad\xff" is "bad" and byte 0xff, "a\x5cb" is "a\b") or as igmpctl prints it (control
+ * characters escaped too) first, so that what igmpd shows always finds that link; else the name
+ * itself (typed as it is: "bad\xfe" for the seven characters when no "bad" + 0xfe exists).
+ * "bad\xFF" is no form igmpd ever showed: only the name itself. */
 static Link *bus_manager_find_link_by_name(Manager *m, const char *name)
 {
         char raw[128], shown[UTF8_ESCAPED_SIZE(128)]; /* ALTIFNAMSIZ: the longest name */
-        Link *l;
+        Link *l = NULL;
 
-        l = manager_get_link_by_name(m, name);
-        if (l || !strstr(name, "\\x") || utf8_unescape(name, raw, sizeof raw) < 0 || streq(raw, name))
-                return l;
-        if (!streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) &&
-            !streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name))
-                return NULL;
-        return manager_get_link_by_name(m, raw);
+        if (strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 &&
+            (streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) ||
+             streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name)))
+                l = manager_get_link_by_name(m, raw);
+        return l ?: manager_get_link_by_name(m, name);
 }
 
 static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)

@@ -170,7 +170,7 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
                 }
                 log_link_debug(l, "New link %d.", l->ifindex);
                 is_new = true;
-                saved = originals_find(&m->saved_originals, l->ifindex, l->ifname);
+                saved = originals_find(&m->saved_originals, l->ifindex);
                 if (saved)
                         originals_take(saved, msg->devconf, msg->devconf_known, l->original, l->written,
                                        l->changed);

@@ -96,6 +96,8 @@ static int device_property(sd_bus_message *m, const char *key, void *userdata)
 
         if (streq(key, "Interface"))
                 return read_variant_string(m, "s", &p->ifname);
+        if (streq(key, "Ifindex"))
+                return sd_bus_message_read(m, "v", "u", &p->ifindex) < 0 ? -EBADMSG : 1;
         if (streq(key, "ActiveConnection"))
                 return read_variant_string(m, "o", &p->active);
         return 0;

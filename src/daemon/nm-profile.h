@@ -32,7 +32,8 @@ int nm_read_active_connections(sd_bus_message *reply, char ***ret);
 
 /* What igmpd reads of a device (Properties.GetAll of NM_IFACE_DEVICE). */
 typedef struct NMDeviceProps {
-        char *ifname;   /* Interface (NetworkManager's devices carry no ifindex) */
+        char *ifname;     /* Interface, for messages */
+        uint32_t ifindex; /* Ifindex, in NetworkManager's (and igmpd's) namespace; 0 for none */
         char *active;   /* ActiveConnection, "/" for none */
 } NMDeviceProps;
 

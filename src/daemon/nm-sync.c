@@ -7,7 +7,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
-#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,9 +190,10 @@ static int read_device(sd_bus_message *reply, SyncDevice *d, char **ret_active)
         if (r < 0)
                 log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
         else {
+                /* By ifindex, not by name: a link renamed meanwhile, or another of the same
+                 * name, must not take this device's profile. */
                 d->ifname = TAKE_PTR(p.ifname);
-                /* The link of that name in igmpd's namespace, which is NetworkManager's. */
-                d->ifindex = d->ifname ? (int) if_nametoindex(d->ifname) : 0;
+                d->ifindex = p.ifindex <= INT_MAX ? (int) p.ifindex : 0;
                 d->read = d->ifname != NULL;
                 if (ret_active)
                         *ret_active = TAKE_PTR(p.active);

@@ -5,10 +5,11 @@
  * One read of NetworkManager's state, all asynchronous: the calls and their fan-out.
  *
  * A full read asks for the manager's ActiveConnections, then per active connection its Id,
- * Connection, Devices, State and Vpn, and per device its Interface (named by ifindex in igmpd's
- * namespace) and the connection NetworkManager applied there (Device.GetAppliedConnection: a
- * saved edit counts after a reapply or reactivation, as NetworkManager's own settings do). A
- * device read asks one device for its Interface and ActiveConnection, then that connection and
+ * Connection, Devices, State and Vpn, and per device its Ifindex (the link it maps to: igmpd's
+ * namespace is NetworkManager's) and Interface, and the connection NetworkManager applied there
+ * (Device.GetAppliedConnection: a saved edit counts after a reapply or reactivation, as
+ * NetworkManager's own settings do). A device read asks one device for its Ifindex, Interface
+ * and ActiveConnection, then that connection and
  * the device's applied connection. When the last reply is in, done() gets what was found per
  * device. Freeing an NMSync cancels its calls.
  *

@@ -274,7 +274,7 @@ int originals_remove(const char *dir)
         return 0;
 }
 
-const OriginalEntry *originals_find(const Originals *o, int ifindex, const char *ifname)
+const OriginalEntry *originals_find(const Originals *o, int ifindex)
 {
         size_t lo = 0, hi = o ? o->n : 0;
 
@@ -286,7 +286,7 @@ const OriginalEntry *originals_find(const Originals *o, int ifindex, const char 
                 else
                         hi = mid;
         }
-        if (o && lo < o->n && o->entries[lo].ifindex == ifindex && streq(o->entries[lo].ifname, ifname))
+        if (o && lo < o->n && o->entries[lo].ifindex == ifindex)
                 return &o->entries[lo];
         return NULL;
 }

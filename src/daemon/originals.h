@@ -9,9 +9,9 @@
  * (its original) and every new value igmpd writes (what it will find there after a crash). So
  * after SIGKILL, the OOM killer or a watchdog kill, the next start still knows what to put back
  * when a policy goes away. The next start reads the file before its first pass, and a link that
- * is still there — same ifindex, same name, same network namespace — and whose knob still holds
- * a value igmpd wrote gets its original back; a knob someone else changed meanwhile is left
- * alone. igmpd --restore (package removal) reads the same file.
+ * is still there — same ifindex in the same network namespace, whatever its name now — and
+ * whose knob still holds a value igmpd wrote gets its original back; a knob someone else changed
+ * meanwhile is left alone. igmpd --restore (package removal) reads the same file.
  *
  * The file is a journal, so that a link appearing costs one small append and not a rewrite of
  * every link's line (whole rewrites measured 6 ms per event at 400 links, 38 ms at 4000 on a
@@ -70,8 +70,10 @@ int originals_load(const char *dir, const char *netns, Originals *ret);
 /* Removes DIR/originals (no file is fine). 0 or -errno. */
 int originals_remove(const char *dir);
 
-/* The entry saved for this ifindex and name, or NULL. */
-const OriginalEntry *originals_find(const Originals *o, int ifindex, const char *ifname);
+/* The entry saved for this ifindex, or NULL. By ifindex alone: the kernel does not reuse one in a
+ * network namespace while it lives (the file's header names the namespace), and a link renamed
+ * while igmpd was down is still the link igmpd changed. */
+const OriginalEntry *originals_find(const Originals *o, int ifindex);
 /* Whether knob k, reading now, still holds a value igmpd wrote according to e. */
 bool originals_entry_holds(const OriginalEntry *e, Knob k, int32_t now);
 /* For a link seen for the first time at start: takes back the saved originals whose knob still

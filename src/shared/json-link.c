@@ -11,7 +11,7 @@ static void json_string_or_null(JsonWriter *w, const char *s)
         if (isempty(s))
                 json_null(w);
         else
-                json_string_escaped(w, s);
+                json_string(w, s);
 }
 
 static void json_value_or_null(JsonWriter *w, int64_t v)
@@ -33,11 +33,11 @@ void json_write_link(JsonWriter *w, const LinkStatus *s)
         json_key(w, "index");
         json_int(w, s->ifindex);
         json_key(w, "name");
-        json_string_escaped(w, strempty(s->name));
+        json_string(w, strempty(s->name));
         json_key(w, "alternative_names");
         json_begin_array(w);
         for (const char *const *a = s->alternative_names; a && *a; a++)
-                json_string_escaped(w, *a);
+                json_string(w, *a);
         json_end_array(w);
         json_key(w, "kind");
         json_string_or_null(w, s->kind);
@@ -68,7 +68,7 @@ void json_write_link(JsonWriter *w, const LinkStatus *s)
         json_key(w, "matched_files");
         json_begin_array(w);
         for (const char *const *f = s->matched_files; f && *f; f++)
-                json_string_escaped(w, *f);
+                json_string(w, *f);
         json_end_array(w);
 
         json_key(w, "last_error");

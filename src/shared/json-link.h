@@ -27,9 +27,9 @@
  *                                      sources that would set values here but are ignored, and why
  *   }
  *
- * Names, alternative names, paths, sources and messages are bytes: any that are not UTF-8 are
- * written "\xNN" (json_string_escaped()), as on the bus; the raw bytes of the name are the
- * Link's NameBytes property.
+ * Names, alternative names, paths, sources and messages are bytes: igmpd writes them as on the
+ * bus (JsonWriter.bytes: bytes that are not UTF-8 and '\' as "\xNN"); the raw bytes of the name
+ * are the Link's NameBytes property.
  */
 
 #include <stdint.h>

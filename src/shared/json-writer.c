@@ -112,7 +112,7 @@ void json_end_array(JsonWriter *w)
         json_end(w, false);
 }
 
-void json_write_escaped(FILE *f, const char *s)
+void json_write_escaped(FILE *f, const char *s, bool bytes)
 {
         fputc('"', f);
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
@@ -123,7 +123,7 @@ void json_write_escaped(FILE *f, const char *s)
                         fputs("\\\"", f);
                         break;
                 case '\\':
-                        fputs("\\\\", f);
+                        fputs(bytes ? "\\\\x5c" : "\\\\", f);
                         break;
                 case '\b':
                         fputs("\\b", f);
@@ -158,7 +158,10 @@ void json_write_escaped(FILE *f, const char *s)
                         }
                         n = utf8_valid_len((const char *) p, SIZE_MAX);
                         if (n == 0) {
-                                fputs("\\ufffd", f);
+                                if (bytes)
+                                        fprintf(f, "\\\\x%02x", *p);
+                                else
+                                        fputs("\\ufffd", f);
                                 break;
                         }
                         fwrite(p, 1, n, f);
@@ -182,7 +185,7 @@ void json_key(JsonWriter *w, const char *key)
                 fputc(',', w->f);
         if (w->pretty)
                 json_indent(w);
-        json_write_escaped(w->f, key);
+        json_write_escaped(w->f, key, w->bytes);
         fputs(w->pretty ? ": " : ":", w->f);
         w->has_items[w->depth - 1] = true;
         w->want_value = true;
@@ -196,25 +199,8 @@ void json_string(JsonWriter *w, const char *s)
         }
         if (!json_before_value(w))
                 return;
-        json_write_escaped(w->f, s);
+        json_write_escaped(w->f, s, w->bytes);
         json_after_value(w);
-}
-
-void json_string_escaped(JsonWriter *w, const char *s)
-{
-        char *e;
-
-        if (!s || utf8_is_valid(s)) {
-                json_string(w, s);
-                return;
-        }
-        e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
-        if (!e) {
-                json_fail(w, -ENOMEM);
-                return;
-        }
-        json_string(w, e);
-        free(e);
 }
 
 void json_int(JsonWriter *w, int64_t v)

@@ -2,9 +2,12 @@
 #pragma once
 
 /*
- * A small streaming JSON writer: objects, arrays, strings (escaped, invalid UTF-8 replaced by
- * U+FFFD), integers, booleans, null. Output goes to a FILE (a memstream for D-Bus replies,
- * stdout for igmpctl). "pretty" indents by two spaces; otherwise nothing but the values.
+ * A small streaming JSON writer: objects, arrays, strings, integers, booleans, null. Strings are
+ * bytes: with "bytes" set (igmpd's own names, paths and messages) those that are not UTF-8 and
+ * '\' are written as "\xNN" (utf8_escape(), as igmpd shows them on the bus); without it (text
+ * that igmpd already escaped, as igmpctl prints it) bytes that are not UTF-8 become U+FFFD.
+ * Output goes to a FILE (a memstream for D-Bus replies, stdout for igmpctl). "pretty" indents
+ * by two spaces; otherwise nothing but the values.
  * Errors (nesting too deep, a value where a key belongs, unbalanced ends, write failures) are
  * sticky and reported by json_writer_finish(). Never logs.
  */
@@ -18,6 +21,7 @@
 typedef struct JsonWriter {
         FILE *f;
         bool pretty;
+        bool bytes;                      /* strings in utf8_escape()'s form */
         unsigned depth;
         bool in_object[JSON_DEPTH_MAX]; /* per level: object (true) or array (false) */
         bool has_items[JSON_DEPTH_MAX];
@@ -38,9 +42,6 @@ void json_key(JsonWriter *w, const char *key);
 
 /* NULL writes null. */
 void json_string(JsonWriter *w, const char *s);
-/* A name or path: bytes that are not UTF-8 are written as "\xNN" (utf8_escape()), as igmpd
- * shows them on the bus, instead of U+FFFD. NULL is null. */
-void json_string_escaped(JsonWriter *w, const char *s);
 void json_int(JsonWriter *w, int64_t v);
 void json_uint(JsonWriter *w, uint64_t v);
 void json_bool(JsonWriter *w, bool b);
@@ -50,5 +51,5 @@ void json_null(JsonWriter *w);
  * -E2BIG (too deep) or the write error. */
 int json_writer_finish(JsonWriter *w);
 
-/* Writes s as a JSON string literal (with quotes) to f. */
-void json_write_escaped(FILE *f, const char *s);
+/* Writes s as a JSON string literal (with quotes) to f; bytes as in JsonWriter. */
+void json_write_escaped(FILE *f, const char *s, bool bytes);

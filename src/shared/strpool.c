@@ -32,14 +32,14 @@ static int strpool_append(StrPool *p, const char *s, uint32_t *ret)
         return 0;
 }
 
-/* s, or a copy with "\xNN" for invalid bytes (utf8_escape(), as everywhere on the bus) that
- * the pool keeps; NULL on -ENOMEM. */
+/* s, or a copy in utf8_escape()'s form (as everywhere on the bus) that the pool keeps; NULL on
+ * -ENOMEM. */
 static const char *strpool_valid(StrPool *p, const char *s, bool *ret_owned)
 {
         char **a, *r;
 
         *ret_owned = false;
-        if (utf8_is_valid(s))
+        if (utf8_is_plain(s))
                 return s;
         a = realloc(p->owned, (p->n_owned + 1) * sizeof *a);
         if (!a)

@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "macro.h"
 #include "utf8.h"
 
 size_t utf8_valid_len(const char *s, size_t max)
@@ -63,39 +63,38 @@ static bool is_control(const unsigned char *u, size_t n)
         return n == 2 && u[0] == 0xc2 && u[1] < 0xa0; /* U+0080…U+009F */
 }
 
-static char *escape_byte(char *d, unsigned char c)
+bool utf8_is_plain(const char *s)
+{
+        return utf8_is_valid(s) && !strchr(s, '\\');
+}
+
+size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *buf)
 {
         static const char hex[] = "0123456789abcdef";
+        const unsigned char *u = (const unsigned char *) s;
+        char *d = buf;
 
-        *d++ = '\\';
-        *d++ = 'x';
-        *d++ = hex[c >> 4];
-        *d++ = hex[c & 0xf];
-        return d;
+        for (size_t i = 0; i < len;) {
+                size_t n = utf8_valid_len(s + i, len - i);
+                bool escape = n == 0 || (mode != UTF8_ESCAPE_SHOWN && u[i] == '\\') ||
+                              (mode != UTF8_ESCAPE_INVALID && is_control(u + i, n));
+
+                for (size_t end = i + MAX(n, (size_t) 1); i < end; i++)
+                        if (escape) {
+                                *d++ = '\\';
+                                *d++ = 'x';
+                                *d++ = hex[u[i] >> 4];
+                                *d++ = hex[u[i] & 0xf];
+                        } else
+                                *d++ = (char) u[i];
+        }
+        *d = '\0';
+        return (size_t) (d - buf);
 }
 
 char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf)
 {
-        const unsigned char *u = (const unsigned char *) s;
-        char *d = buf;
-
-        while (*u) {
-                size_t n = utf8_valid_len((const char *) u, SIZE_MAX);
-
-                if (n == 0) {
-                        d = escape_byte(d, *u++);
-                        continue;
-                }
-                if (mode == UTF8_ESCAPE_CONTROL && is_control(u, n))
-                        for (size_t i = 0; i < n; i++)
-                                d = escape_byte(d, u[i]);
-                else {
-                        memcpy(d, u, n);
-                        d += n;
-                }
-                u += n;
-        }
-        *d = '\0';
+        (void) utf8_escape_bytes(s, strlen(s), mode, buf);
         return buf;
 }
 
@@ -138,25 +137,4 @@ int utf8_unescape(const char *s, char *buf, size_t size)
                 return -ENOBUFS;
         buf[n] = '\0';
         return 0;
-}
-
-size_t utf8_escape_bytes(const char *s, size_t len, char *buf)
-{
-        const unsigned char *u = (const unsigned char *) s;
-        char *p = buf;
-
-        for (size_t i = 0; i < len;) {
-                size_t n = utf8_valid_len(s + i, len - i);
-
-                if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\'))) {
-                        p += sprintf(p, "\\x%02x", u[i]);
-                        i++;
-                        continue;
-                }
-                memcpy(p, u + i, n);
-                p += n;
-                i += n;
-        }
-        *p = '\0';
-        return (size_t) (p - buf);
 }

@@ -18,28 +18,32 @@ size_t utf8_valid_len(const char *s, size_t max);
 bool utf8_is_valid(const char *s);
 
 /* Interface names (and file names) are bytes; D-Bus strings and JSON are UTF-8. utf8_escape()
- * writes each byte that is not part of valid UTF-8 as "\xNN" (two lowercase hex digits), and
- * with UTF8_ESCAPE_CONTROL each byte of a control character too (C0, DEL, and C1 U+0080…U+009F,
- * which a terminal also obeys). Everything else, a backslash included, is copied: a valid name
- * is its own escaped form. utf8_unescape() reverses "\xNN" (either case); a backslash not
- * followed by "x" and two hex digits is kept. */
+ * writes each byte that is not part of valid UTF-8, and each backslash, as "\xNN" (two lowercase
+ * hex digits; a backslash is "\x5c"), so that no two byte strings look alike ("a\xff" is a and
+ * byte 0xff, "a\x5cxff" the five characters a\xff) and a name that is valid UTF-8 without a
+ * backslash is its own escaped form. UTF8_ESCAPE_CONTROL escapes each byte of a control character
+ * too (C0, DEL, and C1 U+0080…U+009F, which a terminal also obeys). UTF8_ESCAPE_SHOWN is for a
+ * string that is already escaped (what igmpd sent on the bus) on its way to a terminal: control
+ * characters and bytes that are not UTF-8 are escaped, a backslash is kept. utf8_unescape()
+ * reverses "\xNN" (either case); a backslash not followed by "x" and two hex digits is kept. */
 typedef enum Utf8EscapeMode {
         UTF8_ESCAPE_INVALID,
         UTF8_ESCAPE_CONTROL,
+        UTF8_ESCAPE_SHOWN,
 } Utf8EscapeMode;
 
 /* The room utf8_escape() needs for a string of len bytes, NUL included. */
 #define UTF8_ESCAPED_SIZE(len) ((len) * 4 + 1)
 
-/* Writes the escaped s into buf, which holds UTF8_ESCAPED_SIZE(strlen(s)) bytes; returns buf. */
+/* Whether s is its own UTF8_ESCAPE_INVALID form: valid UTF-8 without a backslash. */
+bool utf8_is_plain(const char *s);
+/* Writes s[0..len) escaped into buf, which holds UTF8_ESCAPED_SIZE(len) bytes (a NUL within s
+ * is a control character: "\x00" with UTF8_ESCAPE_CONTROL). Returns the length written. */
+size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *buf);
+/* The same for a NUL-terminated s; returns buf. */
 char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf);
 /* The same, allocated; NULL when out of memory. */
 char *utf8_escape_dup(const char *s, Utf8EscapeMode mode);
 /* Writes the unescaped s into buf of size bytes. 0, -ENOBUFS if it does not fit (NUL
  * included), -EINVAL for "\x00". */
 int utf8_unescape(const char *s, char *buf, size_t size);
-
-/* Copies s[0..len) into buf as valid UTF-8 free of control characters: bytes that are not part
- * of a valid sequence, C0 controls, DEL and '\' become "\xNN" (so the result is unambiguous).
- * buf must hold len * 4 + 1 bytes. Returns the length written (without the NUL). */
-size_t utf8_escape_bytes(const char *s, size_t len, char *buf);

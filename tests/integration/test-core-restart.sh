@@ -5,7 +5,8 @@
 # writes, the next start reads them. Removed while igmpd was stopped or dead: undone at start.
 # Still in force after the restart: undone on the reload that removes it. A knob someone else
 # set while igmpd was not running is left alone; a file from another network namespace is
-# ignored; a line torn by a crash is ignored.
+# ignored; a line torn by a crash is ignored; a link renamed while igmpd was dead keeps its
+# originals (issue 24, item 5).
 . "$(dirname "$0")/lib.sh"
 
 NS=$(ns_new restart)
@@ -175,5 +176,32 @@ printf '%s v0 %s=1/2' "$idx" "$V3" >> "$ORIG"   # no newline: the write never fi
 rm "$T_CONF/20-v.conf"
 igmpd_start "$NS"
 expect_knob "$NS" ipv4 v0 $V3 1234
+igmpd_stop
+info "SIGKILL, the link renamed while igmpd was dead, the policy removed after the restart: the originals come back"
+# The record is by ifindex (not reused in a namespace): after the rename it is still this link's,
+# and igmpd's own value must not become "the original".
+conf_put 20-v.conf <<'CONF'
+[Match]
+Name=v0 w0
+
+[IGMP]
+V2UnsolicitedReportInterval=200
+V3UnsolicitedReportInterval=300
+
+[MLD]
+V2UnsolicitedReportInterval=400
+CONF
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 300
+expect_knob "$NS" ipv4 v0 $V2 200
+crash
+ip -n "$NS" link set v0 name w0
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 w0 $V3 300
+rm "$T_CONF/20-v.conf"
+igmpd_reload
+expect_knob "$NS" ipv4 w0 $V2 4321
+expect_knob "$NS" ipv4 w0 $V3 1234
+expect_knob "$NS" ipv6 w0 $MLD 2000
 igmpd_stop
 echo "PASS: $T_NAME"

@@ -15,6 +15,7 @@
 #   - deactivation: falls back to policy; a link without a profile is never touched
 #   - VPN active connections are not device profiles
 #   - NetworkManager restart: name vanishes (fall back) and reappears (values back)
+#   - a device maps to its link by Ifindex: a link that takes the device's name gets nothing
 #   - [Daemon] NetworkManager=no: profiles are ignored
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
@@ -196,6 +197,24 @@ AC=$(nmctl Activate oob "$CONN" "$DEV0" false)
 expect_knob "$NS" ipv4 nmf0 $V3 220
 expect_source nmf0 $V3 220 220 "NetworkManager:iptv restarted"
 igmpd_alive
+
+info "a device maps to its link by ifindex: a link that takes the device's name does not get its profile"
+# The link is renamed and another takes its name before NetworkManager says so (the device's
+# Interface still reads nmf0): the profile stays with the device's Ifindex (issue 24, item 5).
+veth_add "$NS" nmg0 nmg1
+IDXG=$(ifindex_of "$NS" nmg0)
+ip -n "$NS" link set nmf0 name nmfz
+ip -n "$NS" link set nmg0 name nmf0
+expect_knob "$NS" ipv4 nmf0 $V3 500              # the newcomer: policy (Name=nmf*)
+resync
+expect_source nmfz $V3 220 220 "NetworkManager:iptv restarted"
+expect_source nmf0 $V3 500 500 "$POLICY"
+[ "$(knob_get "$NS" ipv4 nmfz $V3)" = 220 ] || fail "the renamed link lost its profile: $(knob_get "$NS" ipv4 nmfz $V3)"
+ip -n "$NS" link del nmf0
+ip -n "$NS" link set nmfz name nmf0
+[ "$(ifindex_of "$NS" nmf0)" = "$IDX0" ] && [ "$IDXG" != "$IDX0" ] || fail "the links did not get their names back"
+resync
+expect_source nmf0 $V3 220 220 "NetworkManager:iptv restarted"
 
 info "NetworkManager=no: profiles ignored (after a reload too)"
 mkdir -p "$T_ROOT/etc/igmpd"

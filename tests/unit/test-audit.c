@@ -82,6 +82,10 @@ Test(audit, utf8_sanitize_random_is_valid)
 static int fake_resolve(int ifindex, char *buf, size_t len, void *userdata)
 {
         (void) userdata;
+        if (ifindex == 8) {
+                snprintf(buf, len, "b\\a\xff"); /* a name is bytes */
+                return 0;
+        }
         if (ifindex != 7)
                 return -ENODEV;
         snprintf(buf, len, "eth7");
@@ -106,6 +110,11 @@ Test(audit, event_fill_translates)
         cr_assert_eq(audit_event_fill(&e, "x", 1, "/usr/bin/x", 10, dev, 5, fake_resolve, NULL), 0);
         cr_expect_str_eq(e.path, "/proc/sys/net/ipv4/conf/eth7/force_igmp_version");
         cr_expect_str_eq(e.exe, "/usr/bin/x");
+        audit_event_done(&e);
+
+        const int odd[] = { 3, 5, 16, 8, 17 };
+        cr_assert_eq(audit_event_fill(&e, "x", 1, NULL, 0, odd, 5, fake_resolve, NULL), 0);
+        cr_expect_str_eq(e.path, "/proc/sys/net/ipv4/conf/b\\x5ca\\xff/force_igmp_version");
         audit_event_done(&e);
 
         /* unknown ifindex: stays numeric, path partial */

@@ -54,6 +54,34 @@ static const struct {
         { "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* > U+10FFFF */
 };
 
+/* With bytes set (igmpd's own strings): utf8_escape()'s form, as on the bus. */
+static const struct {
+        const char *in, *out;
+} bytes_cases[] = {
+        { "plain", "\"plain\"" },
+        { "back\\slash", "\"back\\\\x5cslash\"" },                  /* '\' is "\x5c" */
+        { "a\\xff", "\"a\\\\x5cxff\"" },                             /* the five characters … */
+        { "a\xff", "\"a\\\\xff\"" },                                  /* … and a with 0xff differ */
+        { "cut\xc3", "\"cut\\\\xc3\"" },
+        { "grüß\t\x01", "\"grüß\\t\\u0001\"" },                      /* controls as JSON has them */
+};
+
+Test(json, escaping_bytes)
+{
+        for (size_t i = 0; i < ELEMENTSOF(bytes_cases); i++) {
+                Out o;
+                int r;
+
+                out_open(&o, false);
+                o.w.bytes = true;
+                json_string(&o.w, bytes_cases[i].in);
+                const char *s = out_close(&o, &r);
+                cr_expect_eq(r, 0);
+                cr_expect_str_eq(s, bytes_cases[i].out, "case %zu", i);
+                free(o.buf);
+        }
+}
+
 Test(json, escaping)
 {
         for (size_t i = 0; i < ELEMENTSOF(escape_cases); i++) {

@@ -60,7 +60,7 @@ Test(strpool, intern_finds_by_content_add_appends)
         strpool_done(&p);
 }
 
-Test(strpool, invalid_utf8_is_escaped)
+Test(strpool, invalid_utf8_and_backslash_are_escaped)
 {
         static const struct {
                 const char *in, *out;
@@ -69,6 +69,7 @@ Test(strpool, invalid_utf8_is_escaped)
                 { "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9" },             /* valid: kept */
                 { "\xc3(", "\\xc3(" },                                       /* cut short */
                 { "\xed\xa0\x80x", "\\xed\\xa0\\x80x" },                  /* surrogate */
+                { "back\\slash", "back\\x5cslash" },                     /* '\' too: unambiguous */
         };
         StrPool p;
 
