@@ -128,7 +128,7 @@ static int property_get_altnames(sd_bus *bus, const char *path, const char *inte
 static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
                               sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return property_get_string(reply, link_state_to_string(link_get_state(userdata)));
+        return bus_message_append_escaped(reply, link_state_to_string(link_get_state(userdata)));
 }
 
 static int property_get_last_error(sd_bus *bus, const char *path, const char *interface,
