@@ -37,7 +37,7 @@ if [ -n "${IGMPD_BPF_HELPER:-}" ]; then
         wrap igmpd-bpf "$IGMPD_BPF_HELPER"
         export IGMPD_BPF_HELPER=$T_TMP/bin/igmpd-bpf
 fi
-info "target: $(file -b "$T_TMP/bin/igmpd" > /dev/null; "$T_TMP/bin/igmpd" --version 2>&1 | head -n 1), through $CROSS_WRAPPER"
+info "target: $("$T_TMP/bin/igmpd" --version 2>&1 | head -n 1), through $CROSS_WRAPPER"
 
 # Emulation is slow, and the machine may be busy: wait for states, generously.
 export WAIT_SECS=60
