@@ -66,8 +66,8 @@ if [ -z "${SKIP_CROSS:-}" ]; then
         echo "== arm64 and armhf under qemu-user (scripts/cross-build.sh)"
         # Removed first so that a stage that stops early counts as failed, not as the last run.
         rm -rf "$SRCDIR"/build-test-{arm64,armhf}/meson-logs/testlog.json "$SRCDIR/build-test-deb-arm64"
-        # MESON_ARGS (the native build's options) are not for the cross builds.
-        MESON_ARGS="" CROSS_BUILD_PREFIX=$SRCDIR/build-test- "$SRCDIR/scripts/cross-build.sh" --test --deb all || rc=1
+        # MESON_ARGS and MESON_TEST_ARGS (the native build's) are not for the cross builds.
+        MESON_ARGS="" MESON_TEST_ARGS="" CROSS_BUILD_PREFIX=$SRCDIR/build-test- "$SRCDIR/scripts/cross-build.sh" --test --deb all || rc=1
         for t in arm64 armhf; do
                 count "$SRCDIR/build-test-$t/meson-logs/testlog.json" >> "$summary"
         done
