@@ -91,6 +91,16 @@ int criterion_lite_str_differ(int kind, const char *file, int line, const char *
         } while (0)
 #define cr_assert_str_eq(a, b, ...) CRITERION_LITE_STR_(1, a, b, __VA_ARGS__)
 #define cr_expect_str_eq(a, b, ...) CRITERION_LITE_STR_(0, a, b, __VA_ARGS__)
+/* Different strings (NULL differs from every string, as a failure to compare would). */
+#define CRITERION_LITE_STR_NEQ_(kind, a, b, ...)                                                    \
+        do {                                                                                        \
+                const char *criterion_lite_a_ = (a), *criterion_lite_b_ = (b);                      \
+                CRITERION_LITE_CHECK_(kind, !criterion_lite_a_ || !criterion_lite_b_ ||             \
+                                      strcmp(criterion_lite_a_, criterion_lite_b_) != 0,            \
+                                      #a " != " #b, __VA_ARGS__);                                   \
+        } while (0)
+#define cr_assert_str_neq(a, b, ...) CRITERION_LITE_STR_NEQ_(1, a, b, __VA_ARGS__)
+#define cr_expect_str_neq(a, b, ...) CRITERION_LITE_STR_NEQ_(0, a, b, __VA_ARGS__)
 
 #define cr_assert_arr_eq(a, b, size, ...) \
         CRITERION_LITE_CHECK_(1, memcmp((a), (b), (size)) == 0, "memcmp(" #a ", " #b ", " #size ") == 0", __VA_ARGS__)
