@@ -33,6 +33,7 @@
 #include "bench-util.h"
 #include "sysctl-syscall.h"
 
+#ifdef NR_SYSCTL
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -45,6 +46,7 @@ static uint64_t tv_us(struct timeval tv)
 {
         return (uint64_t) tv.tv_sec * 1000000 + (uint64_t) tv.tv_usec;
 }
+#endif
 
 static int flood(unsigned long count)
 {

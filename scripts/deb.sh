@@ -4,7 +4,7 @@
 # a commit into a temporary directory: no build directory or stray file of the checkout gets
 # in), with `dpkg-buildpackage -us -uc -b`, then runs lintian on the result.
 #
-#   scripts/deb.sh [--outdir DIR] [--rev REV | --worktree] [--next-version VERSION] [--no-lintian]
+#   scripts/deb.sh [--outdir DIR] [--rev REV | --worktree] [--next-version VERSION] [--arch ARCH] [--no-lintian]
 #   scripts/deb.sh [--rev REV | --worktree] --tree-id
 #
 #   --outdir DIR       where the .deb, .changes, .buildinfo and lintian.txt go (default: build-deb/)
@@ -12,6 +12,8 @@
 #   --worktree         the checkout as it is, committed or not (files .gitignore excludes left out)
 #   --next-version V   then also a newer build of the same tree, version V (a changelog entry on
 #                      top, rebuilt without a clean): for upgrade tests
+#   --arch ARCH        cross-build for Debian architecture ARCH (arm64): dpkg-buildpackage -a ARCH
+#                      -Pcross,nocheck; scripts/cross-build.sh ARCH installs what that needs
 #   --no-lintian       skip lintian
 #   --tree-id          print the git tree id that would be built (with --rev/--worktree) and exit
 #
@@ -27,6 +29,7 @@ worktree=""
 next_version=""
 lintian=yes
 print_tree=""
+arch=""
 
 die() { echo "deb.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -35,9 +38,10 @@ while [ $# -gt 0 ]; do
         --rev) [ $# -ge 2 ] || die "--rev needs a commit"; rev=$2; shift 2 ;;
         --worktree) worktree=yes; shift ;;
         --next-version) [ $# -ge 2 ] || die "--next-version needs a Debian version, e.g. 0.1-1+1"; next_version=$2; shift 2 ;;
+        --arch) [ $# -ge 2 ] || die "--arch needs a Debian architecture, e.g. arm64"; arch=$2; shift 2 ;;
         --no-lintian) lintian=""; shift ;;
         --tree-id) print_tree=yes; shift ;;
-        -h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see scripts/deb.sh --help)" ;;
         esac
 done
@@ -69,6 +73,15 @@ git -C "$SRCDIR" archive --format=tar "$tree" | tar -x -C "$tmp/igmpd"
 cd "$tmp/igmpd"
 
 export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }parallel=$(nproc)"
+# A cross build runs no test (the unit tests run under qemu-user in scripts/cross-build.sh
+# --test) and so needs no Criterion for the target, which could not be installed beside the
+# native one anyway.
+deb_arch=${arch:-$(dpkg --print-architecture)}
+cross=()
+if [ -n "$arch" ] && [ "$arch" != "$(dpkg --print-architecture)" ]; then
+        cross=(-a "$arch" -Pcross,nocheck)
+        DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS nocheck"
+fi
 mkdir -p "$outdir"
 
 # build [dpkg-buildpackage options]: builds, copies igmpd_*.deb, its automatic
@@ -77,17 +90,17 @@ build() {
         local v
         v=$(dpkg-parsechangelog -S Version)
         echo "Building igmpd $v from $what in $tmp" >&2
-        if ! dpkg-buildpackage -us -uc -b "$@" > "$tmp/build.log" 2>&1; then
+        if ! dpkg-buildpackage -us -uc -b "${cross[@]}" "$@" > "$tmp/build.log" 2>&1; then
                 cp "$tmp/build.log" "$outdir/build.log"
                 grep -E "^dpkg-checkbuilddeps|Unmet build dependencies" "$tmp/build.log" >&2 &&
-                        echo "deb.sh: install the build dependencies first: scripts/setup.sh" >&2
+                        echo "deb.sh: install the build dependencies first: scripts/setup.sh${arch:+ (for $arch: scripts/cross-build.sh $arch)}" >&2
                 tail -n 40 "$tmp/build.log" >&2
                 die "dpkg-buildpackage failed (full log: $outdir/build.log)"
         fi
         cat "$tmp/build.log" >> "$outdir/build.log"
-        cp "$tmp"/*_"$v"_*.deb "$tmp"/*_"$v"_*.changes "$tmp"/*_"$v"_*.buildinfo "$outdir/"
-        changes=$(ls "$outdir"/igmpd_"$v"_*.changes)
-        deb=$(ls "$outdir"/igmpd_"$v"_*.deb)
+        cp "$tmp"/*_"$v"_"$deb_arch".deb "$tmp"/*_"$v"_"$deb_arch".changes "$tmp"/*_"$v"_"$deb_arch".buildinfo "$outdir/"
+        changes=$(ls "$outdir"/igmpd_"$v"_"$deb_arch".changes)
+        deb=$(ls "$outdir"/igmpd_"$v"_"$deb_arch".deb)
 }
 
 : > "$outdir/build.log"

@@ -4,8 +4,10 @@
 #   1. meson test: unit, integration in throwaway network namespaces, booted-systemd (nspawn),
 #      man pages, kernel patch set, benchmark smoke run;
 #   2. the same unit + integration suites again under ASan+UBSan (scripts/test-sanitizers.sh);
-#   3. every libFuzzer target for $FUZZ_SECONDS (default 30) (scripts/fuzz.sh).
-# Set SKIP_SANITIZERS=1 or SKIP_FUZZ=1 to leave a stage out. Ends with one line:
+#   3. every libFuzzer target for $FUZZ_SECONDS (default 30) (scripts/fuzz.sh);
+#   4. the arm64 and armhf builds, their unit and smoke tests under qemu-user and the arm64
+#      Debian package (scripts/cross-build.sh --test --deb; the package counts as one test).
+# Set SKIP_SANITIZERS=1, SKIP_FUZZ=1 or SKIP_CROSS=1 to leave a stage out. Ends with one line:
 # "N passed, N failed, N skipped" over all stages (a fuzz target counts as one test).
 set -uo pipefail
 
@@ -55,6 +57,24 @@ if [ -z "${SKIP_FUZZ:-}" ]; then
         line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed' <<< "$out" | tail -n 1)
         if [ -n "$line" ]; then
                 sed -E 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/' <<< "$line" >> "$summary"
+        else
+                echo "0 1 0" >> "$summary"
+        fi
+fi
+
+if [ -z "${SKIP_CROSS:-}" ]; then
+        echo "== arm64 and armhf under qemu-user (scripts/cross-build.sh)"
+        # Removed first so that a stage that stops early counts as failed, not as the last run.
+        rm -rf "$SRCDIR"/build-test-{arm64,armhf}/meson-logs/testlog.json "$SRCDIR/build-test-deb-arm64"
+        # MESON_ARGS and MESON_TEST_ARGS (the native build's) are not for the cross builds.
+        MESON_ARGS="" MESON_TEST_ARGS="" CROSS_BUILD_PREFIX=$SRCDIR/build-test- "$SRCDIR/scripts/cross-build.sh" --test --deb all || rc=1
+        for t in arm64 armhf; do
+                count "$SRCDIR/build-test-$t/meson-logs/testlog.json" >> "$summary"
+        done
+        # The arm64 package: one test, passed when the .deb exists and lintian found no error.
+        if ls "$SRCDIR"/build-test-deb-arm64/igmpd_*_arm64.deb > /dev/null 2>&1 &&
+           [ -f "$SRCDIR/build-test-deb-arm64/lintian.txt" ] && ! grep -q '^E:' "$SRCDIR/build-test-deb-arm64/lintian.txt"; then
+                echo "1 0 0" >> "$summary"
         else
                 echo "0 1 0" >> "$summary"
         fi

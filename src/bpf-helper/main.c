@@ -70,6 +70,7 @@ static int serve_one(int fd)
                 log_debug("Request %s (%u pids, %u known files, %zu fds).", bpf_op_to_string(req.op),
                           req.n_pids, req.n_known, n_fds);
                 switch (req.op) {
+#if HAVE_BPF_AUDIT
                 case BPF_OP_SYSCALL_ATTACH:
                         (void) helper_syscall_attach(&req, &r);
                         break;
@@ -79,12 +80,13 @@ static int serve_one(int fd)
                 case BPF_OP_LIBC_RESCAN:
                         (void) helper_libc_rescan(&req, fds, n_fds, &r);
                         break;
+#endif
                 case BPF_OP_DRIFT_ATTACH:
                         (void) helper_drift_attach(&req, fds, n_fds, &r);
                         break;
                 default:
-                        helper_reply_error(&r, -EOPNOTSUPP, "this igmpd-bpf does not handle %s",
-                                           bpf_op_to_string(req.op));
+                        helper_reply_error(&r, -EOPNOTSUPP, "this igmpd-bpf does not handle %s%s", bpf_op_to_string(req.op),
+                                           HAVE_BPF_AUDIT ? "" : " (the audit programs are built for x86_64 only)");
                 }
         }
         for (size_t i = 0; i < n_fds; i++)

@@ -33,7 +33,6 @@ int main(int argc, char *argv[])
         const char *name_arg = NULL, *wait_for = NULL;
         bool print_libc = false;
         long count = 1;
-        int name[10], n = 0;
 
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--wait-for") == 0 && i + 1 < argc)
@@ -50,9 +49,13 @@ int main(int argc, char *argv[])
                 return 2;
         }
 #if !defined(__x86_64__)
+        (void) wait_for;
+        (void) print_libc;
         fprintf(stderr, "sysctl@GLIBC_2.2.5 is the x86_64 compat symbol; not built for this architecture.\n");
         return 77;
 #else
+        int name[10], n = 0;
+
         for (const char *p = name_arg; *p && n < 10;) {
                 char *end;
                 errno = 0;

@@ -22,19 +22,20 @@
 
 int main(int argc, char *argv[])
 {
-        int name[10];
-        int n = 0;
-        long count = 1;
-        char *p, *end;
-
         if (argc < 2 || argc > 3) {
                 fprintf(stderr, "Usage: %s NAME [COUNT]   (NAME like 3.5.16.-2.17)\n", argv[0]);
                 return 2;
         }
 #ifndef NR_SYSCTL
+        /* arm64 and the other asm-generic architectures never had the system call. */
         fprintf(stderr, "No sysctl(2) system call number known for this architecture.\n");
         return 77;
 #else
+        int name[10];
+        int n = 0;
+        long count = 1;
+        char *p, *end;
+
         for (p = argv[1]; *p && n < 10;) {
                 errno = 0;
                 long v = strtol(p, &end, 10);

@@ -54,6 +54,22 @@ static uint8_t *read_helper(const char *name, size_t *ret_size)
         return b;
 }
 
+/* A helper that calls sysctl(2) the x86_64 way: in a cross build (scripts/cross-build.sh) the
+ * helpers are arm programs, which have no such call to find. */
+static uint8_t *read_x86_64_helper(const char *name, size_t *ret_size)
+{
+        uint8_t *b = read_helper(name, ret_size);
+        uint16_t machine = 0;
+
+        if (*ret_size > offsetof(Elf64_Ehdr, e_machine) + sizeof machine)
+                memcpy(&machine, b + offsetof(Elf64_Ehdr, e_machine), sizeof machine);
+        if (machine != EM_X86_64) {
+                free(b);
+                cr_skip_test("%s is not an x86_64 program (a cross build): the sysctl(2) calls found are x86_64 code", name);
+        }
+        return b;
+}
+
 static void inspect(const uint8_t *b, size_t size, ElfSysctlInfo *info)
 {
         ElfView v;
@@ -95,7 +111,7 @@ Test(elf_sysctl, system_libc)
 Test(elf_sysctl, legacy_import)
 {
         size_t size;
-        uint8_t *b = read_helper("call-libc-sysctl", &size);
+        uint8_t *b = read_x86_64_helper("call-libc-sysctl", &size);
         ElfSysctlInfo info;
         ElfView v;
         uint64_t off;
@@ -120,7 +136,7 @@ Test(elf_sysctl, syscall_function)
 
         for (size_t i = 0; i < 2; i++) {
                 size_t size;
-                uint8_t *b = read_helper(names[i], &size);
+                uint8_t *b = read_x86_64_helper(names[i], &size);
                 ElfSysctlInfo info;
 
                 inspect(b, size, &info);
@@ -136,7 +152,7 @@ Test(elf_sysctl, syscall_function)
 Test(elf_sysctl, raw_syscall)
 {
         size_t size;
-        uint8_t *b = read_helper("sysctl-raw", &size);
+        uint8_t *b = read_x86_64_helper("sysctl-raw", &size);
         ElfSysctlInfo info;
 
         inspect(b, size, &info);
