@@ -4,12 +4,19 @@
  * $LISTEN_FDS (igmpd-bpf.socket with Accept=yes starts one instance per connection; igmpd,
  * running as root outside systemd, starts one the same way over a socketpair). Each request
  * gets one reply; the helper exits when igmpd closes the connection.
+ *
+ * The libc scan answers within its own deadline (helper-libc.c). The backstop for a system call
+ * stuck in the kernel (a FUSE or NFS server that does not answer, a process that holds its
+ * mmap lock): SIGALRM, left at its default action, ends the helper HELPER_BACKSTOP_SEC after a
+ * request arrived; igmpd then sees the connection close and starts a new helper when it next
+ * needs one.
  */
 
 #include <errno.h>
 #include <linux/capability.h>
 #include <getopt.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -18,6 +25,8 @@
 #include "cap-util.h"
 #include "helper.h"
 #include "log.h"
+
+#define HELPER_BACKSTOP_SEC 10
 
 static void help(void)
 {
@@ -62,6 +71,7 @@ static int serve_one(int fd)
         if (err < 0)
                 return log_error_errno(err, "Failed to receive a request: %m");
 
+        (void) alarm(HELPER_BACKSTOP_SEC);
         helper_reply_init(&r);
         if (bpf_request_validate(&req, len) < 0) {
                 log_warning("Ignoring a malformed request (%zu bytes).", len);
@@ -95,7 +105,10 @@ static int serve_one(int fd)
                 log_info("%s: %s", bpf_op_to_string(req.op) ?: "request", r.reply.reason);
         }
 
+        if (r.reply.flags & BPF_REPLY_INCOMPLETE)
+                log_info("%s: %s", bpf_op_to_string(req.op), r.reply.reason);
         err = bpf_protocol_send(fd, &r.reply, sizeof r.reply, r.fds, r.n_fds);
+        (void) alarm(0);
         helper_reply_done(&r);
         if (err == -EPIPE || err == -ECONNRESET) {
                 /* igmpd went away (stopped or restarted) before the answer: nothing was attached
@@ -150,6 +163,7 @@ int main(int argc, char *argv[])
         if (r < 0)
                 log_debug_errno(r, "Cannot drop the capabilities the helper does not use, ignoring: %m");
         helper_libbpf_setup();
+        (void) signal(SIGALRM, SIG_DFL); /* an ignored signal stays ignored across exec */
 
         while ((r = serve_one(fd)) > 0)
                 ;
