@@ -115,14 +115,6 @@ static bool file_known(const LibcScan *s, const BpfFileId *id)
         return false;
 }
 
-static bool libc_name(const char *path)
-{
-        const char *base = strrchr(path, '/');
-
-        base = base ? base + 1 : path;
-        return startswith(base, "libc.so") || startswith(base, "libc-2.");
-}
-
 static int uprobe_pmu_type(void)
 {
         static int type = -1;
@@ -324,7 +316,7 @@ static void scan_maps(LibcScan *s, const char *pid)
                 if (sscanf(line, "%63s %7s %*s %x:%x %llu %4095[^\n]", range, perms, &maj, &min, &ino, file) != 6)
                         continue;
                 id = (BpfFileId) { .dev = makedev(maj, min), .ino = ino };
-                if (perms[2] != 'x' || file[0] != '/' || !libc_name(file) || file_known(s, &id))
+                if (perms[2] != 'x' || file[0] != '/' || !elf_libc_name(file) || file_known(s, &id))
                         continue;
                 n_files++;
                 snprintf(path, sizeof path, "/proc/%s/map_files/%s", pid, range);
@@ -439,11 +431,7 @@ int helper_libc_attach(const BpfRequest *req, HelperReply *r)
                 return helper_reply_bpf_error(r, link, "Attaching to the sched_process_exec tracepoint");
         err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, "tp_btf/sched_process_exec");
         if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_RINGBUF, dup_cloexec(bpf_map__fd(skel->maps.events)),
-                                       HELPER_RINGBUF_SIZE, NULL, NULL);
-        if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(skel->maps.bss)),
-                                       bpf_map__value_size(skel->maps.bss), NULL, NULL);
+                err = helper_reply_add_maps(r, skel->maps.events, skel->maps.bss);
         if (err >= 0)
                 err = helper_reply_add(r, BPF_FD_PROGRAM, dup_cloexec(bpf_program__fd(skel->progs.igmpd_libc_sysctl)),
                                        0, NULL, NULL);

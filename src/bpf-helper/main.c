@@ -3,13 +3,9 @@
  * igmpd-bpf: serves igmpd's BPF requests on one connected SOCK_SEQPACKET socket passed as
  * $LISTEN_FDS (igmpd-bpf.socket with Accept=yes starts one instance per connection; igmpd,
  * running as root outside systemd, starts one the same way over a socketpair). Each request
- * gets one reply; the helper exits when igmpd closes the connection.
- *
- * The libc scan answers within its own deadline (helper-libc.c). The backstop for a system call
- * stuck in the kernel (a FUSE or NFS server that does not answer, a process that holds its
- * mmap lock): SIGALRM, left at its default action, ends the helper HELPER_BACKSTOP_SEC after a
- * request arrived; igmpd then sees the connection close and starts a new helper when it next
- * needs one.
+ * gets one reply; the helper exits when igmpd closes the connection. A request not answered
+ * HELPER_BACKSTOP_SEC after it came (a system call stuck in the kernel: a FUSE or NFS server, a
+ * process holding its mmap lock) ends the helper: SIGALRM at its default action.
  */
 
 #include <errno.h>
@@ -105,8 +101,6 @@ static int serve_one(int fd)
                 log_info("%s: %s", bpf_op_to_string(req.op) ?: "request", r.reply.reason);
         }
 
-        if (r.reply.flags & BPF_REPLY_INCOMPLETE)
-                log_info("%s: %s", bpf_op_to_string(req.op), r.reply.reason);
         err = bpf_protocol_send(fd, &r.reply, sizeof r.reply, r.fds, r.n_fds);
         (void) alarm(0);
         helper_reply_done(&r);

@@ -12,6 +12,7 @@
 
 #include "audit-event.h"
 #include "audit-libc.h"
+#include "elf-sysctl.h"
 #include "log.h"
 
 /* The host's library directories, watched for a replaced libc (the sweep then finds the
@@ -54,11 +55,6 @@ static uint64_t now_monotonic(const AuditLibc *l)
         return now;
 }
 
-static bool libc_name(const char *name)
-{
-        return startswith(name, "libc.so") || startswith(name, "libc-2.");
-}
-
 static void audit_libc_schedule(AuditLibc *l);
 static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
 
@@ -76,7 +72,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                 for (char *p = u.buf; p < u.buf + n;) {
                         struct inotify_event *e = (struct inotify_event *) p;
 
-                        if (e->len > 0 && libc_name(e->name))
+                        if (e->len > 0 && elf_libc_name(e->name))
                                 changed = true;
                         p += sizeof *e + e->len;
                 }

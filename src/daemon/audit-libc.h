@@ -10,12 +10,9 @@
  *    and at the usual libc paths inside its root;
  *  - a libc file is replaced in the host's library directories (an upgrade: inotify), or the
  *    configuration is reloaded: the helper looks at every process again.
- * The exec watch leaves out namespaces any user can make (owned by a user namespace other than
- * the initial one); requests are coalesced per mount namespace and root and spaced
- * (AUDIT_LIBC_RESCAN_SPACING_USEC); files already known (probed, or found without the compat
- * symbol or over the cap) are skipped by the helper. At most AUDIT_LIBC_PROBES_MAX uprobes are
- * kept, of which at most half on copies of a content already probed (so copies of one file
- * cannot use up the cap); once the cap is reached igmpd says so once and stops rescanning.
+ * Requests are coalesced per mount namespace and root and spaced; files already known are
+ * skipped by the helper. At most AUDIT_LIBC_PROBES_MAX uprobes are kept, at most half of them on
+ * copies of a content already probed; at the cap igmpd says so once and stops rescanning.
  */
 
 #include <stdbool.h>

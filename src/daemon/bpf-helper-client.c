@@ -24,19 +24,15 @@
 #include "cap-util.h"
 #include "log.h"
 
-/* Loading and verifying a program takes milliseconds, a libc scan at most 3 s, and the helper
- * ends itself after 10 s (its backstop): one that has not answered in this time is stuck (or
- * systemd could not start it). A stuck child is killed; a new one starts at the next call, at
- * most one per BPF_HELPER_RESPAWN_USEC. */
+/* The helper answers within 10 s or ends itself: one silent for longer is stuck (or systemd could
+ * not start it). A stuck child is killed, a new one starts at the next call (one per 5 s). */
 #define BPF_HELPER_TIMEOUT_USEC (20ULL * 1000000ULL)
 #define BPF_HELPER_RESPAWN_USEC (5ULL * 1000000ULL)
-/* Socket mode: a connection (one igmpd-bpf@.service instance) is kept this long after a call,
- * so that a stream of rescans (a container host's namespaces) runs one instance, not one
- * each, nor two journal lines each. */
+/* Socket mode: a connection (one igmpd-bpf@.service instance) is kept this long after a call:
+ * a stream of rescans runs one instance, not one (and two journal lines) each. */
 #define BPF_HELPER_IDLE_USEC (30ULL * 1000000ULL)
-/* Descriptors the helper's replies may never take: one whose fds land this close to
- * RLIMIT_NOFILE is refused, and the rest stays for link configuration (main.c raises the soft
- * limit to the hard one at start; igmpd uses no select()). */
+/* A reply whose fds land this close to RLIMIT_NOFILE is refused: the rest is for link
+ * configuration (main.c raises the soft limit to the hard one). */
 #define BPF_HELPER_FD_RESERVE 256
 
 struct BpfHelperCall {
