@@ -16,7 +16,7 @@ SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-$SRCDIR/build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 FUZZ_OUT=${FUZZ_OUT:-$FUZZ_BUILD_DIR/fuzz-out}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"fuzz-policy fuzz-duration fuzz-kmsg fuzz-audit fuzz-sysctl-binary fuzz-bus-validate fuzz-elf"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"fuzz-policy fuzz-duration fuzz-kmsg fuzz-audit fuzz-sysctl-binary fuzz-bus-validate fuzz-elf fuzz-bpf-protocol"}
 
 command -v clang >/dev/null || { echo "fuzz: clang is not installed (apt-get install clang libclang-rt-14-dev)"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
 

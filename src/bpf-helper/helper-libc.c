@@ -5,16 +5,29 @@
  *
  * Where libc copies are looked for:
  *  - every process's /proc/PID/maps (with BPF_REQUEST_SWEEP): executable mappings of a file
- *    named libc.so* or libc-2.*, opened through /proc/PID/map_files/RANGE (the very inode
- *    mapped, even if it was deleted or lives in another mount namespace), else through
- *    /proc/PID/root;
+ *    named libc.so* or libc-2.*, through /proc/PID/map_files/RANGE (the very inode mapped,
+ *    even if it was deleted or lives in another mount namespace), else — another user's
+ *    process — the same path inside /proc/PID/root;
  *  - for the processes in the request (and for pid 1 on a sweep) also the usual libc paths
  *    inside their root, /proc/PID/root/lib/x86_64-linux-gnu/libc.so.6 and the like, which a
  *    process that has just exec()ed has not mapped yet.
- * A file is identified by device and inode; those igmpd already knows are skipped. A file whose
- * sysctl is not the non-default compat version (an old glibc's sysctl@@GLIBC_2.2.5 makes the
- * system call: the syscall source sees it; musl has none) is reported without a probe, so igmpd
- * does not ask about it again.
+ * A file whose sysctl is not the non-default compat version (an old glibc's
+ * sysctl@@GLIBC_2.2.5 makes the system call: the syscall source sees it; musl has none) is
+ * reported without a probe, so igmpd does not ask about it again.
+ *
+ * Any user chooses the names, files, mounts and number of processes this looks at, so
+ * (SECURITY.md, "igmpd-bpf"): a candidate is opened O_PATH (a FIFO or a device is never opened),
+ * root paths with RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS (an absolute symlink in a container
+ * stays in it), and statx()ed without asking a FUSE server; only a regular file of at most
+ * LIBC_FILE_MAX bytes owned by root (of the initial user namespace) that neither group nor
+ * others may write is reopened (O_NONBLOCK, through /proc/self/fd, the same inode) and read.
+ * Files are deduplicated by device and inode before they are opened, and by content (FNV-1a of
+ * the bytes, read anyway, which unlike a build-id cannot be left out or borrowed) for igmpd's
+ * cap: the request says how many uprobes igmpd still takes and how many of them may go to
+ * copies of a content already probed. A request stops at LIBC_DEADLINE_USEC, LIBC_READ_MAX
+ * bytes, LIBC_CANDIDATES_MAX files or a full reply and answers with what it found, flagged
+ * incomplete; per process at most LIBC_MAPS_MAX mappings and LIBC_PER_PID_MAX files. A system
+ * call stuck in the kernel is for main.c's backstop.
  */
 
 #include <ctype.h>
@@ -22,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,16 +44,24 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "bpf-audit-record.h"
 #include "audit-libc.skel.h"
 #include "elf-sysctl.h"
+#include "fnv.h"
 #include "helper.h"
 #include "log.h"
 
 #define LIBC_PROGRAM_NAME "igmpd_libc_sysctl"
+#define LIBC_DEADLINE_USEC (3ULL * 1000000ULL)
+#define LIBC_FILE_MAX (16U << 20)       /* Debian 12's libc.so.6 has 1.9 MiB */
+#define LIBC_READ_MAX (128U << 20)
+#define LIBC_CANDIDATES_MAX 1024U
+#define LIBC_PER_PID_MAX 8U
+#define LIBC_MAPS_MAX 65536U            /* vm.max_map_count's default */
 
 static const char *const libc_paths[] = {
         "/lib/x86_64-linux-gnu/libc.so.6",
@@ -55,51 +77,53 @@ typedef struct LibcScan {
         HelperReply *reply;
         int program_fd;
         const BpfRequest *req;
-        BpfFileId seen[BPF_PROTOCOL_MAX_FDS];
+        BpfFileId seen[LIBC_CANDIDATES_MAX]; /* content set once probed */
         size_t n_seen;
-        unsigned n_probed, n_skipped, n_failed;
+        uint64_t deadline, n_read;
+        unsigned n_pids, n_probed, n_copies, n_skipped, n_failed;
         int last_error;
         char last_failure[128];
-        bool full;       /* the reply has no room left */
+        const char *stop; /* the bound that ended the scan early */
 } LibcScan;
 
-static bool file_known(const LibcScan *s, const BpfFileId *id)
+static uint64_t now_usec(void)
 {
-        for (size_t i = 0; i < s->req->n_known; i++)
-                if (s->req->known[i].dev == id->dev && s->req->known[i].ino == id->ino)
-                        return true;
-        for (size_t i = 0; i < s->n_seen; i++)
-                if (s->seen[i].dev == id->dev && s->seen[i].ino == id->ino)
-                        return true;
-        return false;
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-static bool libc_name(const char *path)
+static bool scan_stopped(LibcScan *s)
 {
-        const char *base = strrchr(path, '/');
+        if (!s->stop && now_usec() >= s->deadline)
+                s->stop = "its 3 s deadline passed";
+        if (!s->stop && s->reply->reply.n_entries >= BPF_PROTOCOL_MAX_FDS - 1)
+                s->stop = "its reply is full";
+        return s->stop;
+}
 
-        base = base ? base + 1 : path;
-        return startswith(base, "libc.so") || startswith(base, "libc-2.");
+/* Known by device and inode (content 0); with a content: whether a file of that content is probed. */
+static bool file_known(const LibcScan *s, const BpfFileId *id)
+{
+        for (size_t i = 0; i < s->req->n_known + s->n_seen; i++) {
+                const BpfFileId *k = i < s->req->n_known ? &s->req->known[i] : &s->seen[i - s->req->n_known];
+
+                if (id->content ? k->content == id->content : k->dev == id->dev && k->ino == id->ino)
+                        return true;
+        }
+        return false;
 }
 
 static int uprobe_pmu_type(void)
 {
         static int type = -1;
-        char buf[32] = "";
-        int fd;
+        _cleanup_fclose_ FILE *f = NULL;
 
-        if (type >= 0)
-                return type;
-        fd = open("/sys/bus/event_source/devices/uprobe/type", O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        if (read(fd, buf, sizeof buf - 1) <= 0) {
-                safe_close(fd);
-                return -EIO;
-        }
-        safe_close(fd);
-        type = atoi(buf);
-        return type;
+        if (type < 0 && (!(f = fopen("/sys/bus/event_source/devices/uprobe/type", "re")) ||
+                         fscanf(f, "%d", &type) != 1))
+                type = -1;
+        return type < 0 ? -ENOENT : type;
 }
 
 /*
@@ -137,17 +161,12 @@ static int attach_uprobe(int program_fd, int fd, uint64_t offset)
         return pfd;
 }
 
-#define LIBC_SIZE_MAX (64U << 20)
-
-/* The first size bytes of fd into a new buffer: 0, or -errno (-EFBIG past LIBC_SIZE_MAX,
- * -EIO if the file got shorter). */
+/* The first size bytes of fd into a new buffer: 0, or -errno (-EIO if the file got shorter). */
 static int read_file(int fd, size_t size, void **ret)
 {
         uint8_t *buf;
         size_t off = 0;
 
-        if (size == 0 || size > LIBC_SIZE_MAX)
-                return -EFBIG;
         buf = malloc(size);
         if (!buf)
                 return -ENOMEM;
@@ -165,45 +184,96 @@ static int read_file(int fd, size_t size, void **ret)
         return 0;
 }
 
-/* Looks at one candidate libc file, open as fd; where describes it for the log. */
-static void inspect_candidate(LibcScan *s, int fd, const char *where)
+/* Opens path (below dirfd, resolved as resolve says) for reading if it is a file worth reading
+ * (see the top): the fd with *id filled, -EPERM for one refused, -EALREADY for one known, or
+ * -errno. Nothing is opened for reading before the checks. */
+static int open_candidate(LibcScan *s, int dirfd, const char *path, uint64_t resolve, BpfFileId *id,
+                          uint64_t *ret_size)
 {
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = resolve };
+        _cleanup_close_ int p = -EBADF;
+        struct statx sx;
         struct stat st;
+        char self[32];
+        int fd;
+
+        p = (int) syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+        if (p < 0)
+                return -errno;
+        if (statx(p, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx) < 0)
+                return -errno;
+        *id = (BpfFileId) { .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), .ino = sx.stx_ino };
+        if (file_known(s, id))
+                return -EALREADY;
+        if (s->n_seen >= LIBC_CANDIDATES_MAX) {
+                s->stop = "it looked at 1024 files";
+                return -E2BIG;
+        }
+        s->seen[s->n_seen++] = *id;
+        if (!S_ISREG(sx.stx_mode) || sx.stx_uid != 0 || (sx.stx_mode & (S_IWGRP | S_IWOTH)) || sx.stx_size == 0 ||
+            sx.stx_size > LIBC_FILE_MAX)
+                return -EPERM;
+        if (s->n_read + sx.stx_size > LIBC_READ_MAX) {
+                s->stop = "it read 128 MiB";
+                return -E2BIG;
+        }
+        snprintf(self, sizeof self, "/proc/self/fd/%d", p);
+        fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || st.st_dev != id->dev || st.st_ino != id->ino ||
+            (uint64_t) st.st_size != sx.stx_size) {
+                safe_close(fd);
+                return -ESTALE;
+        }
+        s->n_read += sx.stx_size;
+        *ret_size = sx.stx_size;
+        return fd;
+}
+
+/* Looks at one candidate libc file, path below dirfd; where describes it for the log. Returns
+ * why it could not be opened (-EACCES: no way through path) or 0. */
+static int inspect_candidate(LibcScan *s, int dirfd, const char *path, uint64_t resolve, const char *where)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ void *p = NULL;
+        uint64_t offset, size = 0;
         BpfFileId id;
-        uint64_t offset;
+        bool copy;
         ElfView v;
-        void *p = NULL;
         int r;
 
-        if (s->full || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-                return;
-        id = (BpfFileId) { .dev = st.st_dev, .ino = st.st_ino };
-        if (file_known(s, &id))
-                return;
-        if (s->reply->reply.n_entries >= BPF_PROTOCOL_MAX_FDS - 1) {
-                s->full = true;
-                return;
+        if (scan_stopped(s))
+                return 0;
+        fd = open_candidate(s, dirfd, path, resolve, &id, &size);
+        if (fd == -EPERM) {
+                s->reply->reply.n_refused++;
+                log_debug("Not reading %s: not a regular file of at most 16 MiB owned by root and writable only by it.",
+                          where);
         }
-        if (s->n_seen < ELEMENTSOF(s->seen))
-                s->seen[s->n_seen++] = id;
+        if (fd < 0)
+                return fd;
 
         /* Read, not mapped: the file may belong to a container that truncates it under us
          * (a mapping would then fault with SIGBUS). */
-        r = read_file(fd, (size_t) st.st_size, &p);
+        r = read_file(fd, size, &p);
         if (r >= 0) {
-                r = elf_view_init(&v, p, (size_t) st.st_size);
-                if (r >= 0)
-                        r = elf_sysctl_compat_offset(&v, &offset);
-                free(p);
+                id.content = fnv1a64(FNV1A64_INIT, p, size) ?: 1;
+                r = elf_view_init(&v, p, size);
         }
-        if (r <= 0) {
+        if (r >= 0)
+                r = elf_sysctl_compat_offset(&v, &offset);
+        copy = r > 0 && file_known(s, &id);
+        if (r <= 0 || s->n_probed >= s->req->max_probes || (copy && s->n_copies >= s->req->max_copies)) {
                 char note[BPF_PROTOCOL_PATH_MAX];
 
-                snprintf(note, sizeof note, "%s: no compat sysctl@GLIBC_2.2.5 (not glibc ≥ 2.32 x86_64), not probed",
-                         where);
+                snprintf(note, sizeof note, "%.160s: %s", where,
+                         r <= 0 ? "no compat sysctl@GLIBC_2.2.5 (not glibc ≥ 2.32 x86_64), not probed" :
+                         s->n_probed >= s->req->max_probes ? "not probed: igmpd holds as many uprobes as it takes" :
+                         "a copy of a libc already probed, not probed: copies have had their share of uprobes");
                 (void) helper_reply_add(s->reply, BPF_FD_NONE, -EBADF, 0, &id, note);
                 s->n_skipped++;
-                return;
+                return 0;
         }
         r = attach_uprobe(s->program_fd, fd, offset);
         if (r < 0) {
@@ -211,69 +281,69 @@ static void inspect_candidate(LibcScan *s, int fd, const char *where)
                 s->last_error = r;
                 snprintf(s->last_failure, sizeof s->last_failure, "%s", where);
                 log_debug("Cannot probe %s at 0x%" PRIx64 ": %s", where, offset, strerror(-r));
-                return;
+                return 0;
         }
         log_debug("Probing sysctl@GLIBC_2.2.5 in %s (dev %u:%u inode %" PRIu64 ", file offset 0x%" PRIx64 ").", where,
-                  major(st.st_dev), minor(st.st_dev), (uint64_t) st.st_ino, offset);
-        if (helper_reply_add(s->reply, BPF_FD_LINK, r, 0, &id, where) >= 0)
-                s->n_probed++;
+                  major(id.dev), minor(id.dev), id.ino, offset);
+        if (helper_reply_add(s->reply, BPF_FD_LINK, r, 0, &id, where) < 0)
+                return 0;
+        s->seen[s->n_seen - 1].content = id.content;
+        s->n_probed++;
+        s->n_copies += copy;
+        return 0;
 }
 
 /* The libc mappings in /proc/PID/maps. */
 static void scan_maps(LibcScan *s, const char *pid)
 {
         _cleanup_fclose_ FILE *f = NULL;
-        char path[160], line[4096 + 128], last[4096] = "";
+        _cleanup_close_ int root = -EBADF;
+        char path[160], line[4096 + 128];
+        unsigned n_lines = 0, n_files = 0;
 
         snprintf(path, sizeof path, "/proc/%s/maps", pid);
         f = fopen(path, "re");
         if (!f)
                 return; /* gone, or a kernel thread */
-        while (!s->full && fgets(line, sizeof line, f)) {
+        while (!scan_stopped(s) && n_lines++ < LIBC_MAPS_MAX && n_files < LIBC_PER_PID_MAX &&
+               fgets(line, sizeof line, f)) {
                 char range[64], perms[8], file[4096], where[BPF_PROTOCOL_PATH_MAX];
                 unsigned long long ino;
                 unsigned maj, min;
-                int fd;
+                BpfFileId id;
 
                 /* start-end perms offset maj:min inode path */
                 if (sscanf(line, "%63s %7s %*s %x:%x %llu %4095[^\n]", range, perms, &maj, &min, &ino, file) != 6)
                         continue;
-                if (perms[2] != 'x' || file[0] != '/' || !libc_name(file) || streq(file, last))
+                id = (BpfFileId) { .dev = makedev(maj, min), .ino = ino };
+                if (perms[2] != 'x' || file[0] != '/' || !elf_libc_name(file) || file_known(s, &id))
                         continue;
-                snprintf(last, sizeof last, "%s", file);
+                n_files++;
                 snprintf(path, sizeof path, "/proc/%s/map_files/%s", pid, range);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0) {
-                        char alt[4200];
-                        snprintf(alt, sizeof alt, "/proc/%s/root%s", pid, file);
-                        fd = open(alt, O_RDONLY | O_CLOEXEC);
-                }
-                if (fd >= 0) {
-                        struct stat st;
-                        if (fstat(fd, &st) >= 0 && st.st_ino == ino && major(st.st_dev) == maj &&
-                            minor(st.st_dev) == min) {
-                                snprintf(where, sizeof where, "%.200s (mapped by pid %s)", file, pid);
-                                inspect_candidate(s, fd, where);
-                        }
-                        safe_close(fd);
-                }
+                snprintf(where, sizeof where, "%.200s (mapped by pid %s)", file, pid);
+                if (inspect_candidate(s, AT_FDCWD, path, 0, where) != -EACCES)
+                        continue;
+                /* map_files/ is searchable by its process's user alone (the helper has no
+                 * CAP_DAC_READ_SEARCH): the same path inside the process's root then. */
+                snprintf(path, sizeof path, "/proc/%s/root", pid);
+                if (root < 0)
+                        root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (root >= 0)
+                        (void) inspect_candidate(s, root, file, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, where);
         }
 }
 
 /* The usual libc paths inside the process's root directory (and mount namespace). */
 static void scan_root(LibcScan *s, const char *pid)
 {
-        for (size_t i = 0; libc_paths[i] && !s->full; i++) {
-                char path[128], where[BPF_PROTOCOL_PATH_MAX];
-                int fd;
+        _cleanup_close_ int root = -EBADF;
+        char path[64], where[BPF_PROTOCOL_PATH_MAX];
 
-                snprintf(path, sizeof path, "/proc/%s/root%s", pid, libc_paths[i]);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
+        snprintf(path, sizeof path, "/proc/%s/root", pid);
+        root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        for (size_t i = 0; root >= 0 && libc_paths[i]; i++) {
                 snprintf(where, sizeof where, "%s (root of pid %s)", libc_paths[i], pid);
-                inspect_candidate(s, fd, where);
-                safe_close(fd);
+                (void) inspect_candidate(s, root, libc_paths[i], RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, where);
         }
 }
 
@@ -287,7 +357,8 @@ static int libc_scan(LibcScan *s)
 {
         HelperReply *r = s->reply;
 
-        for (size_t i = 0; i < s->req->n_pids && !s->full; i++) {
+        s->deadline = now_usec() + LIBC_DEADLINE_USEC;
+        for (size_t i = 0; i < s->req->n_pids && !scan_stopped(s); i++, s->n_pids++) {
                 char pid[16];
 
                 snprintf(pid, sizeof pid, "%" PRIu32, s->req->pids[i]);
@@ -301,9 +372,11 @@ static int libc_scan(LibcScan *s)
                 if (!d)
                         return helper_reply_error(r, -errno, "cannot read /proc: %s", strerror(errno));
                 scan_root(s, "1");
-                while (!s->full && (de = readdir(d)))
-                        if (isdigit((unsigned char) de->d_name[0]))
+                while (!scan_stopped(s) && (de = readdir(d)))
+                        if (isdigit((unsigned char) de->d_name[0])) {
                                 scan_maps(s, de->d_name);
+                                s->n_pids++;
+                        }
         }
         if (s->n_failed > 0 && s->n_probed == 0) {
                 helper_reply_done(r);
@@ -313,8 +386,14 @@ static int libc_scan(LibcScan *s)
         if (s->n_failed > 0)
                 log_warning("Could not probe %u libc cop%s (last: %s): %s", s->n_failed, s->n_failed == 1 ? "y" : "ies",
                             s->last_failure, strerror(-s->last_error));
-        log_debug("libc scan: %u probed, %u without the compat symbol, %u failed%s.", s->n_probed, s->n_skipped,
-                  s->n_failed, s->full ? ", reply full (the rest at the next rescan)" : "");
+        if (s->stop) {
+                r->reply.flags |= BPF_REPLY_INCOMPLETE;
+                snprintf(r->reply.reason, sizeof r->reply.reason, "stopped early, after %u processes: %s",
+                         s->n_pids, s->stop);
+        }
+        log_debug("libc scan of %u processes: %u probed, %u not, %u refused unread, %u failed%s%s.", s->n_pids,
+                  s->n_probed, s->n_skipped, r->reply.n_refused, s->n_failed, s->stop ? "; " : "",
+                  s->stop ? r->reply.reason : "");
         return 0;
 }
 
@@ -352,11 +431,7 @@ int helper_libc_attach(const BpfRequest *req, HelperReply *r)
                 return helper_reply_bpf_error(r, link, "Attaching to the sched_process_exec tracepoint");
         err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, "tp_btf/sched_process_exec");
         if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_RINGBUF, dup_cloexec(bpf_map__fd(skel->maps.events)),
-                                       HELPER_RINGBUF_SIZE, NULL, NULL);
-        if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(skel->maps.bss)),
-                                       bpf_map__value_size(skel->maps.bss), NULL, NULL);
+                err = helper_reply_add_maps(r, skel->maps.events, skel->maps.bss);
         if (err >= 0)
                 err = helper_reply_add(r, BPF_FD_PROGRAM, dup_cloexec(bpf_program__fd(skel->progs.igmpd_libc_sysctl)),
                                        0, NULL, NULL);

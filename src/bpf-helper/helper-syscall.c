@@ -48,11 +48,7 @@ int helper_syscall_attach(const BpfRequest *req, HelperReply *r)
 
         err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, "tp_btf/sys_enter");
         if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_RINGBUF, dup_cloexec(bpf_map__fd(skel->maps.events)),
-                                       HELPER_RINGBUF_SIZE, NULL, NULL);
-        if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(skel->maps.bss)),
-                                       bpf_map__value_size(skel->maps.bss), NULL, NULL);
+                err = helper_reply_add_maps(r, skel->maps.events, skel->maps.bss);
         if (err < 0)
                 return helper_reply_error(r, err, "Building the reply failed");
         log_debug("Attached tp_btf/sys_enter for system call 156/149.");

@@ -57,6 +57,15 @@ int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, cons
         return 0;
 }
 
+int helper_reply_add_maps(HelperReply *r, const struct bpf_map *events, const struct bpf_map *bss)
+{
+        int err = helper_reply_add(r, BPF_FD_RINGBUF, dup_cloexec(bpf_map__fd(events)), HELPER_RINGBUF_SIZE,
+                                   NULL, NULL);
+
+        return err < 0 ? err : helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(bss)),
+                                                bpf_map__value_size(bss), NULL, NULL);
+}
+
 const char *helper_kernel_unsupported(void)
 {
         if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)

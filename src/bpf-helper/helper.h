@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <stdarg.h>
 
+#include <bpf/libbpf.h>
+
 #include "bpf-protocol.h"
 #include "macro.h"
 
@@ -39,6 +41,9 @@ int helper_reply_error(HelperReply *r, int error, const char *fmt, ...) _printf_
 /* Appends an entry; fd is ignored for role BPF_FD_NONE. Takes over fd (closed on failure). A
  * negative fd for another role is an error passed on (a failed dup_cloexec()). 0 or -errno. */
 int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, const BpfFileId *file, const char *path);
+
+/* Adds a loaded object's ring buffer (HELPER_RINGBUF_SIZE) and counters (.bss). 0 or -errno. */
+int helper_reply_add_maps(HelperReply *r, const struct bpf_map *events, const struct bpf_map *bss);
 
 /* Device and inode of the helper's (= igmpd's) PID namespace, for the programs to report pids
  * as seen from there; 0/0 if unknown (then the initial namespace's pids). */

@@ -3,13 +3,16 @@
  * igmpd-bpf: serves igmpd's BPF requests on one connected SOCK_SEQPACKET socket passed as
  * $LISTEN_FDS (igmpd-bpf.socket with Accept=yes starts one instance per connection; igmpd,
  * running as root outside systemd, starts one the same way over a socketpair). Each request
- * gets one reply; the helper exits when igmpd closes the connection.
+ * gets one reply; the helper exits when igmpd closes the connection. A request not answered
+ * HELPER_BACKSTOP_SEC after it came (a system call stuck in the kernel: a FUSE or NFS server, a
+ * process holding its mmap lock) ends the helper: SIGALRM at its default action.
  */
 
 #include <errno.h>
 #include <linux/capability.h>
 #include <getopt.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -18,6 +21,8 @@
 #include "cap-util.h"
 #include "helper.h"
 #include "log.h"
+
+#define HELPER_BACKSTOP_SEC 10
 
 static void help(void)
 {
@@ -62,6 +67,7 @@ static int serve_one(int fd)
         if (err < 0)
                 return log_error_errno(err, "Failed to receive a request: %m");
 
+        (void) alarm(HELPER_BACKSTOP_SEC);
         helper_reply_init(&r);
         if (bpf_request_validate(&req, len) < 0) {
                 log_warning("Ignoring a malformed request (%zu bytes).", len);
@@ -98,6 +104,7 @@ static int serve_one(int fd)
         }
 
         err = bpf_protocol_send(fd, &r.reply, sizeof r.reply, r.fds, r.n_fds);
+        (void) alarm(0);
         helper_reply_done(&r);
         if (err == -EPIPE || err == -ECONNRESET) {
                 /* igmpd went away (stopped or restarted) before the answer: nothing was attached
@@ -152,6 +159,7 @@ int main(int argc, char *argv[])
         if (r < 0)
                 log_debug_errno(r, "Cannot drop the capabilities the helper does not use, ignoring: %m");
         helper_libbpf_setup();
+        (void) signal(SIGALRM, SIG_DFL); /* an ignored signal stays ignored across exec */
 
         while ((r = serve_one(fd)) > 0)
                 ;

@@ -9,7 +9,11 @@
  * A uprobe is bound to one inode: a libc copy in a container, chroot or another mount
  * namespace needs its own. igmpd_exec_watch tells user space about the first exec()s in a
  * mount namespace and root directory pair (a few, during the pair's first seconds, while
- * mounts are still being set up), so that the helper looks for a libc copy there.
+ * mounts are still being set up), so that the helper looks for a libc copy there. Not for a
+ * namespace owned by a user namespace other than the initial one, nor for a task whose
+ * credentials are in one: any user can make those (unshare -Urm), and the helper never probes
+ * a file such a user made (it probes only root's, helper-libc.c), so their exec()s start no
+ * privileged rescan at all.
  */
 
 #include <asm/ptrace.h>
@@ -90,7 +94,7 @@ int igmpd_exec_watch(__u64 *ctx)
 
         /* A process user space cannot see (another PID namespace's sibling) it cannot look at. */
         current_ids(&tgid, &tid);
-        if (tgid == 0)
+        if (tgid == 0 || BPF_CORE_READ(mnt, user_ns, level) != 0 || BPF_CORE_READ(task, cred, user_ns, level) != 0)
                 return 0;
 
         seen = bpf_map_lookup_elem(&roots, &key);

@@ -21,9 +21,18 @@ struct ns_common___igmpd {
         __u64 ns_id;       /* never reused (Linux ≥ 6.18; older kernels: mnt_namespace.seq) */
 } CORE;
 
+struct user_namespace___igmpd {
+        int level; /* 0: the initial user namespace */
+} CORE;
+
+struct cred___igmpd {
+        struct user_namespace___igmpd *user_ns;
+} CORE;
+
 struct mnt_namespace___igmpd {
         struct ns_common___igmpd ns;
         __u64 seq; /* never reused; became ns.ns_id */
+        struct user_namespace___igmpd *user_ns; /* the owner */
 } CORE;
 
 struct net___igmpd {
@@ -92,6 +101,7 @@ struct task_struct___igmpd {
         struct mm_struct___igmpd *mm;
         struct nsproxy___igmpd *nsproxy;
         struct fs_struct___igmpd *fs;
+        const struct cred___igmpd *cred;
 } CORE;
 
 /* The kernel's struct pt_regs (x86_64 names), as handed to the sys_enter tracepoint. */

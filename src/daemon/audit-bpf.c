@@ -89,12 +89,8 @@ void audit_bpf_describe(const AuditBpf *b, char *buf, size_t size)
         }
         if (b->source == AUDIT_EVENT_SOURCE_SYSCALL)
                 snprintf(buf, size, "tp_btf/sys_enter, system call 156 (149 for 32-bit callers)");
-        else {
-                unsigned n = audit_libc_n_probed(b->libc);
-                snprintf(buf, size, "uprobe on sysctl@GLIBC_2.2.5 in %u libc cop%s, %" PRIu64 " rescan%s", n,
-                         n == 1 ? "y" : "ies", audit_libc_n_rescans(b->libc),
-                         audit_libc_n_rescans(b->libc) == 1 ? "" : "s");
-        }
+        else
+                audit_libc_describe(b->libc, buf, size);
 }
 
 static void audit_bpf_check_lost(AuditBpf *b)
@@ -203,6 +199,8 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                 if (e->role == BPF_FD_NONE)
                         continue;
                 fd = fds[k++];
+                if (e->role == BPF_FD_LINK && e->file.ino != 0 && b->libc)
+                        continue; /* a uprobe: audit_libc_take_reply() below */
                 switch (e->role) {
                 case BPF_FD_RINGBUF:
                         safe_close(ring_fd);
@@ -223,14 +221,10 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                                 r = audit_bpf_keep_fd(b, fd);
                         else
                                 safe_close(fd);
-                        /* A uprobe's link names the libc file it sits on. */
-                        if (r >= 0 && b->libc && (e->file.dev != 0 || e->file.ino != 0))
-                                audit_libc_note_file(b->libc, e, true);
                 }
         }
-        for (size_t i = 0; b->libc && i < reply->n_entries; i++)
-                if (reply->entries[i].role == BPF_FD_NONE)
-                        audit_libc_note_file(b->libc, &reply->entries[i], false);
+        if (b->libc)
+                audit_libc_take_reply(b->libc, reply, fds);
         if (r < 0 || ring_fd < 0 || counters_fd < 0) {
                 safe_close(ring_fd);
                 safe_close(counters_fd);
@@ -296,6 +290,7 @@ int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSo
                 r = audit_libc_new(&lctx, &b->libc);
                 if (r < 0)
                         return r;
+                audit_libc_fill_request(b->libc, &req);
         }
         r = bpf_helper_call(helper, &req, NULL, 0, audit_bpf_on_attached, b, &b->call);
         if (r < 0)

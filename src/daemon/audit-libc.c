@@ -12,6 +12,7 @@
 
 #include "audit-event.h"
 #include "audit-libc.h"
+#include "elf-sysctl.h"
 #include "log.h"
 
 /* The host's library directories, watched for a replaced libc (the sweep then finds the
@@ -20,20 +21,21 @@ static const char *const libc_dirs[] = {
         "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", NULL,
 };
 
-typedef struct AuditLibcFile {
-        BpfFileId id;
-        bool probed;
-} AuditLibcFile;
-
 struct AuditLibc {
         AuditLibcContext ctx;
-        AuditLibcFile files[BPF_PROTOCOL_MAX_KNOWN];
+        BpfFileId files[BPF_PROTOCOL_MAX_KNOWN]; /* content != 0: probed */
         size_t n_files;
-        unsigned n_probed;
+        unsigned n_probed, n_copies;
+        uint64_t n_refused;        /* candidates the helper refused unread, each time it did */
+        bool incomplete;           /* the last scan stopped early */
+        bool failing;              /* the last rescan failed */
 
-        uint32_t pids[BPF_PROTOCOL_MAX_PIDS]; /* waiting for the next rescan */
-        size_t n_pids;
+        AuditBpfNewRoot pending[BPF_PROTOCOL_MAX_PIDS]; /* waiting for the next rescan */
+        size_t n_pending;
         bool sweep;
+        AuditBpfNewRoot running[BPF_PROTOCOL_MAX_PIDS]; /* the rescan under way */
+        size_t n_running;
+        bool sweeping;
 
         BpfHelperCall *call;
         uint64_t last_usec;        /* when the last rescan ended */
@@ -53,12 +55,8 @@ static uint64_t now_monotonic(const AuditLibc *l)
         return now;
 }
 
-static bool libc_name(const char *name)
-{
-        return startswith(name, "libc.so") || startswith(name, "libc-2.");
-}
-
 static void audit_libc_schedule(AuditLibc *l);
+static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -74,7 +72,7 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                 for (char *p = u.buf; p < u.buf + n;) {
                         struct inotify_event *e = (struct inotify_event *) p;
 
-                        if (e->len > 0 && libc_name(e->name))
+                        if (e->len > 0 && elf_libc_name(e->name))
                                 changed = true;
                         p += sizeof *e + e->len;
                 }
@@ -132,57 +130,106 @@ AuditLibc *audit_libc_free(AuditLibc *l)
         return NULL;
 }
 
-unsigned audit_libc_n_probed(const AuditLibc *l)
+void audit_libc_describe(const AuditLibc *l, char *buf, size_t size)
 {
-        return l ? l->n_probed : 0;
+        char cap[96] = "", refused[96] = "";
+
+        if (l->n_probed >= AUDIT_LIBC_PROBES_MAX)
+                snprintf(cap, sizeof cap, "; at its limit of %u: further libc copies are not probed",
+                         AUDIT_LIBC_PROBES_MAX);
+        if (l->n_refused > 0)
+                snprintf(refused, sizeof refused, "; %" PRIu64 " files refused unread (not a regular file of root's)",
+                         l->n_refused);
+        snprintf(buf, size, "uprobe on sysctl@GLIBC_2.2.5 in %u libc cop%s, %" PRIu64 " rescan%s%s%s%s", l->n_probed,
+                 l->n_probed == 1 ? "y" : "ies", l->n_rescans, l->n_rescans == 1 ? "" : "s", cap,
+                 l->incomplete ? "; the last scan stopped early" : "", refused);
 }
 
-uint64_t audit_libc_n_rescans(const AuditLibc *l)
+/* Files the helper need not look at again. Beyond the bound it may: harmless, it then finds a
+ * probed one by its content, or reports it once more. */
+static void audit_libc_note_file(AuditLibc *l, const BpfReplyEntry *e, bool probed)
 {
-        return l ? l->n_rescans : 0;
-}
+        BpfFileId id = e->file;
+        bool copy = false;
 
-void audit_libc_note_file(AuditLibc *l, const BpfReplyEntry *e, bool probed)
-{
-        for (size_t i = 0; i < l->n_files; i++)
-                if (l->files[i].id.dev == e->file.dev && l->files[i].id.ino == e->file.ino)
+        for (size_t i = 0; i < l->n_files; i++) {
+                if (l->files[i].dev == id.dev && l->files[i].ino == id.ino)
                         return;
+                copy = copy || (id.content != 0 && l->files[i].content == id.content);
+        }
         if (probed) {
                 l->n_probed++;
+                l->n_copies += copy;
                 log_info("Audit source libc: probing sysctl@GLIBC_2.2.5 in %s.", e->path);
-        } else
+                if (l->n_probed == AUDIT_LIBC_PROBES_MAX)
+                        log_warning("Audit source libc: probing %u libc copies, its limit: further copies are not "
+                                    "probed, and legacy programs that use them are not seen. Restarting igmpd "
+                                    "drops the probes on copies no longer in use.", AUDIT_LIBC_PROBES_MAX);
+        } else {
+                id.content = 0;
                 log_debug("Audit source libc: %s", e->path);
-        /* Beyond the bound the helper may look at a file again: harmless, it is then known by
-         * its kept link and is simply reported once more. */
+        }
         if (l->n_files < ELEMENTSOF(l->files))
-                l->files[l->n_files++] = (AuditLibcFile) { .id = e->file, .probed = probed };
+                l->files[l->n_files++] = id;
+}
+
+void audit_libc_take_reply(AuditLibc *l, const BpfReply *reply, int *fds)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < reply->n_entries; i++) {
+                const BpfReplyEntry *e = &reply->entries[i];
+
+                if (e->role == BPF_FD_NONE)
+                        audit_libc_note_file(l, e, false);
+                else if (e->role == BPF_FD_LINK && e->file.ino != 0) {
+                        if (l->n_probed < AUDIT_LIBC_PROBES_MAX && l->ctx.keep_link(fds[k], l->ctx.userdata) >= 0)
+                                audit_libc_note_file(l, e, true);
+                        else if (l->n_probed >= AUDIT_LIBC_PROBES_MAX)
+                                safe_close(fds[k]); /* the helper is told the cap: it never gets here */
+                        fds[k] = -EBADF;
+                }
+                k += e->role != BPF_FD_NONE;
+        }
+        l->n_refused += reply->n_refused;
+        if ((reply->flags & BPF_REPLY_INCOMPLETE) && !l->incomplete)
+                log_warning("Audit source libc: a scan for libc copies %s.", reply->reason);
+        l->incomplete = reply->flags & BPF_REPLY_INCOMPLETE;
+}
+
+void audit_libc_fill_request(const AuditLibc *l, BpfRequest *req)
+{
+        req->max_probes = AUDIT_LIBC_PROBES_MAX - MIN(l->n_probed, AUDIT_LIBC_PROBES_MAX);
+        req->max_copies = MIN(req->max_probes, AUDIT_LIBC_PROBES_MAX / 2 - MIN(l->n_copies, AUDIT_LIBC_PROBES_MAX / 2));
+        req->n_known = (uint32_t) l->n_files;
+        memcpy(req->known, l->files, l->n_files * sizeof l->files[0]);
 }
 
 static void audit_libc_on_rescanned(int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds,
                                     void *userdata)
 {
         AuditLibc *l = userdata;
-        size_t k = 0;
 
         l->call = NULL;
         l->last_usec = now_monotonic(l);
         l->n_rescans++;
         if (error < 0)
-                log_warning("Audit source libc: looking for new libc copies failed: %s", reason);
-        else
-                for (size_t i = 0; i < reply->n_entries; i++) {
-                        const BpfReplyEntry *e = &reply->entries[i];
-
-                        if (e->role == BPF_FD_NONE) {
-                                audit_libc_note_file(l, e, false);
-                                continue;
-                        }
-                        if (e->role == BPF_FD_LINK && l->ctx.keep_link(fds[k], l->ctx.userdata) >= 0)
-                                audit_libc_note_file(l, e, true);
-                        else if (e->role != BPF_FD_LINK)
-                                safe_close(fds[k]);
-                        k++;
+                log_full(l->failing ? LOG_DEBUG : LOG_WARNING, "Audit source libc: looking for new libc copies "
+                         "failed: %s%s", reason, l->failing ? "" : " (until one works, further failures are logged "
+                         "at debug level)");
+        l->failing = error < 0;
+        if (error >= 0) {
+                audit_libc_take_reply(l, reply, fds);
+                /* A rescan cut short that found something goes on at the next turn (what it
+                 * found is known now and skipped). */
+                if ((reply->flags & BPF_REPLY_INCOMPLETE) && reply->n_entries > 0) {
+                        for (size_t i = 0; i < l->n_running; i++)
+                                audit_libc_queue(l, &l->running[i]);
+                        l->sweep = l->sweep || l->sweeping;
                 }
+        }
+        for (size_t i = 0; i < n_fds; i++)
+                safe_close(fds[i]); /* what take_reply left: nothing a rescan should bring */
         audit_libc_schedule(l);
 }
 
@@ -192,17 +239,19 @@ static void audit_libc_rescan_now(AuditLibc *l)
         int r;
 
         req.flags = l->sweep ? BPF_REQUEST_SWEEP : 0;
-        req.n_pids = (uint32_t) l->n_pids;
-        memcpy(req.pids, l->pids, l->n_pids * sizeof l->pids[0]);
-        for (size_t i = 0; i < l->n_files; i++)
-                req.known[req.n_known++] = l->files[i].id;
+        for (size_t i = 0; i < l->n_pending; i++)
+                req.pids[req.n_pids++] = l->pending[i].pid;
+        audit_libc_fill_request(l, &req);
         r = bpf_helper_call(l->ctx.helper, &req, l->ctx.program_fd, 1, audit_libc_on_rescanned, l,
                             &l->call);
         if (r < 0) {
                 log_warning_errno(r, "Audit source libc: cannot ask the BPF helper for a rescan, ignoring: %m");
                 return;
         }
-        l->n_pids = 0;
+        memcpy(l->running, l->pending, l->n_pending * sizeof l->pending[0]);
+        l->n_running = l->n_pending;
+        l->sweeping = l->sweep;
+        l->n_pending = 0;
         l->sweep = false;
 }
 
@@ -221,7 +270,11 @@ static void audit_libc_schedule(AuditLibc *l)
         uint64_t now, due;
         int r;
 
-        if (l->call || (l->n_pids == 0 && !l->sweep) || *l->ctx.program_fd < 0)
+        if (l->n_probed >= AUDIT_LIBC_PROBES_MAX) {
+                l->n_pending = 0; /* nothing more can be probed */
+                l->sweep = false;
+        }
+        if (l->call || (l->n_pending == 0 && !l->sweep) || *l->ctx.program_fd < 0)
                 return;
         now = now_monotonic(l);
         due = l->last_usec + AUDIT_LIBC_RESCAN_SPACING_USEC;
@@ -236,17 +289,27 @@ static void audit_libc_schedule(AuditLibc *l)
                 log_warning_errno(r, "Audit source libc: cannot schedule a rescan, it waits for the next trigger: %m");
 }
 
+/* One process per mount namespace and root: the latest, which sees it most settled. */
+static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n)
+{
+        size_t i;
+
+        for (i = 0; i < l->n_pending; i++)
+                if (l->pending[i].mntns == n->mntns && l->pending[i].root_dev == n->root_dev &&
+                    l->pending[i].root_ino == n->root_ino)
+                        break;
+        if (i < ELEMENTSOF(l->pending)) {
+                l->pending[i] = *n;
+                l->n_pending = MAX(l->n_pending, i + 1);
+        } else
+                l->sweep = true; /* too many at once: look at everyone */
+}
+
 void audit_libc_on_new_root(AuditLibc *l, const AuditBpfNewRoot *n)
 {
-        for (size_t i = 0; i < l->n_pids; i++)
-                if (l->pids[i] == n->pid)
-                        return;
         log_debug("Audit source libc: pid %" PRIu32 " started in a new root or mount namespace (mnt:[%" PRIu32 "]), "
                   "looking for its libc.", n->pid, n->mntns);
-        if (l->n_pids < ELEMENTSOF(l->pids))
-                l->pids[l->n_pids++] = n->pid;
-        else
-                l->sweep = true; /* too many at once: look at everyone */
+        audit_libc_queue(l, n);
         audit_libc_schedule(l);
 }
 

@@ -10,8 +10,9 @@
  *    and at the usual libc paths inside its root;
  *  - a libc file is replaced in the host's library directories (an upgrade: inotify), or the
  *    configuration is reloaded: the helper looks at every process again.
- * Requests are coalesced and spaced (AUDIT_LIBC_RESCAN_SPACING_USEC); files already known
- * (probed, or found without the compat symbol) are skipped by the helper.
+ * Requests are coalesced per mount namespace and root and spaced; files already known are
+ * skipped by the helper. At most AUDIT_LIBC_PROBES_MAX uprobes are kept, at most half of them on
+ * copies of a content already probed; at the cap igmpd says so once and stops rescanning.
  */
 
 #include <stdbool.h>
@@ -24,8 +25,10 @@
 #include "bpf-helper-client.h"
 #include "bpf-protocol.h"
 
-/* At most one rescan every 200 ms: a burst of new namespaces costs one helper run. */
-#define AUDIT_LIBC_RESCAN_SPACING_USEC (200ULL * 1000ULL)
+/* At most one rescan a second: a burst of new namespaces costs one helper run. */
+#define AUDIT_LIBC_RESCAN_SPACING_USEC (1000ULL * 1000ULL)
+/* Uprobe links (one file descriptor each) kept at most. */
+#define AUDIT_LIBC_PROBES_MAX 64U
 
 typedef struct AuditLibc AuditLibc;
 
@@ -43,8 +46,13 @@ typedef struct AuditLibcContext {
 int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret);
 AuditLibc *audit_libc_free(AuditLibc *l);
 
-/* A reply entry about a libc file (probed: its link fd was kept by the caller). */
-void audit_libc_note_file(AuditLibc *l, const BpfReplyEntry *e, bool probed);
+/* The cap, the files known and what the helper may probe, for a request. */
+void audit_libc_fill_request(const AuditLibc *l, BpfRequest *req);
+
+/* A reply's libc entries: fds[] (in entry order, from the first entry with an fd; the caller
+ * has taken the others) of uprobe links are kept through the context's keep_link, or closed
+ * past the cap; also what the scan refused and whether it was complete. */
+void audit_libc_take_reply(AuditLibc *l, const BpfReply *reply, int *fds);
 
 /* The exec watch saw a new mount namespace / root: look at that process. */
 void audit_libc_on_new_root(AuditLibc *l, const AuditBpfNewRoot *n);
@@ -52,5 +60,5 @@ void audit_libc_on_new_root(AuditLibc *l, const AuditBpfNewRoot *n);
 /* Look at every process again (reload, a changed library directory). */
 void audit_libc_request_sweep(AuditLibc *l);
 
-unsigned audit_libc_n_probed(const AuditLibc *l);
-uint64_t audit_libc_n_rescans(const AuditLibc *l);
+/* "uprobe on sysctl@GLIBC_2.2.5 in 3 libc copies, 5 rescans" and what is wrong, for igmpctl. */
+void audit_libc_describe(const AuditLibc *l, char *buf, size_t size);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -23,9 +24,16 @@
 #include "cap-util.h"
 #include "log.h"
 
-/* Loading and verifying a program takes milliseconds; a helper that has not answered in this
- * time is stuck (or systemd could not start it). */
-#define BPF_HELPER_TIMEOUT_USEC (60ULL * 1000000ULL)
+/* The helper answers within 10 s or ends itself: one silent for longer is stuck (or systemd could
+ * not start it). A stuck child is killed, a new one starts at the next call (one per 5 s). */
+#define BPF_HELPER_TIMEOUT_USEC (20ULL * 1000000ULL)
+#define BPF_HELPER_RESPAWN_USEC (5ULL * 1000000ULL)
+/* Socket mode: a connection (one igmpd-bpf@.service instance) is kept this long after a call:
+ * a stream of rescans runs one instance, not one (and two journal lines) each. */
+#define BPF_HELPER_IDLE_USEC (30ULL * 1000000ULL)
+/* A reply whose fds land this close to RLIMIT_NOFILE is refused: the rest is for link
+ * configuration (main.c raises the soft limit to the hard one). */
+#define BPF_HELPER_FD_RESERVE 256
 
 struct BpfHelperCall {
         BpfHelperCall *next;
@@ -40,16 +48,16 @@ struct BpfHelper {
         sd_event *event;
         char *socket_path;         /* socket mode */
         char *helper_path;         /* child mode */
-        pid_t child_pid;
+        pid_t child_pid;           /* until reaped */
         sd_event_source *child_source;
-        int child_fd;
-        bool broken;               /* child mode: the helper is gone or out of step */
+        uint64_t spawn_usec;
         char description[sizeof(struct sockaddr_un) + 32];
 
         BpfHelperCall *head, *tail; /* head is the running call */
         bool running;
-        int conn_fd;               /* socket mode: the running call's connection */
-        sd_event_source *io_source, *timeout_source;
+        int conn_fd;               /* the child's socketpair, or a connection to the socket; -EBADF
+                                      when gone, out of step or idle */
+        sd_event_source *io_source, *timeout_source; /* the latter closes an idle connection too */
         sd_event_source *kick_source; /* starts the next call from the event loop */
 };
 
@@ -87,12 +95,12 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
         if (si->si_code == CLD_EXITED && si->si_status == 0)
                 log_debug("BPF helper (pid %d) exited.", (int) si->si_pid);
         else
-                log_warning("BPF helper (pid %d) %s %d; the BPF audit sources cannot rescan or restart until "
-                            "igmpd is restarted.",
+                log_warning("BPF helper (pid %d) %s %d; igmpd starts a new one when it next needs it.",
                             (int) si->si_pid, si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
                             si->si_status);
         h->child_pid = 0;
-        h->broken = true;
+        if (!h->running) /* else the running call sees the end of file */
+                h->conn_fd = safe_close(h->conn_fd);
         return 0;
 }
 
@@ -150,11 +158,12 @@ static int helper_spawn(BpfHelper *h)
         }
         safe_close(sv[1]);
         h->child_pid = pid;
-        h->child_fd = sv[0];
+        h->conn_fd = sv[0];
+        (void) sd_event_now(h->event, CLOCK_MONOTONIC, &h->spawn_usec);
         r = sd_event_add_child(h->event, &h->child_source, pid, WEXITED, on_child_exit, h);
         if (r < 0)
                 return r;
-        (void) fcntl(h->child_fd, F_SETFL, fcntl(h->child_fd, F_GETFL) | O_NONBLOCK);
+        (void) fcntl(h->conn_fd, F_SETFL, fcntl(h->conn_fd, F_GETFL) | O_NONBLOCK);
         snprintf(h->description, sizeof h->description, "child process %d (%s)", (int) pid, h->helper_path);
         return 0;
 fail:
@@ -177,7 +186,6 @@ int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path
         if (!h)
                 return -ENOMEM;
         h->event = sd_event_ref(e);
-        h->child_fd = -EBADF;
         h->conn_fd = -EBADF;
         socket_path = socket_path ?: BPF_HELPER_SOCKET;
         helper_path = helper_path ?: getenv("IGMPD_BPF_HELPER") ?: BPF_HELPER_PATH;
@@ -215,7 +223,6 @@ static void call_stop_io(BpfHelper *h)
 {
         h->io_source = sd_event_source_disable_unref(h->io_source);
         h->timeout_source = sd_event_source_disable_unref(h->timeout_source);
-        h->conn_fd = safe_close(h->conn_fd);
         h->running = false;
 }
 
@@ -224,14 +231,13 @@ BpfHelper *bpf_helper_free(BpfHelper *h)
         if (!h)
                 return NULL;
         call_stop_io(h);
+        safe_close(h->conn_fd); /* the child exits at end of file; it holds nothing of its own */
         sd_event_source_disable_unref(h->kick_source);
         while (h->head) {
                 BpfHelperCall *c = h->head;
                 h->head = c->next;
                 call_free(c);
         }
-        /* Closing our end makes the child exit; it holds nothing of its own. */
-        safe_close(h->child_fd);
         sd_event_source_disable_unref(h->child_source);
         sd_event_unref(h->event);
         free(h->socket_path);
@@ -246,6 +252,15 @@ const char *bpf_helper_describe(const BpfHelper *h)
 }
 
 static void helper_start_next(BpfHelper *h);
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        BpfHelper *h = userdata;
+
+        h->timeout_source = sd_event_source_disable_unref(h->timeout_source);
+        h->conn_fd = safe_close(h->conn_fd); /* the helper instance exits */
+        return 0;
+}
 
 /* Ends the running call: hands the result to its callback, then starts the next one. */
 static void call_complete(BpfHelper *h, int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds)
@@ -263,6 +278,10 @@ static void call_complete(BpfHelper *h, int error, const char *reason, const Bpf
                 for (size_t i = 0; i < n_fds; i++)
                         safe_close(fds[i]);
         call_free(c);
+        if (h->socket_path && h->conn_fd >= 0 &&
+            sd_event_add_time_relative(h->event, &h->timeout_source, CLOCK_MONOTONIC, BPF_HELPER_IDLE_USEC, 0,
+                                       on_idle, h) < 0)
+                h->conn_fd = safe_close(h->conn_fd);
         helper_start_next(h);
 }
 
@@ -275,12 +294,24 @@ static void call_fail(BpfHelper *h, int error, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(reason, sizeof reason, fmt, ap);
         va_end(ap);
-        if (!h->socket_path) {
-                /* A child that missed a reply is out of step with us: never talk to it again. */
-                h->broken = true;
-                h->child_fd = safe_close(h->child_fd);
-        }
+        call_stop_io(h);
+        /* A helper that missed a reply is out of step with us, or stuck: never talk to it again. */
+        h->conn_fd = safe_close(h->conn_fd);
+        if (h->child_pid > 0)
+                (void) kill(h->child_pid, SIGKILL);
         call_complete(h, -abs(error), reason, NULL, NULL, 0);
+}
+
+static bool fds_in_reserve(const int *fds, size_t n_fds)
+{
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return false;
+        for (size_t i = 0; i < n_fds; i++)
+                if ((rlim_t) fds[i] + BPF_HELPER_FD_RESERVE >= rl.rlim_cur)
+                        return true;
+        return false;
 }
 
 static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -299,6 +330,18 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
         r = bpf_protocol_recv(fd, reply, sizeof *reply, &len, fds, ELEMENTSOF(fds), &n_fds);
         if (r == -EAGAIN) {
                 free(reply);
+                return 0;
+        }
+        if (r >= 0 && fds_in_reserve(fds, n_fds)) {
+                for (size_t i = 0; i < n_fds; i++)
+                        safe_close(fds[i]);
+                r = -EMFILE;
+        }
+        if (r == -EMFILE) {
+                /* The datagram is consumed: the helper is still in step. */
+                free(reply);
+                call_complete(h, r, "igmpd is short of file descriptors, the BPF helper's reply is refused (the "
+                              "last 256 below RLIMIT_NOFILE are kept for link configuration)", NULL, NULL, 0);
                 return 0;
         }
         if (r < 0) {
@@ -330,6 +373,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* Socket mode: a new connection, i.e. a new helper instance. 0 or -errno. */
 static int helper_connect(BpfHelper *h)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -344,33 +388,58 @@ static int helper_connect(BpfHelper *h)
                 safe_close(fd);
                 return r;
         }
-        return fd;
+        h->conn_fd = fd;
+        return 0;
+}
+
+/* Child mode: a new helper in place of one that is gone (reaped), at most one per
+ * BPF_HELPER_RESPAWN_USEC. 0 or -errno. */
+static int helper_respawn(BpfHelper *h)
+{
+        uint64_t now = 0;
+        int r;
+
+        (void) sd_event_now(h->event, CLOCK_MONOTONIC, &now);
+        if (h->child_pid > 0 || now < h->spawn_usec + BPF_HELPER_RESPAWN_USEC)
+                return -EAGAIN;
+        h->child_source = sd_event_source_disable_unref(h->child_source);
+        r = helper_spawn(h);
+        if (r >= 0)
+                log_info("Started a new BPF helper, %s.", h->description);
+        return r;
 }
 
 static void helper_start_next(BpfHelper *h)
 {
         BpfHelperCall *c = h->head;
+        bool reused;
         uint64_t now;
         int fd, r;
 
         if (!c || h->running)
                 return;
-        if (h->socket_path) {
-                fd = helper_connect(h);
-                if (fd < 0) {
-                        call_fail(h, fd, "cannot connect to the BPF helper socket %s: %s", h->socket_path,
-                                  strerror(-fd));
-                        return;
-                }
-                h->conn_fd = fd;
-        } else if (h->broken || h->child_fd < 0) {
-                call_fail(h, ECONNRESET, "the BPF helper (%s) is gone", h->description);
+        h->timeout_source = sd_event_source_disable_unref(h->timeout_source); /* the idle timer */
+        reused = h->conn_fd >= 0;
+        r = reused ? 0 : h->socket_path ? helper_connect(h) : helper_respawn(h);
+        if (r < 0) {
+                if (h->socket_path)
+                        call_fail(h, r, "cannot connect to the BPF helper socket %s: %s", h->socket_path, strerror(-r));
+                else
+                        call_fail(h, r, "the BPF helper (%s) is gone%s", h->description,
+                                  r == -EAGAIN ? ", a new one starts at a later request" : "");
                 return;
-        } else
-                fd = h->child_fd;
+        }
+        fd = h->conn_fd;
 
         h->running = true;
         r = bpf_protocol_send(fd, &c->req, sizeof c->req, c->fds, c->n_fds);
+        if (r < 0 && reused && h->socket_path) {
+                /* The instance behind a kept connection ended (RuntimeMaxSec=): a new one. */
+                h->conn_fd = safe_close(h->conn_fd);
+                r = helper_connect(h);
+                if (r >= 0)
+                        r = bpf_protocol_send(fd = h->conn_fd, &c->req, sizeof c->req, c->fds, c->n_fds);
+        }
         if (r < 0) {
                 call_fail(h, r, "sending to the BPF helper (%s) failed: %s", h->description, strerror(-r));
                 return;

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -105,6 +106,7 @@ static int run(int argc, char *argv[])
 {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(manager_bus_freep) ManagerBus *bus = NULL; /* declared after m: freed before it */
+        struct rlimit rl;
         int r;
 
         log_setup();
@@ -116,6 +118,12 @@ static int run(int argc, char *argv[])
         /* The daemon only, before anything is set up: it may re-execute igmpd. */
         if (!arg_check && !arg_restore)
                 privileges_drop_unneeded(arg_config_root, arg_kmsg_path, argv);
+        /* igmpd uses no select(): a soft limit below the hard one (systemd's 1024) only gets in the
+         * way. The BPF side leaves the last descriptors to link configuration (bpf-helper-client.c). */
+        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
 
         r = manager_new(arg_config_root, &m);
         if (r < 0)

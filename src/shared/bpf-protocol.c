@@ -38,7 +38,8 @@ int bpf_request_validate(const BpfRequest *req, size_t len)
                 return -EBADMSG;
         if (!bpf_op_to_string(req->op))
                 return -EBADMSG;
-        if (req->n_pids > BPF_PROTOCOL_MAX_PIDS || req->n_known > BPF_PROTOCOL_MAX_KNOWN)
+        if (req->n_pids > BPF_PROTOCOL_MAX_PIDS || req->n_known > BPF_PROTOCOL_MAX_KNOWN ||
+            (req->flags & ~_BPF_REQUEST_ALL) || req->max_copies > req->max_probes)
                 return -EBADMSG;
         return 0;
 }
@@ -59,7 +60,7 @@ int bpf_reply_validate(const BpfReply *reply, size_t len, size_t n_fds)
 
         if (len != sizeof *reply || reply->version != BPF_PROTOCOL_VERSION)
                 return -EBADMSG;
-        if (reply->error > 0 || !terminated(reply->reason, sizeof reply->reason))
+        if (reply->error > 0 || !terminated(reply->reason, sizeof reply->reason) || (reply->flags & ~_BPF_REPLY_ALL))
                 return -EBADMSG;
         if (reply->n_entries > BPF_PROTOCOL_MAX_FDS)
                 return -EBADMSG;
@@ -162,7 +163,7 @@ int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fd
         if (too_many || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
                 for (size_t i = 0; i < n_fds; i++)
                         safe_close(fds[i]);
-                return -EBADMSG;
+                return !too_many && (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) == MSG_CTRUNC ? -EMFILE : -EBADMSG;
         }
         if (n == 0 && n_fds == 0)
                 return -ECONNRESET;

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BPF_PROTOCOL_VERSION 1
+#define BPF_PROTOCOL_VERSION 2
 #define BPF_PROTOCOL_MAX_FDS 64       /* descriptors in one reply (SCM_MAX_FD is 253) */
 #define BPF_PROTOCOL_MAX_PIDS 64      /* processes a rescan looks at */
 #define BPF_PROTOCOL_MAX_KNOWN 256    /* files the daemon already holds a probe for */
@@ -46,11 +46,18 @@ typedef enum BpfFdRole {
 
 enum {
         BPF_REQUEST_SWEEP = 1 << 0, /* look at every process, not only pids[] */
+        _BPF_REQUEST_ALL = BPF_REQUEST_SWEEP,
+};
+
+enum {
+        BPF_REPLY_INCOMPLETE = 1 << 0, /* a bound (deadline, bytes, files, room) stopped the scan: reason says which */
+        _BPF_REPLY_ALL = BPF_REPLY_INCOMPLETE,
 };
 
 typedef struct BpfFileId {
         uint64_t dev; /* st_dev */
         uint64_t ino;
+        uint64_t content; /* FNV-1a 64 of the bytes (src/shared/fnv.h) once read, else 0: copies share it */
 } BpfFileId;
 
 typedef struct BpfRequest {
@@ -59,8 +66,10 @@ typedef struct BpfRequest {
         uint32_t flags;   /* BPF_REQUEST_* */
         uint32_t n_pids;
         uint32_t n_known;
+        uint32_t max_probes; /* libc: new uprobes igmpd still takes (its cap minus those it holds) */
+        uint32_t max_copies; /* of those, how many may be copies of a content known[] has probed */
         uint32_t pids[BPF_PROTOCOL_MAX_PIDS];
-        BpfFileId known[BPF_PROTOCOL_MAX_KNOWN];
+        BpfFileId known[BPF_PROTOCOL_MAX_KNOWN]; /* content != 0: probed */
 } BpfRequest;
 
 typedef struct BpfReplyEntry {
@@ -73,7 +82,10 @@ typedef struct BpfReplyEntry {
 typedef struct BpfReply {
         uint32_t version;
         int32_t error;    /* 0 or a negative errno */
-        char reason[BPF_PROTOCOL_REASON_MAX]; /* with error: why, for the operator */
+        char reason[BPF_PROTOCOL_REASON_MAX]; /* with error or INCOMPLETE: why, for the operator */
+        uint32_t flags;   /* BPF_REPLY_* */
+        uint32_t n_refused; /* libc: candidates refused unread (not a regular file owned by root, and
+                               writable by no one else, of at most 16 MiB) */
         uint32_t n_entries;
         BpfReplyEntry entries[BPF_PROTOCOL_MAX_FDS]; /* the fds arrive in the order of the
                                                         entries with role != NONE */
@@ -99,8 +111,10 @@ int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, siz
 /*
  * Receives one datagram into buf (at most size bytes) and up to max_fds descriptors (made
  * O_CLOEXEC). *ret_len and *ret_n_fds are set on success. A datagram that was truncated, or
- * carried more descriptors than max_fds, is refused with -EBADMSG (its descriptors closed).
- * 0 on end of file is -ECONNRESET. Otherwise 0 or -errno.
+ * carried more descriptors than max_fds, is refused with -EBADMSG (its descriptors closed); one
+ * whose descriptors the kernel could not all pass (MSG_CTRUNC: the receiver is out of file
+ * descriptors) with -EMFILE. Either way the datagram is consumed. 0 on end of file is
+ * -ECONNRESET. Otherwise 0 or -errno.
  */
 int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds,
                       size_t *ret_n_fds);

@@ -200,6 +200,14 @@ static int scan_patterns(const uint8_t *b, size_t len, uint64_t offset, uint64_t
         return 0;
 }
 
+bool elf_libc_name(const char *path)
+{
+        const char *base = strrchr(path, '/');
+
+        base = base ? base + 1 : path;
+        return startswith(base, "libc.so") || startswith(base, "libc-2.");
+}
+
 int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret)
 {
         ElfSysctlInfo info = {};

@@ -50,6 +50,9 @@ typedef struct ElfSysctlInfo {
         uint64_t via_offset;
 } ElfSysctlInfo;
 
+/* Whether the last component of path names a libc: libc.so* or libc-2.* (glibc). */
+bool elf_libc_name(const char *path);
+
 /* 0 (info filled; all false: nothing to do with sysctl) or -EBADMSG. */
 int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret);
 

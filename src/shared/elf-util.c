@@ -364,7 +364,8 @@ int elf_view_vaddr_to_offset(const ElfView *v, uint64_t vaddr, uint64_t *ret)
                 read_phdr(v, i, &h);
                 if (h.type != PT_LOAD || !(h.flags & PF_X))
                         continue;
-                if (vaddr >= h.vaddr && vaddr - h.vaddr < h.filesz) {
+                /* Only bytes the file has: a segment may claim more than it holds. */
+                if (vaddr >= h.vaddr && h.offset <= v->size && vaddr - h.vaddr < MIN(h.filesz, v->size - h.offset)) {
                         *ret = vaddr - h.vaddr + h.offset;
                         return 0;
                 }

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,14 @@ Test(bpf_protocol, request_validate)
         req.n_known = BPF_PROTOCOL_MAX_KNOWN + 1;
         cr_expect_eq(bpf_request_validate(&req, sizeof req), -EBADMSG);
         req.n_known = 0;
+        req.flags = 1u << 7; /* unknown */
+        cr_expect_eq(bpf_request_validate(&req, sizeof req), -EBADMSG);
+        req.flags = BPF_REQUEST_SWEEP;
+        req.max_probes = 2;
+        req.max_copies = 3; /* more copies than probes */
+        cr_expect_eq(bpf_request_validate(&req, sizeof req), -EBADMSG);
+        req.max_copies = 2;
+        cr_expect_eq(bpf_request_validate(&req, sizeof req), 0);
         req.version = BPF_PROTOCOL_VERSION + 1;
         cr_expect_eq(bpf_request_validate(&req, sizeof req), -EBADMSG);
         cr_expect_str_eq(bpf_op_to_string(BPF_OP_LIBC_ATTACH), "libc-attach");
@@ -80,6 +89,10 @@ Test(bpf_protocol, reply_validate)
         r->error = 5;
         cr_expect_eq(bpf_reply_validate(r, sizeof *r, 0), -EBADMSG);
         r->error = 0;
+        r->flags = 1u << 9; /* unknown */
+        cr_expect_eq(bpf_reply_validate(r, sizeof *r, 0), -EBADMSG);
+        r->flags = BPF_REPLY_INCOMPLETE;
+        cr_expect_eq(bpf_reply_validate(r, sizeof *r, 0), 0);
         r->n_entries = BPF_PROTOCOL_MAX_FDS + 1;
         cr_expect_eq(bpf_reply_validate(r, sizeof *r, 0), -EBADMSG);
         free(r);
@@ -133,6 +146,43 @@ Test(bpf_protocol, send_recv_fds)
         cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, 2, &n), -ECONNRESET);
         for (int i = 0; i < 3; i++)
                 close(fds[i]);
+        close(sv[1]);
+        free(out);
+        free(in);
+}
+
+/* A receiver out of descriptors: the kernel passes what fits and says MSG_CTRUNC; that is
+ * -EMFILE, nothing is left open, and the next datagram is read in step. */
+Test(bpf_protocol, recv_out_of_fds)
+{
+        int sv[2], fds[3], got[BPF_PROTOCOL_MAX_FDS], probe;
+        BpfReply *out = reply_new(), *in = reply_new();
+        size_t len = 0, n = 0;
+        struct rlimit rl;
+
+        cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+        for (int i = 0; i < 3; i++)
+                fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, fds, 3), 0);
+        out->reason[0] = 'x';
+        cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, NULL, 0), 0);
+
+        probe = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest free number */
+        cr_assert_geq(probe, 0);
+        close(probe);
+        cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        rl.rlim_cur = (rlim_t) probe + 1; /* room for one of the three */
+        cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, &n), -EMFILE);
+        probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        cr_expect_geq(probe, 0, "the one descriptor that fitted was not closed");
+        close(probe);
+        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, &n), 0);
+        cr_expect_eq(in->reason[0], 'x');
+        cr_expect_eq(n, 0);
+        for (int i = 0; i < 3; i++)
+                close(fds[i]);
+        close(sv[0]);
         close(sv[1]);
         free(out);
         free(in);

@@ -107,6 +107,37 @@ Test(elf_sysctl, system_libc)
         free(b);
 }
 
+/* An executable segment that claims bytes past the end of the file (fuzz-elf found one,
+ * tests/fuzz/regressions/fuzz-elf/crash-302a3354…): the compat symbol's file offset would lie
+ * outside the file, where no uprobe can go; the helper then failed its whole scan. Refused. */
+Test(elf_sysctl, compat_offset_outside_the_file)
+{
+        size_t size = 0;
+        uint8_t *b = read_all("/lib/x86_64-linux-gnu/libc.so.6", &size);
+        uint64_t off = 0;
+        Elf64_Ehdr *eh;
+        ElfView v;
+
+        if (!b)
+                cr_skip_test("no x86_64 glibc found");
+        cr_assert_eq(elf_view_init(&v, b, size), 0);
+        if (elf_sysctl_compat_offset(&v, &off) != 1) {
+                free(b);
+                cr_skip_test("this libc has no compat sysctl (glibc < 2.32 or not glibc)");
+        }
+        eh = (Elf64_Ehdr *) b;
+        for (size_t i = 0; i < eh->e_phnum; i++) {
+                Elf64_Phdr *ph = (Elf64_Phdr *) (b + eh->e_phoff + i * eh->e_phentsize);
+
+                if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+                        ph->p_offset = size - 16; /* filesz now runs far past the end */
+        }
+        cr_assert_eq(elf_view_init(&v, b, size), 0);
+        cr_expect_eq(elf_sysctl_compat_offset(&v, &off), -EBADMSG, "offset 0x%llx of a %zu-byte file",
+                     (unsigned long long) off, size);
+        free(b);
+}
+
 /* A binary linked like a pre-2.32 one: UND sysctl@GLIBC_2.2.5. */
 Test(elf_sysctl, legacy_import)
 {

@@ -35,6 +35,9 @@
 #define LLVMFuzzerTestOneInput fuzz_elf_one
 #include "../fuzz/fuzz-elf.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_bpf_protocol_one
+#include "../fuzz/fuzz-bpf-protocol.c"
+#undef LLVMFuzzerTestOneInput
 
 typedef struct Input {
         const char *what;
@@ -255,4 +258,18 @@ Test(fuzz_regressions, elf)
         };
 
         run_all(fuzz_elf_one, in, sizeof in / sizeof in[0]);
+}
+
+Test(fuzz_regressions, bpf_protocol)
+{
+        static const Input in[] = {
+                IN("nothing", ""),
+                IN("an empty datagram with three fds, received as a reply", "\x13"),
+                IN("a zeroed request with three fds (the helper takes two)", "\x07"),
+                IN("a zeroed reply received as a request (truncated)", "\x08"),
+                IN("a rescan request, version 2, one fd", "\x05\x02\0\0\0\x03\0\0\0\x01\0\0\0"),
+                IN("a reply, version 2, nothing in it", "\x18\x02\0\0\0\0\0\0\0"),
+        };
+
+        run_all(fuzz_bpf_protocol_one, in, ELEMENTSOF(in));
 }
