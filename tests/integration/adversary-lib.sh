@@ -69,7 +69,7 @@ adv_fake_libc() {
 }
 
 adv_bg() {
-        "$@" > /dev/null &
+        "$@" > /dev/null 8>&- &
         echo $! >> "$ADV_PIDS"
 }
 

@@ -79,8 +79,10 @@ igmpd_wait_bus() {
 }
 
 # Runs a command as nobody:nogroup without supplementary groups (environment kept).
+# fd 8 (hostwide_lock) is not passed on: a process of nobody's that outlives a killed test must
+# not hold the host-wide lock, and every later test with it.
 as_nobody() {
-        setpriv --reuid "$NOBODY_UID" --regid "$NOBODY_GID" --clear-groups -- "$@"
+        setpriv --reuid "$NOBODY_UID" --regid "$NOBODY_GID" --clear-groups -- "$@" 8>&-
 }
 
 # busctl against igmpd: bctl call|get-property|… ARGS (object paths and interfaces spelled out).
