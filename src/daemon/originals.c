@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,6 @@
 #include "ifname.h"
 #include "log.h"
 #include "originals.h"
-#include "parse-util.h"
 
 #define ORIGINALS_HEADER "igmpd-originals 3"
 #define ORIGINALS_HEADER_V2 "igmpd-originals 2"
@@ -25,70 +23,115 @@
 /* Appends past this many bytes beyond the last rewrite's size make the next write a rewrite. */
 #define ORIGINALS_APPEND_SLACK (64 * 1024)
 
-/* The next blank-separated field of *p, NUL-terminated in place; NULL at the end. */
-static char *next_field(char **p)
+static bool is_blank(char c)
 {
-        char *s = *p + strspn(*p, " \t"), *e;
-
-        if (*s == '\0')
-                return NULL;
-        e = s + strcspn(s, " \t");
-        if (*e != '\0')
-                *e++ = '\0';
-        *p = e;
-        return s;
+        return c == ' ' || c == '\t';
 }
 
-/* "KNOB=ORIGINAL/WRITTEN[/PREVIOUS]" into e. */
-static int parse_item(char *item, OriginalEntry *e)
+static const char *skip_blanks(const char *p)
 {
-        char *eq = strchr(item, '='), *slash, *slash2;
-        int original, written, previous = 0;
+        while (is_blank(*p))
+                p++;
+        return p;
+}
+
+/* A decimal int32 at *p, with an optional '-' and at least one digit, ending at a blank, '/' or
+ * the end (checked by the caller); advances *p past it. 0 or -EINVAL. */
+static int parse_int32(const char **p, int32_t *ret)
+{
+        const char *s = *p;
+        bool neg = *s == '-';
+        int64_t v = 0;
+        const char *digits;
+
+        s += neg;
+        for (digits = s; *s >= '0' && *s <= '9'; s++) {
+                v = v * 10 + (*s - '0');
+                if (v > (int64_t) INT32_MAX + neg)
+                        return -EINVAL;
+        }
+        if (s == digits)
+                return -EINVAL;
+        *ret = (int32_t) (neg ? -v : v);
+        *p = s;
+        return 0;
+}
+
+/* The knob named by [s, e), or _KNOB_INVALID. */
+static Knob knob_from_range(const char *s, const char *e)
+{
+        size_t n = (size_t) (e - s);
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const char *name = knob_to_string(k);
+
+                if (strncmp(name, s, n) == 0 && name[n] == '\0')
+                        return k;
+        }
+        return _KNOB_INVALID;
+}
+
+/* "KNOB=ORIGINAL/WRITTEN[/PREVIOUS]" at *p into e, ending at a blank or the end. */
+static int parse_item(const char **p, OriginalEntry *e)
+{
+        const char *s = *p, *eq = s + strcspn(s, "= \t");
+        int32_t original, written, previous = 0;
+        bool has_previous;
         Knob k;
 
-        if (!eq || !(slash = strchr(eq + 1, '/')))
+        if (*eq != '=')
                 return -EINVAL;
-        *eq = '\0';
-        slash2 = strchr(slash + 1, '/');
-        k = knob_from_string(item);
-        if (k < 0 || e->set[k] || parse_int_range(eq + 1, slash, &original) < 0 ||
-            parse_int_range(slash + 1, slash2 ?: slash + 1 + strlen(slash + 1), &written) < 0 ||
-            (slash2 && parse_int_range(slash2 + 1, slash2 + 1 + strlen(slash2 + 1), &previous) < 0))
+        k = knob_from_range(s, eq);
+        if (k < 0 || e->set[k])
+                return -EINVAL;
+        s = eq + 1;
+        if (parse_int32(&s, &original) < 0 || *s++ != '/' || parse_int32(&s, &written) < 0)
+                return -EINVAL;
+        has_previous = *s == '/';
+        if (has_previous && (s++, parse_int32(&s, &previous) < 0))
+                return -EINVAL;
+        if (*s != '\0' && !is_blank(*s))
                 return -EINVAL;
         e->original[k] = original;
         e->written[k] = written;
         e->previous[k] = previous;
-        e->has_previous[k] = slash2 != NULL;
+        e->has_previous[k] = has_previous;
         e->set[k] = true;
+        *p = s;
         return 0;
 }
 
-/* By hand rather than sscanf()/strtol(): a restart with 4000 links reads all of them at start. */
+/* By hand, in one pass over the line, rather than sscanf()/strtol() or splitting it into fields
+ * first: a restart with 4000 links reads all of them before its first pass. */
 int originals_parse_line(const char *line, OriginalEntry *ret)
 {
-        char buf[512], *p = buf, *field;
         OriginalEntry e = {};
+        const char *p = skip_blanks(line), *name;
+        int32_t ifindex;
         size_t n = 0;
-        int ifindex;
 
-        if (strlen(line) >= sizeof buf)
+        if (strnlen(line, 512) >= 512)
                 return -EINVAL;
-        strcpy(buf, line);
-        field = next_field(&p);
-        if (!field || parse_int_range(field, field + strlen(field), &ifindex) < 0 || ifindex <= 0)
+        if (parse_int32(&p, &ifindex) < 0 || ifindex <= 0 || !is_blank(*p))
                 return -EINVAL;
         e.ifindex = ifindex;
-        field = next_field(&p);
-        if (field && streq(field, "-") && !next_field(&p)) {
-                *ret = e; /* forgotten */
+        name = p = skip_blanks(p);
+        while (*p != '\0' && !is_blank(*p))
+                p++;
+        if ((size_t) (p - name) >= sizeof e.ifname)
+                return -EINVAL;
+        memcpy(e.ifname, name, (size_t) (p - name));
+        p = skip_blanks(p);
+        if (streq(e.ifname, "-") && *p == '\0') {
+                *ret = (OriginalEntry) { .ifindex = ifindex }; /* forgotten */
                 return 0;
         }
-        if (!field || !ifname_valid(field) || strlen(field) >= sizeof e.ifname)
+        if (!ifname_valid(e.ifname))
                 return -EINVAL;
-        memcpy(e.ifname, field, strlen(field) + 1);
-        while ((field = next_field(&p))) {
-                if (parse_item(field, &e) < 0)
+        while (*p != '\0') {
+                if (parse_item(&p, &e) < 0)
                         return -EINVAL;
+                p = skip_blanks(p);
                 n++;
         }
         if (n == 0)
@@ -116,18 +159,17 @@ static int buf_reserve(char **buf, size_t *allocated, size_t need)
 /* Decimal of v at p; returns the end. */
 static char *format_int(char *p, int32_t v)
 {
-        char tmp[12];
+        char tmp[11];
         uint32_t u = v < 0 ? -(uint32_t) v : (uint32_t) v;
-        size_t n = 0;
+        size_t n = sizeof tmp;
 
         do
-                tmp[n++] = (char) ('0' + u % 10);
+                tmp[--n] = (char) ('0' + u % 10);
         while ((u /= 10) > 0);
         if (v < 0)
                 *p++ = '-';
-        while (n > 0)
-                *p++ = tmp[--n];
-        return p;
+        memcpy(p, tmp + n, sizeof tmp - n);
+        return p + (sizeof tmp - n);
 }
 
 /* By hand, not printf: the first pass of a 4000-link start writes 16000 of these. */

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -15,6 +16,11 @@ int sysctl_open_conf_dir(const char *proc_root, const char *family);
 
 /* Opens <ifname> below the conf dir. -EINVAL for an invalid name, -ENOENT if absent. */
 int sysctl_open_link_dir(int conf_fd, const char *ifname);
+
+/* "VALUE\n" in decimal at buf, which holds at least SYSCTL_INT_MAX bytes (no NUL written).
+ * Returns the length. */
+#define SYSCTL_INT_MAX 13 /* "-2147483648\n" and one to spare */
+size_t sysctl_format_int(char *buf, int32_t value);
 
 int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret);
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value);
