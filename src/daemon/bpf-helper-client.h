@@ -3,8 +3,10 @@
 
 /*
  * igmpd's side of the BPF helper (src/shared/bpf-protocol.h). Two ways to reach it:
- *  - socket: /run/igmpd-bpf.sock exists (igmpd-bpf.socket, Accept=yes): each call is one
- *    connection, served by a fresh igmpd-bpf@.service instance that exits after the reply;
+ *  - socket: /run/igmpd-bpf.sock exists (igmpd-bpf.socket, Accept=yes): a connection starts
+ *    one igmpd-bpf@.service instance, which serves every call made on it; igmpd keeps the
+ *    connection BPF_HELPER_IDLE_USEC (30 s) after a call, so a stream of rescans is served by
+ *    one instance, and closes it then (the instance exits at end of file);
  *  - child: no socket, but igmpd itself holds CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON (root
  *    outside systemd, e.g. the tests): igmpd starts igmpd-bpf once, over a socketpair, before it
  *    drops its own capabilities; the child exits when igmpd does (end of file, and
