@@ -17,6 +17,7 @@
  */
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -91,8 +93,29 @@ int main(int argc, char *argv[])
         if (!wait_exit) {
                 char buf[4096];
 
+                /* Wait for the datagram or the child's end, whichever comes first: a child that
+                 * dies before READY (a failed exec, a crash) must not hang the benchmark. */
+                int pfd = (int) syscall(SYS_pidfd_open, pid, 0);
+
                 for (;;) {
-                        ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+                        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = pfd, .events = POLLIN } };
+                        ssize_t n;
+
+                        if (poll(p, pfd >= 0 ? 2 : 1, -1) < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                perror("poll");
+                                kill(pid, SIGTERM);
+                                return 1;
+                        }
+                        if (!(p[0].revents & POLLIN) && (p[1].revents & POLLIN)) {
+                                (void) waitpid(pid, &status, 0);
+                                fprintf(stderr, "notify-run: %s ended before READY=1 (status %d)\n", argv[optind + 1],
+                                        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+                                (void) unlink(sa.sun_path);
+                                return 1;
+                        }
+                        n = recv(fd, buf, sizeof buf - 1, 0);
                         if (n < 0) {
                                 if (errno == EINTR)
                                         continue;
