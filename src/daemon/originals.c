@@ -15,6 +15,7 @@
 #include "ifname.h"
 #include "log.h"
 #include "originals.h"
+#include "parse-util.h"
 
 #define ORIGINALS_HEADER "igmpd-originals 3"
 #define ORIGINALS_HEADER_V2 "igmpd-originals 2"
@@ -156,22 +157,6 @@ static int buf_reserve(char **buf, size_t *allocated, size_t need)
         return 0;
 }
 
-/* Decimal of v at p; returns the end. */
-static char *format_int(char *p, int32_t v)
-{
-        char tmp[11];
-        uint32_t u = v < 0 ? -(uint32_t) v : (uint32_t) v;
-        size_t n = sizeof tmp;
-
-        do
-                tmp[--n] = (char) ('0' + u % 10);
-        while ((u /= 10) > 0);
-        if (v < 0)
-                *p++ = '-';
-        memcpy(p, tmp + n, sizeof tmp - n);
-        return p + (sizeof tmp - n);
-}
-
 /* By hand, not printf: the first pass of a 4000-link start writes 16000 of these. */
 int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size_t *allocated)
 {
@@ -182,7 +167,7 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
 
         if (buf_reserve(buf, allocated, *len + max) < 0)
                 return -ENOMEM;
-        p = format_int(*buf + *len, e->ifindex);
+        p = format_int32(*buf + *len, e->ifindex);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 const char *name = knob_to_string(k);
 
@@ -196,12 +181,12 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
                 *p++ = ' ';
                 p = stpcpy(p, name);
                 *p++ = '=';
-                p = format_int(p, e->original[k]);
+                p = format_int32(p, e->original[k]);
                 *p++ = '/';
-                p = format_int(p, e->written[k]);
+                p = format_int32(p, e->written[k]);
                 if (e->has_previous[k]) {
                         *p++ = '/';
-                        p = format_int(p, e->previous[k]);
+                        p = format_int32(p, e->previous[k]);
                 }
         }
         if (!any)

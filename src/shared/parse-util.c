@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "macro.h"
 #include "parse-util.h"
@@ -38,4 +39,31 @@ int parse_int_range(const char *s, const char *e, int *ret)
                 return -EINVAL;
         *ret = neg ? (int) -(int64_t) v : (int) v;
         return 0;
+}
+
+char *format_int32(char *p, int32_t v)
+{
+        static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                    "8081828384858687888990919293949596979899";
+        char tmp[10];
+        uint32_t u = v < 0 ? -(uint32_t) v : (uint32_t) v;
+        size_t n = sizeof tmp;
+
+        while (u >= 100) {
+                uint32_t r = u % 100;
+
+                u /= 100;
+                n -= 2;
+                memcpy(tmp + n, pairs + 2 * r, 2);
+        }
+        if (u >= 10) {
+                n -= 2;
+                memcpy(tmp + n, pairs + 2 * u, 2);
+        } else
+                tmp[--n] = (char) ('0' + u);
+        if (v < 0)
+                *p++ = '-';
+        memcpy(p, tmp + n, sizeof tmp - n);
+        return p + (sizeof tmp - n);
 }

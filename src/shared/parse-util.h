@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Numbers in a [s, e) range of a larger buffer, locale-free: every byte must be a digit. */
+/* Numbers in a [s, e) range of a larger buffer, locale-free: every byte must be a digit. And
+ * the other way: an int in decimal, written without printf (hot paths: every knob write at
+ * start, every line of the originals record). */
 
 #include <stdint.h>
 
@@ -9,3 +11,5 @@
 int parse_unsigned_range(const char *s, const char *e, unsigned base, uint64_t max, uint64_t *ret);
 /* The whole [s, e) as a decimal int, with an optional leading '-'. 0 or -EINVAL. */
 int parse_int_range(const char *s, const char *e, int *ret);
+/* The decimal of v at p (at most 11 bytes: "-2147483648"; no NUL). Returns the end. */
+char *format_int32(char *p, int32_t v);

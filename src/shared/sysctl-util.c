@@ -7,11 +7,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "ifname.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "sysctl-util.h"
 
 int sysctl_open_conf_dir(const char *proc_root, const char *family)
@@ -68,19 +68,10 @@ static int read_fd_int(int fd, int32_t *ret)
  * call there (callgrind, 4000 links: 11.2 M of the 13.0 M spent in this write path). */
 size_t sysctl_format_int(char *buf, int32_t value)
 {
-        char tmp[11];
-        uint32_t u = value < 0 ? -(uint32_t) value : (uint32_t) value;
-        size_t n = sizeof tmp, len = 0;
+        char *e = format_int32(buf, value);
 
-        do
-                tmp[--n] = (char) ('0' + u % 10);
-        while ((u /= 10) > 0);
-        if (value < 0)
-                buf[len++] = '-';
-        memcpy(buf + len, tmp + n, sizeof tmp - n);
-        len += sizeof tmp - n;
-        buf[len++] = '\n';
-        return len;
+        *e++ = '\n';
+        return (size_t) (e - buf);
 }
 
 static int write_fd_int(int fd, int32_t value)

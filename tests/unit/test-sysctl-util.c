@@ -12,7 +12,8 @@
 
 #include "sysctl-util.h"
 
-static const int32_t values[] = { 0, 1, -1, 9, 10, 99, 100, 200, 1000, 12345, -200, 1000000000,
+static const int32_t values[] = { 0, 1, -1, 9, 10, 11, 99, 100, 101, 200, 999, 1000, 12345, -200, 99999, 100000,
+                                  1000000000, 1234567890, -1234567890, -10, -99, -100,
                                   INT32_MAX, INT32_MIN, INT32_MIN + 1 };
 
 Test(sysctl_util, format_int)
