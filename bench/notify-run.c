@@ -98,7 +98,10 @@ int main(int argc, char *argv[])
                 int pfd = (int) syscall(SYS_pidfd_open, pid, 0);
 
                 for (;;) {
-                        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = pfd, .events = POLLIN } };
+                        struct pollfd p[2] = {
+                                { .fd = fd, .events = POLLIN },
+                                { .fd = pfd, .events = POLLIN },
+                        };
                         ssize_t n;
 
                         if (poll(p, pfd >= 0 ? 2 : 1, -1) < 0) {
@@ -110,7 +113,8 @@ int main(int argc, char *argv[])
                         }
                         if (!(p[0].revents & POLLIN) && (p[1].revents & POLLIN)) {
                                 (void) waitpid(pid, &status, 0);
-                                fprintf(stderr, "notify-run: %s ended before READY=1 (status %d)\n", argv[optind + 1],
+                                fprintf(stderr, "notify-run: %s ended before READY=1 (status %d)\n",
+                                        argv[optind + 1],
                                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
                                 (void) unlink(sa.sun_path);
                                 return 1;
