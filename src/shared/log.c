@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The daemon's one logging sink.
+ * The one logging sink of igmpd and igmpd-bpf. In src/shared so that the privileged helper
+ * builds no daemon file; the other shared helpers still never log (they return -errno).
  */
 
 #include <stdio.h>

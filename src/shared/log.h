@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * Daemon logging: to stderr, or to the journal with structured fields (INTERFACE=, IFINDEX=,
+ * igmpd's and igmpd-bpf's logging: to stderr, or to the journal with structured fields (INTERFACE=, IFINDEX=,
  * MESSAGE_ID=) when running under systemd. Only event handlers, bus methods and main log
  * (STYLE.md: log once, at the boundary). log_*_errno() return -abs(error) for tail calls.
  */
