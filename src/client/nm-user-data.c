@@ -24,7 +24,7 @@ void user_data_done(UserData *d)
 
 bool user_data_key_is_igmpd(const char *key)
 {
-        return key && startswith(key, USER_DATA_IGMPD_PREFIX);
+        return key && startswith(key, NM_USER_DATA_PREFIX);
 }
 
 const char *user_data_get(const UserData *d, const char *key)
@@ -105,7 +105,7 @@ void user_data_knob_entry(Knob k, int32_t v, char key[64], char value[32])
 {
         char buf[32];
 
-        snprintf(key, 64, USER_DATA_IGMPD_PREFIX "%s", knob_to_string(k));
+        snprintf(key, 64, NM_USER_DATA_PREFIX "%s", knob_to_string(k));
         snprintf(value, 32, "%s", knob_format(k, v, buf));
 }
 
@@ -174,21 +174,6 @@ bool user_data_igmpd_equal(const UserData *a, const UserData *b)
                         return false;
         }
         return true;
-}
-
-int user_data_parse_igmpd(const char *key, const char *value, Knob *ret_knob, int32_t *ret_value)
-{
-        int32_t v;
-        Knob k;
-
-        if (!user_data_key_is_igmpd(key) || !value)
-                return -EINVAL;
-        k = knob_from_string(key + STRLEN(USER_DATA_IGMPD_PREFIX));
-        if (k < 0 || knob_parse_value(k, value, &v) < 0)
-                return -EINVAL;
-        *ret_knob = k;
-        *ret_value = v;
-        return 0;
 }
 
 static int entry_compare(const void *a, const void *b)

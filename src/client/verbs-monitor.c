@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bus-read.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
@@ -125,36 +126,6 @@ static void monitor_clear(Monitor *m)
                 monitor_remove(m, &m->links[m->n - 1]);
         free(m->links);
         m->links = NULL;
-}
-
-/* Reads a{sa{sv}} (interfaces and their properties), taking org.igmpd1.Link's into l. */
-static int read_interfaces(sd_bus_message *msg, ClientLink *l, bool *ret_is_link)
-{
-        const char *iface;
-        int r;
-
-        *ret_is_link = false;
-        r = sd_bus_message_enter_container(msg, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sa{sv}")) > 0) {
-                r = sd_bus_message_read(msg, "s", &iface);
-                if (r < 0)
-                        return r;
-                if (streq(iface, IGMPD_LINK_INTERFACE)) {
-                        r = client_link_read_properties(msg, l, NULL);
-                        *ret_is_link = true;
-                } else
-                        r = sd_bus_message_skip(msg, "a{sv}");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
 }
 
 /* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
@@ -301,14 +272,13 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
         const char *path;
         MonitorLink *ml;
         ClientLink l;
-        bool is_link;
         int r;
 
         client_link_init(&l);
         r = sd_bus_message_read(msg, "o", &path);
         if (r >= 0)
-                r = read_interfaces(msg, &l, &is_link);
-        if (r < 0 || !is_link) {
+                r = client_link_read_interfaces(msg, &l);
+        if (r <= 0) {
                 client_link_done(&l);
                 return 0;
         }
@@ -353,28 +323,17 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
         return 0;
 }
 
+static int manager_property(sd_bus_message *msg, const char *name, void *userdata)
+{
+        return streq(name, "ConfigFiles") ? bus_read_variant_strv(msg, "as", userdata) : 0;
+}
+
 static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 {
         char **files = NULL;
-        const char *name;
         int r;
 
-        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(msg, "s", &name);
-                if (r >= 0 && streq(name, "ConfigFiles")) {
-                        r = sd_bus_message_enter_container(msg, 'v', "as");
-                        if (r >= 0) {
-                                strv_freep(&files);
-                                r = sd_bus_message_read_strv(msg, &files);
-                        }
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(msg);
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(msg, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(msg);
-        }
+        r = bus_read_dict(msg, manager_property, &files);
         if (r >= 0 && files) {
                 size_t n = 0;
                 while (files[n])

@@ -33,12 +33,9 @@ static const char *key_problem(const UserDataEntry *e)
 {
         int32_t v;
         Knob k;
+        int r = nm_user_data_parse(e->key, e->value, &k, &v);
 
-        if (knob_from_string(e->key + STRLEN(USER_DATA_IGMPD_PREFIX)) < 0)
-                return "unknown knob, ignored";
-        if (user_data_parse_igmpd(e->key, e->value, &k, &v) < 0)
-                return "invalid value, ignored";
-        return NULL;
+        return r == -ENOENT ? "unknown knob, ignored" : r < 0 ? "invalid value, ignored" : NULL;
 }
 
 static char *devices_string(char **devices)
@@ -122,7 +119,7 @@ static void json_write_profile(JsonWriter *w, NMProfile *p)
 
                 user_data_knob_entry(k, 0, key, value);
                 s = user_data_get(&p->data, key);
-                if (!s || user_data_parse_igmpd(key, s, &kk, &v) < 0)
+                if (!s || nm_user_data_parse(key, s, &kk, &v) <= 0)
                         continue;
                 json_key(w, knob_to_string(k));
                 json_int(w, v);
@@ -160,7 +157,7 @@ static int table_add_keys(Table *t, NMProfile *p, const char *const *lead, size_
                 first = false;
                 problem = key_problem(e);
                 if (r >= 0)
-                        r = table_add_cell(t, e->key + STRLEN(USER_DATA_IGMPD_PREFIX));
+                        r = table_add_cell(t, e->key + STRLEN(NM_USER_DATA_PREFIX));
                 if (r >= 0 && problem)
                         r = table_add_cellf(t, "%s (%s)", e->value, problem);
                 else if (r >= 0)
