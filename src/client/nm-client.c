@@ -223,13 +223,61 @@ static int nm_settings_read_profile(sd_bus_message *m, NMProfile *p)
         return p->id && p->uuid ? 0 : -EBADMSG;
 }
 
-static int nm_append_user_data(sd_bus_message *m, const UserData *d)
+/* Appends a value to m in place of src's (skipped; NULL where there was none). */
+typedef int (*NMValueFn)(sd_bus_message *m, sd_bus_message *src, const UserData *d);
+
+/* Copies the dictionary of entry type entry ("sv", "sa{sv}") at src's read position (none with
+ * src NULL) to m, the value of key replaced by fn's, or added by fn where missing (if d has
+ * entries). */
+static int nm_copy_dict(sd_bus_message *m, sd_bus_message *src, const char *entry, const char *key, NMValueFn fn,
+                        const UserData *d)
 {
+        bool seen = false;
+        char array[16];
+        const char *k;
         int r;
 
-        r = sd_bus_message_open_container(m, 'e', "sv");
+        snprintf(array, sizeof array, "{%s}", entry);
+        r = sd_bus_message_open_container(m, 'a', array);
+        if (r >= 0 && src)
+                r = sd_bus_message_enter_container(src, 'a', array);
+        while (r >= 0 && src && (r = sd_bus_message_enter_container(src, 'e', entry)) > 0) {
+                r = sd_bus_message_read_basic(src, 's', &k);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'e', entry);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', k);
+                if (r >= 0 && streq(k, key)) {
+                        seen = true;
+                        r = fn(m, src, d);
+                } else if (r >= 0)
+                        r = sd_bus_message_copy(m, src, false);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(src);
+        }
+        if (r >= 0 && src)
+                r = sd_bus_message_exit_container(src);
+        if (r >= 0 && !seen && d->n > 0) {
+                r = sd_bus_message_open_container(m, 'e', entry);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', key);
+                if (r >= 0)
+                        r = fn(m, NULL, d);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
         if (r >= 0)
-                r = sd_bus_message_append_basic(m, 's', "data");
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+/* user.data: d. */
+static int nm_append_user_data(sd_bus_message *m, sd_bus_message *src, const UserData *d)
+{
+        int r = src ? sd_bus_message_skip(src, "v") : 0;
+
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'v', "a{ss}");
         if (r >= 0)
@@ -240,110 +288,21 @@ static int nm_append_user_data(sd_bus_message *m, const UserData *d)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
         return r;
 }
 
 /* The "user" section: its other properties copied from src, "data" replaced by d. */
 static int nm_copy_user_section(sd_bus_message *m, sd_bus_message *src, const UserData *d)
 {
-        const char *key;
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        if (src) {
-                r = sd_bus_message_enter_container(src, 'a', "{sv}");
-                if (r < 0)
-                        return r;
-                while ((r = sd_bus_message_enter_container(src, 'e', "sv")) > 0) {
-                        r = sd_bus_message_read_basic(src, 's', &key);
-                        if (r < 0)
-                                return r;
-                        if (streq(key, "data"))
-                                r = sd_bus_message_skip(src, "v");
-                        else {
-                                r = sd_bus_message_open_container(m, 'e', "sv");
-                                if (r >= 0)
-                                        r = sd_bus_message_append_basic(m, 's', key);
-                                if (r >= 0)
-                                        r = sd_bus_message_copy(m, src, false);
-                                if (r >= 0)
-                                        r = sd_bus_message_close_container(m);
-                        }
-                        if (r < 0)
-                                return r;
-                        r = sd_bus_message_exit_container(src);
-                        if (r < 0)
-                                return r;
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(src);
-                if (r < 0)
-                        return r;
-        }
-        r = nm_append_user_data(m, d);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(m);
+        return nm_copy_dict(m, src, "sv", "data", nm_append_user_data, d);
 }
 
 /* Appends to m the a{sa{sv}} at the start of src with user.data replaced by d. */
 static int nm_settings_append(sd_bus_message *m, sd_bus_message *src, const UserData *d)
 {
-        const char *section;
-        bool seen_user = false;
-        int r;
+        int r = sd_bus_message_rewind(src, true);
 
-        r = sd_bus_message_rewind(src, true);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(src, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(m, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(src, 'e', "sa{sv}")) > 0) {
-                r = sd_bus_message_read_basic(src, 's', &section);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', section);
-                if (r >= 0 && streq(section, "user")) {
-                        seen_user = true;
-                        r = nm_copy_user_section(m, src, d);
-                } else if (r >= 0)
-                        r = sd_bus_message_copy(m, src, false);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(src);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(src);
-        if (r < 0)
-                return r;
-        if (!seen_user && d->n > 0) {
-                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', "user");
-                if (r >= 0)
-                        r = nm_copy_user_section(m, NULL, d);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(m);
+        return r < 0 ? r : nm_copy_dict(m, src, "sa{sv}", "user", nm_copy_user_section, d);
 }
 
 /* ---- reading profiles ---- */

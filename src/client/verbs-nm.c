@@ -88,17 +88,15 @@ static void json_strv(JsonWriter *w, char **l)
 
 static void json_write_profile(JsonWriter *w, NMProfile *p)
 {
-        user_data_sort(&p->data);
+        const char *const strings[][2] = {
+                { "name", p->id }, { "uuid", p->uuid }, { "type", p->type }, { "path", p->path },
+        };
 
         json_begin_object(w);
-        json_key(w, "name");
-        json_string(w, p->id);
-        json_key(w, "uuid");
-        json_string(w, p->uuid);
-        json_key(w, "type");
-        json_string(w, p->type);
-        json_key(w, "path");
-        json_string(w, p->path);
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
+                json_key(w, strings[i][0]);
+                json_string(w, strings[i][1]);
+        }
         json_key(w, "devices");
         json_strv(w, p->devices);
         json_key(w, "filename");
@@ -107,6 +105,7 @@ static void json_write_profile(JsonWriter *w, NMProfile *p)
         json_bool(w, p->unsaved);
         json_key(w, "permissions");
         json_strv(w, p->permissions);
+        user_data_sort(&p->data);
 
         /* What igmpd applies from it... */
         json_key(w, "knobs");
