@@ -457,36 +457,17 @@ static void audit_libc_bpf_destroyp(struct audit_libc_bpf **p)
 int helper_libc_attach(const BpfRequest *req, HelperReply *r)
 {
         _cleanup_(audit_libc_bpf_destroyp) struct audit_libc_bpf *skel = NULL;
-        const char *unsupported = helper_kernel_unsupported();
         LibcScan s = { .reply = r, .req = req };
-        uint64_t pidns_dev, pidns_ino;
-        int link, err;
-
-        if (unsupported)
-                return helper_reply_error(r, -EOPNOTSUPP, "%s", unsupported);
+        int err;
 
         skel = audit_libc_bpf__open();
         if (!skel)
                 return helper_reply_bpf_error(r, -errno, "Opening the libc BPF object");
-        helper_pid_namespace(&pidns_dev, &pidns_ino);
-        skel->rodata->pidns_dev = pidns_dev;
-        skel->rodata->pidns_ino = pidns_ino;
-        err = bpf_map__set_max_entries(skel->maps.events, HELPER_RINGBUF_SIZE);
+        err = helper_load_tp_btf(r, HELPER_TP_BTF(skel, igmpd_exec_watch, "libc BPF programs", "sched_process_exec"));
         if (err < 0)
-                return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
-        err = audit_libc_bpf__load(skel);
-        if (err < 0)
-                return helper_reply_bpf_error(r, err, "Loading the libc BPF programs");
-
-        link = bpf_raw_tracepoint_open(NULL, bpf_program__fd(skel->progs.igmpd_exec_watch));
-        if (link < 0)
-                return helper_reply_bpf_error(r, link, "Attaching to the sched_process_exec tracepoint");
-        err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, "tp_btf/sched_process_exec");
-        if (err >= 0)
-                err = helper_reply_add_maps(r, skel->maps.events, skel->maps.bss);
-        if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_PROGRAM, dup_cloexec(bpf_program__fd(skel->progs.igmpd_libc_sysctl)),
-                                       0, NULL, NULL);
+                return err;
+        err = helper_reply_add(r, BPF_FD_PROGRAM, dup_cloexec(bpf_program__fd(skel->progs.igmpd_libc_sysctl)), 0,
+                               NULL, NULL);
         if (err < 0)
                 return helper_reply_error(r, err, "Building the reply failed");
 
