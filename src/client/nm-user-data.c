@@ -85,17 +85,25 @@ size_t user_data_count_igmpd(const UserData *d)
         return n;
 }
 
+/* Sets every entry of from (only igmpd's with igmpd_only) in d. */
+static int user_data_set_all(UserData *d, const UserData *from, bool igmpd_only)
+{
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < from->n; i++)
+                if (!igmpd_only || user_data_key_is_igmpd(from->entries[i].key))
+                        r = user_data_set(d, from->entries[i].key, from->entries[i].value);
+        return r;
+}
+
 int user_data_copy(const UserData *src, UserData *ret)
 {
         UserData d = {};
-        int r;
+        int r = user_data_set_all(&d, src, false);
 
-        for (size_t i = 0; i < src->n; i++) {
-                r = user_data_set(&d, src->entries[i].key, src->entries[i].value);
-                if (r < 0) {
-                        user_data_done(&d);
-                        return r;
-                }
+        if (r < 0) {
+                user_data_done(&d);
+                return r;
         }
         *ret = d;
         return 0;
@@ -146,14 +154,10 @@ int user_data_take_igmpd(UserData *d, const UserData *from)
         if (r < 0)
                 return r;
         (void) user_data_remove_igmpd(&new);
-        for (size_t i = 0; i < from->n; i++) {
-                if (!user_data_key_is_igmpd(from->entries[i].key))
-                        continue;
-                r = user_data_set(&new, from->entries[i].key, from->entries[i].value);
-                if (r < 0) {
-                        user_data_done(&new);
-                        return r;
-                }
+        r = user_data_set_all(&new, from, true);
+        if (r < 0) {
+                user_data_done(&new);
+                return r;
         }
         user_data_done(d);
         *d = new;
