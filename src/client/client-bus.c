@@ -297,6 +297,18 @@ void json_start(JsonWriter *w)
         json_writer_init(w, stdout, arg_json == JSON_PRETTY);
 }
 
+void json_fields(JsonWriter *w, ...)
+{
+        va_list ap;
+
+        va_start(ap, w);
+        for (const char *key; (key = va_arg(ap, const char *));) {
+                json_key(w, key);
+                json_string(w, va_arg(ap, const char *));
+        }
+        va_end(ap);
+}
+
 int json_done(JsonWriter *w)
 {
         int r = json_writer_finish(w);

@@ -157,6 +157,8 @@ enum {
 /* JSON output helpers. */
 void json_start(JsonWriter *w);
 int json_done(JsonWriter *w);
+/* Writes "key": "value" (NULL: null) for each pair of arguments up to a NULL key. */
+void json_fields(JsonWriter *w, ...) __attribute__((sentinel));
 
 /* Verbs: argv[0] is the verb. Return 0, -EINVAL for bad usage, other -errno (already reported). */
 int verb_list(int argc, char **argv, sd_bus *bus);

@@ -312,12 +312,8 @@ int verb_audit_scan(int argc, char **argv)
                 json_begin_array(&w);
                 for (size_t i = 0; i < s.n_findings; i++) {
                         json_begin_object(&w);
-                        json_key(&w, "path");
-                        json_string(&w, s.findings[i].path);
-                        json_key(&w, "finding");
-                        json_string(&w, s.findings[i].kind);
-                        json_key(&w, "detail");
-                        json_string(&w, s.findings[i].detail);
+                        json_fields(&w, "path", s.findings[i].path, "finding", s.findings[i].kind, "detail",
+                                    s.findings[i].detail, NULL);
                         json_end_object(&w);
                 }
                 json_end_array(&w);

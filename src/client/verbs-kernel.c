@@ -274,30 +274,18 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 json_begin_array(&w);
                 for (size_t i = 0; i < n_states; i++) {
                         json_begin_object(&w);
-                        json_key(&w, "source");
-                        json_string(&w, states[i].source);
-                        json_key(&w, "state");
-                        json_string(&w, states[i].state);
-                        json_key(&w, "note");
-                        json_string(&w, states[i].note);
+                        json_fields(&w, "source", states[i].source, "state", states[i].state, "note", states[i].note,
+                                    NULL);
                         json_end_object(&w);
                 }
                 json_end_array(&w);
-                if (coverage) {
-                        json_key(&w, "audit_coverage");
-                        json_string(&w, coverage);
-                        json_key(&w, "audit_advice");
-                        json_string(&w, isempty(advice) ? NULL : advice);
-                }
+                if (coverage)
+                        json_fields(&w, "audit_coverage", coverage, "audit_advice", isempty(advice) ? NULL : advice,
+                                    NULL);
                 if (drift.state) {
                         json_key(&w, "drift_watch");
                         json_begin_object(&w);
-                        json_key(&w, "state");
-                        json_string(&w, drift.state);
-                        json_key(&w, "note");
-                        json_string(&w, drift.note);
-                        json_key(&w, "action");
-                        json_string(&w, drift.action);
+                        json_fields(&w, "state", drift.state, "note", drift.note, "action", drift.action, NULL);
                         json_end_object(&w);
                 }
                 json_end_object(&w);

@@ -476,10 +476,7 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 json_begin_event(&w, "overridden");
                 json_key(&w, "index");
                 json_int(&w, ml ? ml->link.ifindex : 0);
-                json_key(&w, "name");
-                json_string(&w, ml ? strempty(ml->link.name) : "");
-                json_key(&w, "knob");
-                json_string(&w, knob);
+                json_fields(&w, "name", ml ? strempty(ml->link.name) : "", "knob", knob, NULL);
                 json_key(&w, "old");
                 if (old < 0)
                         json_null(&w);
@@ -491,10 +488,7 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 json_int(&w, value);
                 json_key(&w, "pid");
                 json_int(&w, pid);
-                json_key(&w, "comm");
-                json_string(&w, comm);
-                json_key(&w, "action");
-                json_string(&w, action);
+                json_fields(&w, "comm", comm, "action", action, NULL);
                 json_end_object(&w);
                 (void) json_done(&w);
         } else {

@@ -88,19 +88,11 @@ static void json_strv(JsonWriter *w, char **l)
 
 static void json_write_profile(JsonWriter *w, NMProfile *p)
 {
-        const char *const strings[][2] = {
-                { "name", p->id }, { "uuid", p->uuid }, { "type", p->type }, { "path", p->path },
-        };
-
         json_begin_object(w);
-        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
-                json_key(w, strings[i][0]);
-                json_string(w, strings[i][1]);
-        }
+        json_fields(w, "name", p->id, "uuid", p->uuid, "type", p->type, "path", p->path, NULL);
         json_key(w, "devices");
         json_strv(w, p->devices);
-        json_key(w, "filename");
-        json_string(w, p->filename);
+        json_fields(w, "filename", p->filename, NULL);
         json_key(w, "unsaved");
         json_bool(w, p->unsaved);
         json_key(w, "permissions");

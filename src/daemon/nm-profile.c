@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bus-read.h"
 #include "fnv.h"
 #include "log.h"
 #include "nm-parse.h"
