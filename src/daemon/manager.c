@@ -151,7 +151,7 @@ Manager *manager_free(Manager *m)
                 manager_write_originals(m, true);
         /* Unlike a link's knobs, the namespace's are given back at a stop: nothing else owns them. */
         if (m->ready && !m->check_only)
-                ns_knobs_restore(&m->ns_knobs);
+                (void) ns_knobs_restore(&m->ns_knobs, NULL);
         ns_knobs_done(&m->ns_knobs);
         originals_done(&m->saved_originals);
         originals_journal_done(&m->originals);

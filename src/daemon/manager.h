@@ -167,6 +167,9 @@ int manager_start(Manager *m);
 /* Reads and removes what the last clean stop saved (ROOT/run/igmpd/originals) if it is of this
  * network namespace: 1 with *ret filled, 0 with none, -errno (see originals_load()). */
 int manager_read_originals(Manager *m, Originals *ret);
+/* Takes what the last run recorded of the namespace knobs (ns_knobs_take_record()), and keeps
+ * the record from now on. 0 or -ENOMEM. */
+int manager_take_namespace_record(Manager *m);
 int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */

@@ -11,9 +11,14 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "conf-parser.h"
+#include "fs-util.h"
 #include "log.h"
 #include "ns-knobs.h"
+#include "parse-util.h"
 #include "sysctl-util.h"
+
+#define NS_KNOBS_RECORD_HEADER "igmpd-namespace-originals 1 "
 
 /* At most one drift report per knob in this time, as for a link's knobs. */
 #define NS_KNOBS_REPORT_USEC (1000ULL * 1000ULL)
@@ -49,6 +54,7 @@ void ns_knobs_done(NsKnobs *n)
                         safe_close(n->dir_fd[f]);
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
                 refstr_unref(n->knobs[k].want.source);
+        free(n->record_dir);
         *n = (NsKnobs) { .dir_fd = { -EBADF, -EBADF } };
 }
 
@@ -89,6 +95,125 @@ static int ns_knobs_write(NsKnobs *n, NsKnob k, int32_t v)
         return r;
 }
 
+int ns_knobs_parse_record(const char *text, const char *netns, bool set[static _NS_KNOB_MAX],
+                          int32_t original[static _NS_KNOB_MAX], int32_t written[static _NS_KNOB_MAX])
+{
+        const char *p = startswith(text, NS_KNOBS_RECORD_HEADER), *eol;
+        size_t len;
+
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                set[k] = false;
+        if (!p || isempty(netns))
+                return 0;
+        eol = strchrnul(p, '\n');
+        len = strlen(netns);
+        if ((size_t) (eol - p) != len || strncmp(p, netns, len) != 0 || *eol != '\n')
+                return 0;
+
+        for (p = eol + 1; *p; p = *eol ? eol + 1 : eol) {
+                char line[64], *eq, *slash;
+                int o, w;
+                NsKnob k;
+
+                eol = strchrnul(p, '\n');
+                if (*eol != '\n' || (size_t) (eol - p) >= sizeof line)
+                        continue; /* torn by a crash, or not one of ours */
+                memcpy(line, p, (size_t) (eol - p));
+                line[eol - p] = '\0';
+                eq = strchr(line, '=');
+                slash = eq ? strchr(eq, '/') : NULL;
+                if (!slash)
+                        continue;
+                *eq = *slash = '\0';
+                k = ns_knob_from_string(line);
+                if (k < 0 || parse_int_range(eq + 1, slash, &o) < 0 || parse_int_range(slash + 1, slash + 1 + strlen(slash + 1), &w) < 0)
+                        continue;
+                set[k] = true;
+                original[k] = o;
+                written[k] = w;
+        }
+        return 1;
+}
+
+/* Writes the record of what igmpd changed (before the write that needs it), or removes it when
+ * nothing is left to undo. A failure is said once; the writes go ahead (as for the links'). */
+static void ns_knobs_save(NsKnobs *n)
+{
+        char buf[256];
+        size_t off;
+        bool any = false;
+        int r;
+
+        if (!n->record_dir)
+                return;
+        off = (size_t) snprintf(buf, sizeof buf, NS_KNOBS_RECORD_HEADER "%s\n", n->netns);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX && off < sizeof buf; k++)
+                if (n->knobs[k].changed) {
+                        off += (size_t) snprintf(buf + off, sizeof buf - off, "%s=%" PRIi32 "/%" PRIi32 "\n",
+                                                 ns_knob_info(k)->name, n->knobs[k].original, n->knobs[k].written);
+                        any = true;
+                }
+        if (any)
+                r = write_file_atomic(n->record_dir, NS_KNOBS_RECORD_NAME, buf);
+        else {
+                _cleanup_free_ char *path = NULL;
+
+                r = asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, n->record_dir) < 0 ? -ENOMEM :
+                    unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+        }
+        if (r < 0 && !n->record_failed)
+                log_warning_errno(r, "Failed to record the namespace knobs' values found in %s/" NS_KNOBS_RECORD_NAME
+                                  ", a crash would forget them: %m", n->record_dir);
+        n->record_failed = r < 0;
+}
+
+int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
+{
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        bool set[_NS_KNOB_MAX];
+        int32_t original[_NS_KNOB_MAX], written[_NS_KNOB_MAX];
+        size_t len;
+        int r;
+
+        free(n->record_dir);
+        n->record_dir = strdup(dir);
+        if (!n->record_dir)
+                return -ENOMEM;
+        snprintf(n->netns, sizeof n->netns, "%s", netns);
+        if (asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, dir) < 0)
+                return -ENOMEM;
+        r = config_read_file(path, &text, &len);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read %s, ignoring: %m", path);
+                return r == -ENOMEM ? r : 0;
+        }
+        if (ns_knobs_parse_record(text, n->netns, set, original, written) <= 0) {
+                log_debug("%s is of another network namespace, ignoring it.", path);
+                return 0;
+        }
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                NsKnobState *s = &n->knobs[k];
+
+                if (!set[k] || !s->available || ns_knobs_read(n, k, &s->kernel) < 0)
+                        continue;
+                s->kernel_known = true;
+                if (s->kernel != written[k]) {
+                        log_info("%s is %" PRIi32 ", not the %" PRIi32 " igmpd's last run wrote: changed by someone "
+                                 "else, leaving the value it found (%" PRIi32 ") unrecorded.",
+                                 ns_knob_sysctl_name(k), s->kernel, written[k], original[k]);
+                        continue;
+                }
+                s->changed = true;
+                s->original = original[k];
+                s->written = written[k];
+                log_info("%s: %" PRIi32 " was written by igmpd's last run, which found %" PRIi32 ".",
+                         ns_knob_sysctl_name(k), written[k], original[k]);
+        }
+        return 0;
+}
+
 static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, bool write)
 {
         NsKnobState *s = &n->knobs[k];
@@ -118,11 +243,14 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                 goto finish;
 
         if (want->set && now != want->value) {
-                if (!s->changed) {
-                        s->original = now;
-                        s->changed = true;
+                if (!s->changed || s->written != want->value) {
+                        if (!s->changed) {
+                                s->original = now;
+                                s->changed = true;
+                        }
+                        s->written = want->value;
+                        ns_knobs_save(n);
                 }
-                s->written = want->value;
                 r = ns_knobs_write(n, k, want->value);
                 if (r < 0)
                         log_warning_errno(r, "Failed to set %s to %" PRIi32 " (from %s), ignoring: %m", name,
@@ -132,6 +260,7 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                                  refstr_str(want->source), now);
         } else if (!want->set && s->changed) {
                 s->changed = false;
+                ns_knobs_save(n);
                 if (now != s->written)
                         log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "; no policy "
                                  "sets it any more: leaving it.", name, now, s->written);
@@ -203,11 +332,14 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         if (action == DRIFT_ACTION_WARN)
                 result = "kept (DriftAction=warn)";
         else {
-                if (!s->changed) {
-                        s->original = now;
-                        s->changed = true;
+                if (!s->changed || s->written != s->want.value) {
+                        if (!s->changed) {
+                                s->original = now;
+                                s->changed = true;
+                        }
+                        s->written = s->want.value;
+                        ns_knobs_save(n);
                 }
-                s->written = s->want.value;
                 r = ns_knobs_write(n, k, s->want.value);
                 result = r < 0 ? "writing it back failed: %m" : "reverted";
         }
@@ -244,8 +376,10 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
                                    name, old, now, who, s->want.value, refstr_str(s->want.source), result, more);
 }
 
-void ns_knobs_restore(NsKnobs *n)
+unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
 {
+        unsigned n_failed = 0;
+
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
                 NsKnobState *s = &n->knobs[k];
                 const char *name = ns_knob_sysctl_name(k);
@@ -254,19 +388,28 @@ void ns_knobs_restore(NsKnobs *n)
 
                 if (!s->available || !s->changed)
                         continue;
-                s->changed = false;
-                if (ns_knobs_read(n, k, &now) < 0)
+                if (ns_knobs_read(n, k, &now) < 0) {
+                        s->changed = false;
                         continue;
+                }
                 if (now != s->written) {
                         log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 ": leaving it.",
                                  name, now, s->written);
+                        s->changed = false;
                         continue;
                 }
                 r = ns_knobs_write(n, k, s->original);
-                if (r < 0)
+                if (r < 0) {
                         log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found: %m", name,
                                           s->original);
-                else
-                        log_info("Set %s back to %" PRIi32 ", the value found.", name, s->original);
+                        n_failed++; /* still recorded */
+                        continue;
+                }
+                log_info("Set %s back to %" PRIi32 ", the value found.", name, s->original);
+                s->changed = false;
+                if (n_restored)
+                        (*n_restored)++;
         }
+        ns_knobs_save(n);
+        return n_failed;
 }

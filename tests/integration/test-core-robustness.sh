@@ -11,7 +11,9 @@
 #    igmpctl reload and status), the rest of that file applies;
 #  - [MLD] Robustness= outside the initial namespace: a problem, nothing written, MLDRobustness
 #    says unavailable;
-#  - another process's write, without the drift watch: put back after a read asks for a refresh.
+#  - another process's write, without the drift watch: put back after a read asks for a refresh;
+#  - kill -9: ROOT/run/igmpd/namespace-originals keeps the value found for the next start and
+#    for igmpd --restore.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbus-lib.sh"
 
@@ -128,6 +130,33 @@ info "stop: the value found comes back"
 igmpd_stop
 [ "$(qrv)" = 4 ] || fail "igmp_qrv after the stop is $(qrv), expected 4 (the value found)"
 grep -q "Set net.ipv4.igmp_qrv back to 4, the value found." "$T_LOG" || fail "no log line for the restore at the stop"
+[ ! -e "$T_ROOT/run/igmpd/namespace-originals" ] || fail "a clean stop left the record: $(cat "$T_ROOT/run/igmpd/namespace-originals")"
+
+info "kill -9: the record keeps the value found; the next start takes it, the stop gives it back"
+igmpd_start "$NS"
+expect_qrv 7
+grep -qx "igmp_qrv=4/7" "$T_ROOT/run/igmpd/namespace-originals" ||
+        fail "no record of the value found: $(cat "$T_ROOT/run/igmpd/namespace-originals" 2>&1)"
+kill -KILL "$T_IGMPD_PID"
+wait "$T_IGMPD_PID" 2>/dev/null || true
+T_IGMPD_PID=""
+igmpd_start "$NS"
+grep -q "net.ipv4.igmp_qrv: 7 was written by igmpd's last run, which found 4." "$T_LOG" || fail "the record was not taken back"
+igmpd_stop
+[ "$(qrv)" = 4 ] || fail "igmp_qrv after a crash and a stop is $(qrv), expected 4 (the value found before the crash)"
+
+info "kill -9, then igmpd --restore (package removal) gives the value found back"
+igmpd_start "$NS"
+expect_qrv 7
+kill -KILL "$T_IGMPD_PID"
+wait "$T_IGMPD_PID" 2>/dev/null || true
+T_IGMPD_PID=""
+in_ns "$NS" "$IGMPD" --config-root "$T_ROOT" --restore > "$T_TMP/restore.out" 2>&1 || fail "igmpd --restore failed: $(cat "$T_TMP/restore.out")"
+[ "$(qrv)" = 4 ] || fail "igmp_qrv after igmpd --restore is $(qrv), expected 4"
+grep -q "^Set net.ipv4.igmp_qrv back to 4, the value found.$" "$T_TMP/restore.out" &&
+        grep -q "^Restored 2 knob values.$" "$T_TMP/restore.out" || fail "igmpd --restore: $(cat "$T_TMP/restore.out")"
+[ ! -e "$T_ROOT/run/igmpd/namespace-originals" ] || fail "igmpd --restore left the record"
+
 if [ -n "${host_mld:-}" ]; then
         [ "$(cat /proc/sys/net/ipv6/mld_qrv)" = "$host_mld" ] || fail "the host's mld_qrv changed"
 fi
