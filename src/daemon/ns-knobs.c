@@ -259,8 +259,10 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                         log_info("Set %s to %" PRIi32 " (from %s), was %" PRIi32 ".", name, want->value,
                                  refstr_str(want->source), now);
         } else if (!want->set && s->changed) {
-                s->changed = false;
-                ns_knobs_save(n);
+                /* The record goes only once the value found is back: a crash in between leaves
+                 * the next start what it needs. A failed write stays recorded (the stop tries
+                 * again). */
+                r = 0;
                 if (now != s->written)
                         log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "; no policy "
                                  "sets it any more: leaving it.", name, now, s->written);
@@ -270,6 +272,10 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                 else
                         log_info("Set %s back to %" PRIi32 ", the value found: no policy sets it any more.", name,
                                  s->original);
+                if (r >= 0) {
+                        s->changed = false;
+                        ns_knobs_save(n);
+                }
         } else if (want->set)
                 s->error = 0;
 
