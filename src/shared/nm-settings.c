@@ -80,6 +80,23 @@ int nm_user_data_parse(const char *key, const char *value, Knob *ret_knob, int32
         return 1;
 }
 
+/* Device.Ifindex (not in NetworkManager 1.42, Debian 12's): read as "u" or "i", a negative index
+ * is no link (0). 1 or -EBADMSG. */
+static int read_variant_ifindex(sd_bus_message *m, uint32_t *ret)
+{
+        const char *contents;
+        int32_t i;
+
+        if (sd_bus_message_peek_type(m, NULL, &contents) < 0 || !contents)
+                return -EBADMSG;
+        if (streq(contents, "u"))
+                return sd_bus_message_read(m, "v", "u", ret) < 0 ? -EBADMSG : 1;
+        if (!streq(contents, "i") || sd_bus_message_read(m, "v", "i", &i) < 0)
+                return -EBADMSG;
+        *ret = i > 0 ? (uint32_t) i : 0;
+        return 1;
+}
+
 int nm_read_active_connections(sd_bus_message *reply, char ***ret)
 {
         int r = bus_read_variant_strv(reply, "ao", ret);
@@ -93,7 +110,7 @@ static int device_property(sd_bus_message *m, const char *key, void *userdata)
         if (streq(key, "Interface"))
                 return bus_read_variant_string(m, "s", &p->ifname);
         if (streq(key, "Ifindex"))
-                return sd_bus_message_read(m, "v", "u", &p->ifindex) < 0 ? -EBADMSG : 1;
+                return read_variant_ifindex(m, &p->ifindex);
         if (streq(key, "ActiveConnection"))
                 return bus_read_variant_string(m, "o", &p->active);
         return 0;
