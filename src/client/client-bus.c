@@ -232,6 +232,8 @@ int client_get_property(sd_bus *bus, const char *iface, const char *name, const 
         if (r <= 0)
                 return r;
         r = sd_bus_message_enter_container(*reply, 'v', type);
+        if (r < 0 && (flags & CLIENT_CALL_QUIET))
+                return 0;
         if (r < 0)
                 fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
         return r < 0 ? r : 1;
