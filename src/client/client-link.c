@@ -88,22 +88,36 @@ static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
         return r < 0 ? r : 1;
 }
 
-/* The properties of org.igmpd1.Link, by name: where a string or list goes, and its CLIENT_PROP_*. */
-static const struct {
-        const char *name;
-        unsigned bit;
-        size_t offset;
-} link_properties[] = {
-        { "Name", CLIENT_PROP_NAME, offsetof(ClientLink, name) },
-        { "Kind", CLIENT_PROP_KIND, offsetof(ClientLink, kind) },
-        { "Type", CLIENT_PROP_TYPE, offsetof(ClientLink, type) },
-        { "MACAddress", CLIENT_PROP_MAC_ADDRESS, offsetof(ClientLink, mac_address) },
-        { "State", CLIENT_PROP_STATE, offsetof(ClientLink, state) },
-        { "LastError", CLIENT_PROP_LAST_ERROR, offsetof(ClientLink, last_error) },
-        { "AlternativeNames", CLIENT_PROP_ALTERNATIVE_NAMES, offsetof(ClientLink, alternative_names) },
-        { "MatchedFiles", CLIENT_PROP_MATCHED_FILES, offsetof(ClientLink, matched_files) },
-        { "IgnoredSources", CLIENT_PROP_IGNORED_SOURCES, offsetof(ClientLink, ignored_sources) },
+const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS] = {
+        { "Name", CLIENT_PROP_NAME, offsetof(ClientLink, name), false },
+        { "AlternativeNames", CLIENT_PROP_ALTERNATIVE_NAMES, offsetof(ClientLink, alternative_names), true },
+        { "Kind", CLIENT_PROP_KIND, offsetof(ClientLink, kind), false },
+        { "Type", CLIENT_PROP_TYPE, offsetof(ClientLink, type), false },
+        { "MACAddress", CLIENT_PROP_MAC_ADDRESS, offsetof(ClientLink, mac_address), false },
+        { "State", CLIENT_PROP_STATE, offsetof(ClientLink, state), false },
+        { "LastError", CLIENT_PROP_LAST_ERROR, offsetof(ClientLink, last_error), false },
+        { "MatchedFiles", CLIENT_PROP_MATCHED_FILES, offsetof(ClientLink, matched_files), true },
+        { "IgnoredSources", CLIENT_PROP_IGNORED_SOURCES, offsetof(ClientLink, ignored_sources), true },
 };
+
+char *client_link_field_string(const ClientLink *l, const ClientLinkField *f)
+{
+        const void *p = (const uint8_t *) l + f->offset;
+        char *const *list = *(char *const *const *) p;
+        size_t n = 1;
+        char *s, *e;
+
+        if (!f->list)
+                return strdup(strempty(*(char *const *) p));
+        if (!list || !list[0])
+                return strdup("none");
+        for (char *const *i = list; *i; i++)
+                n += strlen(*i) + 2;
+        s = e = malloc(n);
+        for (char *const *i = list; s && *i; i++)
+                e = stpcpy(stpcpy(e, i == list ? "" : ", "), *i);
+        return s;
+}
 
 typedef struct LinkRead {
         ClientLink *link;
@@ -124,14 +138,12 @@ static int link_property(sd_bus_message *m, const char *name, void *userdata)
                 lr->changed |= CLIENT_PROP_KNOBS;
                 return read_knobs_variant(m, lr->link);
         }
-        for (size_t i = 0; i < ELEMENTSOF(link_properties); i++) {
-                if (!streq(name, link_properties[i].name))
+        for (const ClientLinkField *f = client_link_fields; f < client_link_fields + CLIENT_LINK_FIELDS; f++) {
+                if (!streq(name, f->name))
                         continue;
-                lr->changed |= link_properties[i].bit;
-                if (link_properties[i].bit & (CLIENT_PROP_ALTERNATIVE_NAMES | CLIENT_PROP_MATCHED_FILES |
-                                              CLIENT_PROP_IGNORED_SOURCES))
-                        return bus_read_variant_strv(m, "as", (char ***) (base + link_properties[i].offset));
-                return bus_read_variant_string(m, "s", (char **) (base + link_properties[i].offset));
+                lr->changed |= f->bit;
+                return f->list ? bus_read_variant_strv(m, "as", (char ***) (base + f->offset))
+                               : bus_read_variant_string(m, "s", (char **) (base + f->offset));
         }
         return 0;
 }

@@ -98,6 +98,20 @@ typedef struct ClientLink {
         bool has[_KNOB_MAX];
 } ClientLink;
 
+/* Its string and list properties, in the order monitor shows their changes: D-Bus name,
+ * CLIENT_PROP_* bit, and where in ClientLink (a char *, or with list a char **). */
+typedef struct ClientLinkField {
+        const char *name;
+        unsigned bit;
+        size_t offset;
+        bool list;
+} ClientLinkField;
+#define CLIENT_LINK_FIELDS 9
+extern const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS];
+/* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
+ * ENOMEM; the caller frees. */
+char *client_link_field_string(const ClientLink *l, const ClientLinkField *f);
+
 void client_link_init(ClientLink *l);
 void client_link_done(ClientLink *l);
 /* Reads an a{sv} of org.igmpd1.Link properties into l (unknown ones skipped). Sets *ret_changed

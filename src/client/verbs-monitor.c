@@ -218,33 +218,6 @@ static void print_string_change(const ClientLink *l, const char *label, const ch
                glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
 }
 
-/* "a, b, c", or "none"; the caller frees. */
-static char *join_list(char **l)
-{
-        size_t n = 1;
-        char *s, *p;
-
-        if (!l || !l[0])
-                return strdup("none");
-        for (char **i = l; *i; i++)
-                n += strlen(*i) + 2;
-        s = p = malloc(n);
-        if (!s)
-                return NULL;
-        for (char **i = l; *i; i++)
-                p = stpcpy(stpcpy(p, i == l ? "" : ", "), *i);
-        return s;
-}
-
-static void print_list_change(const ClientLink *l, const char *label, const char *old, char **new)
-{
-        char *b = join_list(new);
-
-        if (b)
-                print_string_change(l, label, old, b);
-        free(b);
-}
-
 static void print_knob_changes(const ClientLink *old, const ClientLink *new)
 {
         for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -362,11 +335,11 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 {
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
-        _cleanup_free_ char *old_altnames = NULL, *old_matched = NULL, *old_ignored = NULL;
+        char *before[CLIENT_LINK_FIELDS] = {};
         MonitorLink *ml;
         ClientLink old, *l;
         unsigned changed = 0;
-        int r;
+        int r = 0;
 
         if (sd_bus_message_read(msg, "s", &iface) < 0 || !path)
                 return 0;
@@ -392,25 +365,9 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
         /* Keep the old values for "old → new". */
         client_link_init(&old);
-        old.ifindex = l->ifindex;
-        r = free_and_strdup(&old.name, l->name);
-        if (r >= 0)
-                r = free_and_strdup(&old.kind, l->kind);
-        if (r >= 0)
-                r = free_and_strdup(&old.type, l->type);
-        if (r >= 0)
-                r = free_and_strdup(&old.mac_address, l->mac_address);
-        if (r >= 0) {
-                old_altnames = join_list(l->alternative_names);
-                old_matched = join_list(l->matched_files);
-                old_ignored = join_list(l->ignored_sources);
-                if (!old_altnames || !old_matched || !old_ignored)
+        for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
+                if (!(before[i] = client_link_field_string(l, &client_link_fields[i])))
                         r = -ENOMEM;
-        }
-        if (r >= 0)
-                r = free_and_strdup(&old.state, l->state);
-        if (r >= 0)
-                r = free_and_strdup(&old.last_error, l->last_error);
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 old.has[k] = l->has[k];
                 old.kernel[k] = l->kernel[k];
@@ -419,36 +376,26 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         }
         if (r >= 0)
                 r = client_link_read_properties(msg, l, &changed);
-        if (r < 0) {
-                client_link_done(&old);
-                return 0;
-        }
+        if (r < 0)
+                goto finish;
 
         if (arg_json != JSON_OFF)
                 print_json_link_event("changed", l, changed);
         else {
-                if (changed & CLIENT_PROP_NAME)
-                        print_string_change(l, "Name", old.name, l->name);
-                if (changed & CLIENT_PROP_ALTERNATIVE_NAMES)
-                        print_list_change(l, "AlternativeNames", old_altnames, l->alternative_names);
-                if (changed & CLIENT_PROP_KIND)
-                        print_string_change(l, "Kind", old.kind, l->kind);
-                if (changed & CLIENT_PROP_TYPE)
-                        print_string_change(l, "Type", old.type, l->type);
-                if (changed & CLIENT_PROP_MAC_ADDRESS)
-                        print_string_change(l, "MACAddress", old.mac_address, l->mac_address);
-                if (changed & CLIENT_PROP_STATE)
-                        print_string_change(l, "State", old.state, l->state);
-                if (changed & CLIENT_PROP_LAST_ERROR)
-                        print_string_change(l, "LastError", old.last_error, l->last_error);
-                if (changed & CLIENT_PROP_MATCHED_FILES)
-                        print_list_change(l, "MatchedFiles", old_matched, l->matched_files);
-                if (changed & CLIENT_PROP_IGNORED_SOURCES)
-                        print_list_change(l, "IgnoredSources", old_ignored, l->ignored_sources);
+                for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++) {
+                        _cleanup_free_ char *now = NULL;
+
+                        if ((changed & client_link_fields[i].bit) &&
+                            (now = client_link_field_string(l, &client_link_fields[i])))
+                                print_string_change(l, client_link_fields[i].name, before[i], now);
+                }
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
         }
         fflush(stdout);
+finish:
+        for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
+                free(before[i]);
         client_link_done(&old);
         return 0;
 }
