@@ -100,23 +100,29 @@ const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS] = {
         { "IgnoredSources", CLIENT_PROP_IGNORED_SOURCES, offsetof(ClientLink, ignored_sources), true },
 };
 
+char *client_strv_join(char *const *l, const char *sep)
+{
+        size_t n = 1;
+        char *s, *e;
+
+        for (char *const *i = l; i && *i; i++)
+                n += strlen(*i) + strlen(sep);
+        s = e = malloc(n);
+        for (char *const *i = l; s && i && *i; i++)
+                e = stpcpy(stpcpy(e, i == l ? "" : sep), *i);
+        if (s)
+                *e = '\0';
+        return s;
+}
+
 char *client_link_field_string(const ClientLink *l, const ClientLinkField *f)
 {
         const void *p = (const uint8_t *) l + f->offset;
         char *const *list = *(char *const *const *) p;
-        size_t n = 1;
-        char *s, *e;
 
         if (!f->list)
                 return strdup(strempty(*(char *const *) p));
-        if (!list || !list[0])
-                return strdup("none");
-        for (char *const *i = list; *i; i++)
-                n += strlen(*i) + 2;
-        s = e = malloc(n);
-        for (char *const *i = list; s && *i; i++)
-                e = stpcpy(stpcpy(e, i == list ? "" : ", "), *i);
-        return s;
+        return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
 }
 
 typedef struct LinkRead {

@@ -108,6 +108,8 @@ typedef struct ClientLinkField {
 } ClientLinkField;
 #define CLIENT_LINK_FIELDS 9
 extern const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS];
+/* The strings of l (may be NULL) joined by sep; NULL on ENOMEM. */
+char *client_strv_join(char *const *l, const char *sep);
 /* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
  * ENOMEM; the caller frees. */
 char *client_link_field_string(const ClientLink *l, const ClientLinkField *f);

@@ -40,22 +40,7 @@ static const char *key_problem(const UserDataEntry *e)
 
 static char *devices_string(char **devices)
 {
-        size_t len = 1;
-        char *s;
-
-        if (!devices || !devices[0])
-                return NULL;
-        for (char **d = devices; *d; d++)
-                len += strlen(*d) + 1;
-        s = calloc(1, len);
-        if (!s)
-                return NULL;
-        for (char **d = devices; *d; d++) {
-                if (d != devices)
-                        strcat(s, ",");
-                strcat(s, *d);
-        }
-        return s;
+        return devices && devices[0] ? client_strv_join(devices, ",") : NULL;
 }
 
 /* PROFILE as the user would type it again in a shell. */
