@@ -14,6 +14,9 @@
 #                 per link (default 200)
 #   --idle SECS   length of the idle window (default 30)
 #   --tails       also run the channel-change joins held a real 30 s (about 1 more minute)
+#   --channel-qrvs LIST    robustness values of the channel-change section (default "2 4"), each
+#                 set by igmpd's [IGMP] Robustness= (net.ipv4.igmp_qrv of the namespace)
+#   --channel-protos LIST  its protocols, of v3 mld v2 (default "v3 mld v2")
 #   --sections    comma list of cold,hotplug,memory,idle,dbus,audit,channel,bpf,drift (default all)
 #   --knob-writes N  writes per case and round in the drift section (default 20000)
 #   --audit-calls N  sysctl(2) calls per audit flood (default 100000); the audit section runs an
@@ -49,6 +52,8 @@ while [ $# -gt 0 ]; do
         --sample) SAMPLE=$2; shift ;;
         --idle) IDLE=$2; shift ;;
         --tails) TAILS=1 ;;
+        --channel-qrvs) CH_QRVS=$2; shift ;;
+        --channel-protos) CH_PROTOS=$2; shift ;;
         --sections) SECTIONS=$2; shift ;;
         --audit-calls) AUDIT_CALLS=$2; shift ;;
         --knob-writes) KNOB_WRITES=$2; shift ;;
@@ -58,7 +63,7 @@ while [ $# -gt 0 ]; do
         --quick)
                 QUICK=1 LINKS=200 SIZES="200" REPEAT=2 SAMPLE=10 IDLE=2 AUDIT_CALLS=2000 KNOB_WRITES=1000
                 CH_M=2 CH_ROUNDS_V2=1 CH_ROUNDS=1 CH_MAXROUNDS=2 CH_QRVS="2" CH_PROTOS="v3" ;;
-        -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         esac
         shift
@@ -95,7 +100,7 @@ mkdir -p "/run/igmpd-bench-$$-nobus"
 NO_BUS="unix:path=/run/igmpd-bench-$$-nobus/system_bus_socket"
 export DBUS_SYSTEM_BUS_ADDRESS=$NO_BUS
 RES=$TMP/results
-NSP="igb$$"
+NSP="${BENCH_NS_PREFIX:-igb}$$" # BENCH_NS_PREFIX: another prefix for the namespaces
 PIDS=()
 cleanup() {
         set +e
@@ -866,8 +871,9 @@ channel_run() {
         dir=$TMP/ch-$proto-$qrv-${hold_override:-x}
         mkdir -p "$dir"
         down=$(ns_new chd) up=$(ns_new chu)
+        # igmp_qrv comes from igmpd's [IGMP] Robustness= (checked below), before any veth exists:
+        # the kernel reads it when a device is created.
         ip netns exec "$down" sh -c "
-                echo $qrv > /proc/sys/net/ipv4/igmp_qrv
                 [ -e /proc/sys/net/ipv6/conf/default/mld_qrv ] && echo $qrv > /proc/sys/net/ipv6/conf/default/mld_qrv
                 echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
                 [ $proto = v2 ] && echo 2 > /proc/sys/net/ipv4/conf/default/force_igmp_version
@@ -887,11 +893,14 @@ V3UnsolicitedReportInterval=200
 V1UnsolicitedReportInterval=200
 V2UnsolicitedReportInterval=200
 EOC
+        printf '[IGMP]\nRobustness=%s\n' "$qrv" > "$dir/root/etc/igmpd/conf.d/05-robustness.conf"
         ip netns exec "$down" env -u WATCHDOG_USEC SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
                 "$BENCH_BIN/notify-run" "$dir/n.sock" "$IGMPD" --config-root "$dir/root" > "$dir/igmpd.out" 2> "$dir/igmpd.log" &
         local npid=$!
         PIDS+=($npid)
         for _ in $(seq 200); do grep -q '^ready' "$dir/igmpd.out" 2> /dev/null && break; sleep 0.05; done
+        [ "$(ip netns exec "$down" cat /proc/sys/net/ipv4/igmp_qrv)" = "$qrv" ] ||
+                die "channel: igmpd did not set igmp_qrv to $qrv ([IGMP] Robustness=): $(tail -n 5 "$dir/igmpd.log")"
         for pol in d p; do
                 for ((k = 0; k < K; k++)); do
                         echo "link add $pol$k type veth peer name u$pol$k netns $up"

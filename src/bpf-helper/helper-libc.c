@@ -184,6 +184,44 @@ static int read_file(int fd, size_t size, void **ret)
         return 0;
 }
 
+/* openat2() without the system call, for where it is missing (Linux < 5.6) or a seccomp filter
+ * denies it (nspawn's and some container runtimes' answer ENOSYS): O_PATH, and for a root path
+ * (resolve != 0) one component at a time with O_NOFOLLOW, refusing ".." and every symlink
+ * (-ELOOP) — stricter than RESOLVE_IN_ROOT, which follows them inside the root; the usual
+ * paths list both /lib and /usr/lib for a merged /usr. */
+static int open_path_beneath(int dirfd, const char *path, uint64_t resolve)
+{
+        _cleanup_close_ int cur = -EBADF;
+        const char *p = path;
+
+        if (resolve == 0) {
+                int fd = openat(dirfd, path, O_PATH | O_CLOEXEC);
+
+                return fd < 0 ? -errno : fd;
+        }
+        for (;;) {
+                char comp[256];
+                size_t n;
+                int fd;
+
+                p += strspn(p, "/");
+                n = strcspn(p, "/");
+                if (n == 0)
+                        return cur >= 0 ? TAKE_FD(cur) : -EISDIR;
+                if (n >= sizeof comp || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return -ELOOP;
+                memcpy(comp, p, n);
+                comp[n] = '\0';
+                p += n;
+                fd = openat(cur >= 0 ? cur : dirfd, comp,
+                            O_PATH | O_NOFOLLOW | O_CLOEXEC | (p[strspn(p, "/")] ? O_DIRECTORY : 0));
+                if (fd < 0)
+                        return errno == ENOTDIR ? -ELOOP : -errno;
+                safe_close(cur);
+                cur = fd;
+        }
+}
+
 /* Opens path (below dirfd, resolved as resolve says) for reading if it is a file worth reading
  * (see the top): the fd with *id filled, -EPERM for one refused, -EALREADY for one known, or
  * -errno. Nothing is opened for reading before the checks. */
@@ -197,9 +235,21 @@ static int open_candidate(LibcScan *s, int dirfd, const char *path, uint64_t res
         char self[32];
         int fd;
 
-        p = (int) syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-        if (p < 0)
-                return -errno;
+        static bool no_openat2 = false;
+
+        if (!no_openat2) {
+                p = (int) syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+                if (p < 0 && (errno == ENOSYS || errno == EPERM)) {
+                        log_debug("openat2() is not available (%m), looking at files without it.");
+                        no_openat2 = true;
+                } else if (p < 0)
+                        return -errno;
+        }
+        if (no_openat2) {
+                p = open_path_beneath(dirfd, path, resolve);
+                if (p < 0)
+                        return p;
+        }
         if (statx(p, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx) < 0)
                 return -errno;
         *id = (BpfFileId) { .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor), .ino = sx.stx_ino };
@@ -251,6 +301,8 @@ static int inspect_candidate(LibcScan *s, int dirfd, const char *path, uint64_t 
                 log_debug("Not reading %s: not a regular file of at most 16 MiB owned by root and writable only by it.",
                           where);
         }
+        else if (fd < 0 && fd != -EALREADY && fd != -E2BIG)
+                log_debug("Not reading %s: %s", where, strerror(-fd));
         if (fd < 0)
                 return fd;
 
@@ -405,36 +457,17 @@ static void audit_libc_bpf_destroyp(struct audit_libc_bpf **p)
 int helper_libc_attach(const BpfRequest *req, HelperReply *r)
 {
         _cleanup_(audit_libc_bpf_destroyp) struct audit_libc_bpf *skel = NULL;
-        const char *unsupported = helper_kernel_unsupported();
         LibcScan s = { .reply = r, .req = req };
-        uint64_t pidns_dev, pidns_ino;
-        int link, err;
-
-        if (unsupported)
-                return helper_reply_error(r, -EOPNOTSUPP, "%s", unsupported);
+        int err;
 
         skel = audit_libc_bpf__open();
         if (!skel)
                 return helper_reply_bpf_error(r, -errno, "Opening the libc BPF object");
-        helper_pid_namespace(&pidns_dev, &pidns_ino);
-        skel->rodata->pidns_dev = pidns_dev;
-        skel->rodata->pidns_ino = pidns_ino;
-        err = bpf_map__set_max_entries(skel->maps.events, HELPER_RINGBUF_SIZE);
+        err = helper_load_tp_btf(r, HELPER_TP_BTF(skel, igmpd_exec_watch, "libc BPF programs", "sched_process_exec"));
         if (err < 0)
-                return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
-        err = audit_libc_bpf__load(skel);
-        if (err < 0)
-                return helper_reply_bpf_error(r, err, "Loading the libc BPF programs");
-
-        link = bpf_raw_tracepoint_open(NULL, bpf_program__fd(skel->progs.igmpd_exec_watch));
-        if (link < 0)
-                return helper_reply_bpf_error(r, link, "Attaching to the sched_process_exec tracepoint");
-        err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, "tp_btf/sched_process_exec");
-        if (err >= 0)
-                err = helper_reply_add_maps(r, skel->maps.events, skel->maps.bss);
-        if (err >= 0)
-                err = helper_reply_add(r, BPF_FD_PROGRAM, dup_cloexec(bpf_program__fd(skel->progs.igmpd_libc_sysctl)),
-                                       0, NULL, NULL);
+                return err;
+        err = helper_reply_add(r, BPF_FD_PROGRAM, dup_cloexec(bpf_program__fd(skel->progs.igmpd_libc_sysctl)), 0,
+                               NULL, NULL);
         if (err < 0)
                 return helper_reply_error(r, err, "Building the reply failed");
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "helper.h"
@@ -64,6 +65,38 @@ int helper_reply_add_maps(HelperReply *r, const struct bpf_map *events, const st
 
         return err < 0 ? err : helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(bss)),
                                                 bpf_map__value_size(bss), NULL, NULL);
+}
+
+int helper_load_tp_btf(HelperReply *r, const HelperTpBtf *t)
+{
+        const char *unsupported = helper_kernel_unsupported();
+        uint64_t dev, ino;
+        char what[128];
+        int link, err;
+
+        if (unsupported)
+                return helper_reply_error(r, -EOPNOTSUPP, "%s", unsupported);
+        helper_pid_namespace(&dev, &ino);
+        *t->pidns_dev = dev;
+        *t->pidns_ino = ino;
+        err = bpf_map__set_max_entries(t->events, HELPER_RINGBUF_SIZE);
+        if (err < 0)
+                return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
+        err = bpf_object__load_skeleton(t->skeleton);
+        snprintf(what, sizeof what, "Loading the %s", t->name);
+        if (err < 0)
+                return helper_reply_bpf_error(r, err, what);
+
+        /* tp_btf: the attach point comes from the program's BTF, hence no name. */
+        link = bpf_raw_tracepoint_open(NULL, bpf_program__fd(t->program));
+        snprintf(what, sizeof what, "Attaching to the %s tracepoint", t->tracepoint);
+        if (link < 0)
+                return helper_reply_bpf_error(r, link, what);
+        snprintf(what, sizeof what, "tp_btf/%s", t->tracepoint);
+        err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, what);
+        if (err >= 0)
+                err = helper_reply_add_maps(r, t->events, t->bss);
+        return err < 0 ? helper_reply_error(r, err, "Building the reply failed") : 0;
 }
 
 const char *helper_kernel_unsupported(void)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 
+#include <linux/types.h>
 #include <bpf/libbpf.h>
 
 #include "bpf-protocol.h"
@@ -44,6 +45,24 @@ int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, cons
 
 /* Adds a loaded object's ring buffer (HELPER_RINGBUF_SIZE) and counters (.bss). 0 or -errno. */
 int helper_reply_add_maps(HelperReply *r, const struct bpf_map *events, const struct bpf_map *bss);
+
+/* An audit source's programs: an opened skeleton (its pid namespace constants in .rodata) whose
+ * program attaches at a tp_btf tracepoint and reports through a ring buffer and counters. */
+typedef struct HelperTpBtf {
+        struct bpf_object_skeleton *skeleton;
+        __u64 *pidns_dev, *pidns_ino;
+        struct bpf_map *events, *bss;
+        struct bpf_program *program;
+        const char *name, *tracepoint; /* for messages: "libc BPF programs", "sys_enter" */
+} HelperTpBtf;
+#define HELPER_TP_BTF(skel, prog, name, tp)                                                                   \
+        (&(HelperTpBtf) { (skel)->skeleton, &(skel)->rodata->pidns_dev, &(skel)->rodata->pidns_ino,         \
+                          (skel)->maps.events, (skel)->maps.bss, (skel)->progs.prog, name, tp })
+
+/* Checks that the kernel can run it (BTF), sets the pid namespace, sizes the ring buffer
+ * (HELPER_RINGBUF_SIZE), loads, attaches, and adds the link and the maps to r. 0 or the error
+ * of the reply. */
+int helper_load_tp_btf(HelperReply *r, const HelperTpBtf *t);
 
 /* Device and inode of the helper's (= igmpd's) PID namespace, for the programs to report pids
  * as seen from there; 0/0 if unknown (then the initial namespace's pids). */

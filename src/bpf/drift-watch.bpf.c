@@ -4,7 +4,8 @@
  * cgroup2 hierarchy, so it runs for every /proc/sys access of every process. It reports each
  * WRITE of the six knobs (net/ipv4/conf/X/{igmpv2,igmpv3}_unsolicited_report_interval,
  * force_igmp_version, net/ipv6/conf/X/{mldv1,mldv2}_unsolicited_report_interval,
- * force_mld_version; X a link, "all" or "default") made in igmpd's network namespace by any
+ * force_mld_version; X a link, "all" or "default"), and of the namespace knobs
+ * net/ipv4/igmp_qrv and net/ipv6/mld_qrv, made in igmpd's network namespace by any
  * process but igmpd, with the value before the write, the bytes written, pid, uid and comm.
  * It always returns 1: the write goes ahead unchanged, and the kernel may still reject it, which
  * is why igmpd re-reads the knob before acting on a record.
@@ -50,6 +51,8 @@ static const char knob2[] = "force_igmp_version";
 static const char knob3[] = "mldv1_unsolicited_report_interval";
 static const char knob4[] = "mldv2_unsolicited_report_interval";
 static const char knob5[] = "force_mld_version";
+static const char ns_knob0[] = "igmp_qrv";
+static const char ns_knob1[] = "mld_qrv";
 
 /* Sized for the longest name plus its NUL; a longer base name cannot be one of ours. */
 #define BASE_NAME_MAX 40
@@ -58,7 +61,8 @@ static __always_inline int is_knob(const char *base)
 {
         return !bpf_strncmp(base, BASE_NAME_MAX, knob0) || !bpf_strncmp(base, BASE_NAME_MAX, knob1) ||
                !bpf_strncmp(base, BASE_NAME_MAX, knob2) || !bpf_strncmp(base, BASE_NAME_MAX, knob3) ||
-               !bpf_strncmp(base, BASE_NAME_MAX, knob4) || !bpf_strncmp(base, BASE_NAME_MAX, knob5);
+               !bpf_strncmp(base, BASE_NAME_MAX, knob4) || !bpf_strncmp(base, BASE_NAME_MAX, knob5) ||
+               !bpf_strncmp(base, BASE_NAME_MAX, ns_knob0) || !bpf_strncmp(base, BASE_NAME_MAX, ns_knob1);
 }
 
 static __always_inline int is_self(void)

@@ -68,6 +68,23 @@ int client_connect(sd_bus **ret);
  * link is the user's LINK argument if the call concerned one. Returns a negative errno. */
 int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link);
 
+/* Flags of client_call(). */
+#define CLIENT_CALL_OPTIONAL 1u /* an igmpd without the method or property: 0, nothing said */
+#define CLIENT_CALL_QUIET 2u    /* any failure: 0, nothing said */
+
+/* One call to igmpd: member of iface on path (NULL: the manager), the arguments as
+ * sd_bus_message_append(types, ...). 1 with *reply (may be NULL); a failure is reported
+ * (client_call_error() with what and link) and returned, or 0 as flags say. */
+int client_call(sd_bus *bus, const char *path, const char *iface, const char *member, unsigned flags,
+                const char *what, const char *link, sd_bus_message **reply, const char *types, ...);
+/* As client_call(), for a call m built by the caller; r < 0 is a failure to build it. */
+int client_send(sd_bus *bus, sd_bus_message *m, int r, unsigned flags, const char *what, const char *link,
+                sd_bus_message **reply);
+/* Reads the manager's property iface.name as client_call() does; 1 with *reply inside the
+ * variant of type. */
+int client_get_property(sd_bus *bus, const char *iface, const char *name, const char *type, unsigned flags,
+                        const char *what, sd_bus_message **reply);
+
 /* Resolves LINK (name, alternative name or ifindex) through the daemon. */
 int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **ret_path);
 
@@ -81,11 +98,30 @@ typedef struct ClientLink {
         bool has[_KNOB_MAX];
 } ClientLink;
 
+/* Its string and list properties, in the order monitor shows their changes: D-Bus name,
+ * CLIENT_PROP_* bit, and where in ClientLink (a char *, or with list a char **). */
+typedef struct ClientLinkField {
+        const char *name;
+        unsigned bit;
+        size_t offset;
+        bool list;
+} ClientLinkField;
+#define CLIENT_LINK_FIELDS 9
+extern const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS];
+/* The strings of l (may be NULL) joined by sep; NULL on ENOMEM. */
+char *client_strv_join(char *const *l, const char *sep);
+/* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
+ * ENOMEM; the caller frees. */
+char *client_link_field_string(const ClientLink *l, const ClientLinkField *f);
+
 void client_link_init(ClientLink *l);
 void client_link_done(ClientLink *l);
 /* Reads an a{sv} of org.igmpd1.Link properties into l (unknown ones skipped). Sets *ret_changed
  * (may be NULL) to a bit mask of CLIENT_PROP_* seen. */
 int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed);
+/* Reads an a{sa{sv}} of interfaces and their properties, those of org.igmpd1.Link into l: 1 if
+ * it was there, 0 if not. */
+int client_link_read_interfaces(sd_bus_message *m, ClientLink *l);
 int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret);
 /* Every link igmpd has, ordered by ifindex, in one call: ListLinksState (or, from an igmpd
  * without it, GetManagedObjects). Prints what went wrong. Free with client_links_free(). */
@@ -137,6 +173,8 @@ enum {
 /* JSON output helpers. */
 void json_start(JsonWriter *w);
 int json_done(JsonWriter *w);
+/* Writes "key": "value" (NULL: null) for each pair of arguments up to a NULL key. */
+void json_fields(JsonWriter *w, ...) __attribute__((sentinel));
 
 /* Verbs: argv[0] is the verb. Return 0, -EINVAL for bad usage, other -errno (already reported). */
 int verb_list(int argc, char **argv, sd_bus *bus);

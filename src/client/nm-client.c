@@ -15,9 +15,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bus-read.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "nm-client.h"
+#include "nm-settings.h"
 
 #define NM_IFACE "org.freedesktop.NetworkManager"
 #define NM_IFACE_SETTINGS "org.freedesktop.NetworkManager.Settings"
@@ -32,51 +34,23 @@
 /* NMDeviceReapplyFlags (NetworkManager ≥ 1.42): keep addresses and routes NetworkManager did
  * not configure, as only user data changes. */
 #define NM_REAPPLY_PRESERVE_EXTERNAL_IP 0x1u
-/* NMActiveConnectionState */
-#define NM_AC_ACTIVATING 1u
-#define NM_AC_ACTIVATED 2u
 
 /* Attempts when NetworkManager reports that the profile or device changed under us. */
 #define NM_STALE_RETRIES 5
 
 /* ---- calls and errors ---- */
 
-static int nm_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_error *error,
-                   sd_bus_message **reply, const char *types, ...)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        va_list ap;
-        int r;
-
-        r = sd_bus_message_new_method_call(bus, &m, NM_BUS_NAME, path, iface, member);
-        if (r < 0)
-                return r;
-        /* A NetworkManager an admin stopped stays stopped: igmpctl reports it instead. */
-        r = sd_bus_message_set_auto_start(m, false);
-        if (r < 0)
-                return r;
-        if (types) {
-                va_start(ap, types);
-                r = sd_bus_message_appendv(m, types, ap);
-                va_end(ap);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_call(bus, m, 0, error, reply);
-}
-
-static bool nm_error_is_not_running(const sd_bus_error *e)
-{
-        return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
-                                      SD_BUS_ERROR_DISCONNECTED);
-}
+/* Failures nm_call() leaves to its caller, unreported. */
+#define NM_QUIET_GONE 1u     /* the object is gone or inactive: -ENXIO */
+#define NM_QUIET_DENIED 2u   /* not the caller's to see: -EACCES */
+#define NM_QUIET_NO_FLAGS 4u /* Reapply without flags support (NetworkManager < 1.42): -EOPNOTSUPP */
 
 /* The object is gone (deleted meanwhile) or never was: GDBus answers UnknownMethod for a path
  * it has no object at. */
-static bool nm_error_is_unknown_object(const sd_bus_error *e)
+static bool nm_error_is_gone(const sd_bus_error *e)
 {
         return sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_METHOD,
-                                      SD_BUS_ERROR_UNKNOWN_INTERFACE);
+                                      SD_BUS_ERROR_UNKNOWN_INTERFACE, "org.freedesktop.NetworkManager.Device.NotActive");
 }
 
 static bool nm_error_is_denied(const sd_bus_error *e)
@@ -89,13 +63,12 @@ static bool nm_error_is_denied(const sd_bus_error *e)
  * NetworkManager checks for it (NULL for reads). Returns a negative errno. */
 static int nm_call_error(const sd_bus_error *e, int r, const char *what, const char *permission)
 {
-        if (r >= 0)
-                r = -EIO;
-        if (!e || !sd_bus_error_is_set(e)) {
+        if (!sd_bus_error_is_set(e)) {
                 fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
                 return r;
         }
-        if (nm_error_is_not_running(e)) {
+        if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                                   SD_BUS_ERROR_DISCONNECTED)) {
                 client_exit_status = EXIT_NM_NOT_RUNNING;
                 fprintf(stderr,
                         "Failed to %s: NetworkManager is not running (nothing owns " NM_BUS_NAME " on the system "
@@ -120,13 +93,62 @@ static int nm_call_error(const sd_bus_error *e, int r, const char *what, const c
         return r;
 }
 
+/* Sends m (built by nm_new_call()); a failure is reported (what, permission) and returned, but
+ * for those of quiet (NM_QUIET_*) and a stale edit (-ESTALE), returned only. */
+static int nm_send(sd_bus *bus, sd_bus_message *m, const char *what, const char *permission, unsigned quiet,
+                   sd_bus_message **reply)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call(bus, m, 0, &e, reply);
+        if (r >= 0)
+                return r;
+        if ((quiet & NM_QUIET_GONE) && nm_error_is_gone(&e))
+                return -ENXIO;
+        if ((quiet & NM_QUIET_DENIED) && nm_error_is_denied(&e))
+                return -EACCES;
+        if ((quiet & NM_QUIET_NO_FLAGS) && sd_bus_error_has_name(&e, "org.freedesktop.NetworkManager.Device.Failed") &&
+            e.message && strstr(e.message, "flags"))
+                return -EOPNOTSUPP;
+        if (e.name && endswith(e.name, ".VersionIdMismatch"))
+                return -ESTALE;
+        return nm_call_error(&e, r, what, permission);
+}
+
+/* A method call to NetworkManager that does not start it: a NetworkManager an admin stopped
+ * stays stopped, and igmpctl says so. */
+static int nm_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret)
+{
+        int r = sd_bus_message_new_method_call(bus, ret, NM_BUS_NAME, path, iface, member);
+
+        return r < 0 ? r : sd_bus_message_set_auto_start(*ret, false);
+}
+
+/* One call with its arguments (types, ...), as nm_send(). */
+static int nm_call(sd_bus *bus, const char *path, const char *iface, const char *member, const char *what,
+                   unsigned quiet, sd_bus_message **reply, const char *types, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        r = nm_new_call(bus, path, iface, member, &m);
+        if (r >= 0 && types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+        }
+        if (r < 0)
+                return nm_call_error(NULL, r, what, NULL);
+        return nm_send(bus, m, what, NULL, quiet, reply);
+}
+
 static int nm_parse_error(int r, const char *what)
 {
         fprintf(stderr, "Failed to parse NetworkManager's answer to %s: %s\n", what, strerror(-r));
         return r;
 }
-
-/* ---- small helpers ---- */
 
 static int strv_push(char ***l, const char *s)
 {
@@ -147,69 +169,6 @@ static int strv_push(char ***l, const char *s)
         a[n + 1] = NULL;
         *l = a;
         return 0;
-}
-
-/* Calls fn for every entry of the a{sv} at m's read position; fn reads the variant and
- * returns > 0, or returns 0 to have it skipped. */
-static int nm_read_dict(sd_bus_message *m, int (*fn)(sd_bus_message *m, const char *key, void *ud), void *ud)
-{
-        const char *key;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                r = sd_bus_message_read_basic(m, 's', &key);
-                if (r < 0)
-                        return r;
-                r = fn(m, key, ud);
-                if (r == 0)
-                        r = sd_bus_message_skip(m, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
-static int nm_read_string_variant(sd_bus_message *m, const char *contents, char **ret)
-{
-        const char *s;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'v', contents);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_basic(m, contents[0], &s);
-        if (r < 0)
-                return r;
-        r = free_and_strdup(ret, s);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
-        return r < 0 ? r : 1;
-}
-
-static int nm_read_strv_variant(sd_bus_message *m, const char *contents, char ***ret)
-{
-        char **l = NULL;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'v', contents);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_strv(m, &l);
-        if (r < 0)
-                return r;
-        strv_freep(ret);
-        *ret = l;
-        r = sd_bus_message_exit_container(m);
-        return r < 0 ? r : 1;
 }
 
 /* ---- settings ---- */
@@ -236,97 +195,89 @@ void nm_profiles_free(NMProfile *p, size_t n)
         free(p);
 }
 
-static int nm_read_user_data(sd_bus_message *m, UserData *d)
+static int nm_keep_user_data(const char *key, const char *value, void *userdata)
 {
-        const char *k, *v;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'v', "a{ss}");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', "{ss}");
-        if (r < 0)
-                return r;
-        user_data_done(d);
-        while ((r = sd_bus_message_read(m, "{ss}", &k, &v)) > 0) {
-                r = user_data_set(d, k, v);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
-        return r < 0 ? r : 1;
-}
-
-static int nm_connection_setting(sd_bus_message *m, const char *key, void *ud)
-{
-        NMProfile *p = ud;
-
-        if (streq(key, "id"))
-                return nm_read_string_variant(m, "s", &p->id);
-        if (streq(key, "uuid"))
-                return nm_read_string_variant(m, "s", &p->uuid);
-        if (streq(key, "type"))
-                return nm_read_string_variant(m, "s", &p->type);
-        if (streq(key, "permissions"))
-                return nm_read_strv_variant(m, "as", &p->permissions);
-        return 0;
-}
-
-static int nm_user_setting(sd_bus_message *m, const char *key, void *ud)
-{
-        NMProfile *p = ud;
-
-        return streq(key, "data") ? nm_read_user_data(m, &p->data) : 0;
+        return user_data_set(userdata, key, value);
 }
 
 /* Reads what igmpctl needs from the a{sa{sv}} at the start of m. */
-static int nm_settings_read(sd_bus_message *m, NMProfile *p)
+static int nm_settings_read_profile(sd_bus_message *m, NMProfile *p)
 {
-        const char *section;
+        NMSettings s = { .user_data = nm_keep_user_data, .userdata = &p->data };
         int r;
 
+        user_data_done(&p->data);
         r = sd_bus_message_rewind(m, true);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
-                r = sd_bus_message_read_basic(m, 's', &section);
-                if (r < 0)
-                        return r;
-                if (streq(section, "connection"))
-                        r = nm_read_dict(m, nm_connection_setting, p);
-                else if (streq(section, "user"))
-                        r = nm_read_dict(m, nm_user_setting, p);
-                else
-                        r = sd_bus_message_skip(m, "a{sv}");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = nm_settings_read(m, &s);
+        strv_free(p->permissions);
+        p->permissions = s.permissions;
+        if (r >= 0)
+                r = free_and_strdup(&p->id, s.id);
+        if (r >= 0)
+                r = free_and_strdup(&p->uuid, s.uuid);
+        if (r >= 0)
+                r = free_and_strdup(&p->type, s.type);
         if (r < 0)
                 return r;
         return p->id && p->uuid ? 0 : -EBADMSG;
 }
 
-static int nm_append_user_data(sd_bus_message *m, const UserData *d)
+/* Appends a value to m in place of src's (skipped; NULL where there was none). */
+typedef int (*NMValueFn)(sd_bus_message *m, sd_bus_message *src, const UserData *d);
+
+/* Copies the dictionary of entry type entry ("sv", "sa{sv}") at src's read position (none with
+ * src NULL) to m, the value of key replaced by fn's, or added by fn where missing (if d has
+ * entries). */
+static int nm_copy_dict(sd_bus_message *m, sd_bus_message *src, const char *entry, const char *key, NMValueFn fn,
+                        const UserData *d)
 {
+        bool seen = false;
+        char array[16];
+        const char *k;
         int r;
 
-        r = sd_bus_message_open_container(m, 'e', "sv");
+        snprintf(array, sizeof array, "{%s}", entry);
+        r = sd_bus_message_open_container(m, 'a', array);
+        if (r >= 0 && src)
+                r = sd_bus_message_enter_container(src, 'a', array);
+        while (r >= 0 && src && (r = sd_bus_message_enter_container(src, 'e', entry)) > 0) {
+                r = sd_bus_message_read_basic(src, 's', &k);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'e', entry);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', k);
+                if (r >= 0 && streq(k, key)) {
+                        seen = true;
+                        r = fn(m, src, d);
+                } else if (r >= 0)
+                        r = sd_bus_message_copy(m, src, false);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(src);
+        }
+        if (r >= 0 && src)
+                r = sd_bus_message_exit_container(src);
+        if (r >= 0 && !seen && d->n > 0) {
+                r = sd_bus_message_open_container(m, 'e', entry);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', key);
+                if (r >= 0)
+                        r = fn(m, NULL, d);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
         if (r >= 0)
-                r = sd_bus_message_append_basic(m, 's', "data");
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+/* user.data: d. */
+static int nm_append_user_data(sd_bus_message *m, sd_bus_message *src, const UserData *d)
+{
+        int r = src ? sd_bus_message_skip(src, "v") : 0;
+
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'v', "a{ss}");
         if (r >= 0)
@@ -337,110 +288,21 @@ static int nm_append_user_data(sd_bus_message *m, const UserData *d)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
         return r;
 }
 
 /* The "user" section: its other properties copied from src, "data" replaced by d. */
 static int nm_copy_user_section(sd_bus_message *m, sd_bus_message *src, const UserData *d)
 {
-        const char *key;
-        int r;
-
-        r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        if (src) {
-                r = sd_bus_message_enter_container(src, 'a', "{sv}");
-                if (r < 0)
-                        return r;
-                while ((r = sd_bus_message_enter_container(src, 'e', "sv")) > 0) {
-                        r = sd_bus_message_read_basic(src, 's', &key);
-                        if (r < 0)
-                                return r;
-                        if (streq(key, "data"))
-                                r = sd_bus_message_skip(src, "v");
-                        else {
-                                r = sd_bus_message_open_container(m, 'e', "sv");
-                                if (r >= 0)
-                                        r = sd_bus_message_append_basic(m, 's', key);
-                                if (r >= 0)
-                                        r = sd_bus_message_copy(m, src, false);
-                                if (r >= 0)
-                                        r = sd_bus_message_close_container(m);
-                        }
-                        if (r < 0)
-                                return r;
-                        r = sd_bus_message_exit_container(src);
-                        if (r < 0)
-                                return r;
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(src);
-                if (r < 0)
-                        return r;
-        }
-        r = nm_append_user_data(m, d);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(m);
+        return nm_copy_dict(m, src, "sv", "data", nm_append_user_data, d);
 }
 
 /* Appends to m the a{sa{sv}} at the start of src with user.data replaced by d. */
 static int nm_settings_append(sd_bus_message *m, sd_bus_message *src, const UserData *d)
 {
-        const char *section;
-        bool seen_user = false;
-        int r;
+        int r = sd_bus_message_rewind(src, true);
 
-        r = sd_bus_message_rewind(src, true);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(src, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(m, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(src, 'e', "sa{sv}")) > 0) {
-                r = sd_bus_message_read_basic(src, 's', &section);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', section);
-                if (r >= 0 && streq(section, "user")) {
-                        seen_user = true;
-                        r = nm_copy_user_section(m, src, d);
-                } else if (r >= 0)
-                        r = sd_bus_message_copy(m, src, false);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(src);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(src);
-        if (r < 0)
-                return r;
-        if (!seen_user && d->n > 0) {
-                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', "user");
-                if (r >= 0)
-                        r = nm_copy_user_section(m, NULL, d);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(m);
+        return r < 0 ? r : nm_copy_dict(m, src, "sa{sv}", "user", nm_copy_user_section, d);
 }
 
 /* ---- reading profiles ---- */
@@ -451,7 +313,7 @@ static int nm_connection_property(sd_bus_message *m, const char *key, void *ud)
         int unsaved, r;
 
         if (streq(key, "Filename")) {
-                r = nm_read_string_variant(m, "s", &p->filename);
+                r = bus_read_variant_string(m, "s", &p->filename);
                 if (r > 0 && isempty(p->filename)) {
                         free(p->filename);
                         p->filename = NULL;
@@ -475,8 +337,8 @@ static int nm_connection_property(sd_bus_message *m, const char *key, void *ud)
         return 0;
 }
 
-/* Reads the profile at path into *ret. Errors go to *error (not reported). */
-static int nm_profile_read(sd_bus *bus, const char *path, NMProfile *ret, sd_bus_error *error)
+/* Reads the profile at path into *ret. Failures are reported but those of quiet (nm_send()). */
+static int nm_profile_read(sd_bus *bus, const char *path, NMProfile *ret, unsigned quiet)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *props = NULL;
         NMProfile p = {};
@@ -487,22 +349,40 @@ static int nm_profile_read(sd_bus *bus, const char *path, NMProfile *ret, sd_bus
                 return -ENOMEM;
         /* Properties first: a VersionId read before the settings makes a later edit of the
          * profile a refused update, never a lost one. */
-        r = nm_call(bus, path, DBUS_PROPERTIES, "GetAll", error, &props, "s", NM_IFACE_CONNECTION);
-        if (r < 0)
-                goto fail;
-        r = nm_read_dict(props, nm_connection_property, &p);
-        if (r < 0)
-                goto fail;
-        r = nm_call(bus, path, NM_IFACE_CONNECTION, "GetSettings", error, &p.settings, NULL);
-        if (r < 0)
-                goto fail;
-        r = nm_settings_read(p.settings, &p);
-        if (r < 0)
-                goto fail;
+        r = nm_call(bus, path, DBUS_PROPERTIES, "GetAll", "read a NetworkManager profile", quiet, &props, "s",
+                    NM_IFACE_CONNECTION);
+        if (r >= 0 && (r = bus_read_dict(props, nm_connection_property, &p)) < 0)
+                r = nm_parse_error(r, path);
+        if (r >= 0)
+                r = nm_call(bus, path, NM_IFACE_CONNECTION, "GetSettings", "read a NetworkManager profile", quiet,
+                            &p.settings, NULL);
+        if (r >= 0 && (r = nm_settings_read_profile(p.settings, &p)) < 0)
+                r = nm_parse_error(r, path);
+        if (r < 0) {
+                nm_profile_done(&p);
+                return r;
+        }
         *ret = p;
         return 0;
-fail:
-        nm_profile_done(&p);
+}
+
+/* Where a profile is active: the device's interface name and object. */
+static int nm_profile_add_device(sd_bus *bus, NMProfile *p, const char *device)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *ifname = NULL;
+        int r;
+
+        r = nm_call(bus, device, DBUS_PROPERTIES, "Get", "read a device", NM_QUIET_GONE, &reply, "ss",
+                    NM_IFACE_DEVICE, "Interface");
+        if (r == -ENXIO)
+                return 0;
+        if (r >= 0 && (r = bus_read_variant_string(reply, "s", &ifname)) < 0)
+                return nm_parse_error(r, "a device's Interface");
+        if (r >= 0)
+                r = strv_push(&p->devices, ifname);
+        if (r >= 0)
+                r = strv_push(&p->device_paths, device);
         return r;
 }
 
@@ -510,90 +390,40 @@ fail:
 static int nm_profiles_find_active(sd_bus *bus, NMProfile *profiles, size_t n)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_strv_free_ char **actives = NULL;
         int r;
 
-        r = nm_call(bus, NM_PATH, DBUS_PROPERTIES, "Get", &error, &reply, "ss", NM_IFACE, "ActiveConnections");
-        if (r < 0) {
-                r = nm_call_error(&error, r, "list NetworkManager's active connections", NULL);
-                sd_bus_error_free(&error);
+        r = nm_call(bus, NM_PATH, DBUS_PROPERTIES, "Get", "list NetworkManager's active connections", 0, &reply,
+                    "ss", NM_IFACE, "ActiveConnections");
+        if (r < 0)
                 return r;
-        }
-        r = nm_read_strv_variant(reply, "ao", &actives);
+        r = nm_read_active_connections(reply, &actives);
         if (r < 0)
                 return nm_parse_error(r, "ActiveConnections");
 
         for (char **a = actives; a && *a; a++) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *ac = NULL;
-                _cleanup_strv_free_ char **devices = NULL;
-                const char *key, *connection = NULL;
-                uint32_t state = 0;
-                int vpn = false;
+                _cleanup_(nm_active_props_done) NMActiveProps props = {};
                 NMProfile *p = NULL;
 
-                r = nm_call(bus, *a, DBUS_PROPERTIES, "GetAll", &error, &ac, "s", NM_IFACE_ACTIVE);
-                if (r < 0) {
-                        if (nm_error_is_unknown_object(&error)) {
-                                sd_bus_error_free(&error);
-                                continue; /* deactivated meanwhile */
-                        }
-                        r = nm_call_error(&error, r, "read an active connection", NULL);
-                        sd_bus_error_free(&error);
+                r = nm_call(bus, *a, DBUS_PROPERTIES, "GetAll", "read an active connection", NM_QUIET_GONE, &ac, "s",
+                            NM_IFACE_ACTIVE);
+                if (r == -ENXIO)
+                        continue; /* deactivated meanwhile */
+                if (r < 0)
                         return r;
-                }
-                r = sd_bus_message_enter_container(ac, 'a', "{sv}");
-                while (r >= 0 && (r = sd_bus_message_enter_container(ac, 'e', "sv")) > 0) {
-                        r = sd_bus_message_read_basic(ac, 's', &key);
-                        if (r < 0)
-                                break;
-                        if (streq(key, "Connection"))
-                                r = sd_bus_message_read(ac, "v", "o", &connection);
-                        else if (streq(key, "State"))
-                                r = sd_bus_message_read(ac, "v", "u", &state);
-                        else if (streq(key, "Vpn"))
-                                r = sd_bus_message_read(ac, "v", "b", &vpn);
-                        else if (streq(key, "Devices"))
-                                r = nm_read_strv_variant(ac, "ao", &devices);
-                        else
-                                r = sd_bus_message_skip(ac, "v");
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(ac);
-                }
+                r = nm_read_active_props(ac, &props);
                 if (r < 0)
                         return nm_parse_error(r, "an active connection's properties");
-                if (!connection || vpn || (state != NM_AC_ACTIVATING && state != NM_AC_ACTIVATED))
+                if (!nm_active_props_usable(&props))
                         continue;
                 for (size_t i = 0; i < n && !p; i++)
-                        if (streq(profiles[i].path, connection))
+                        if (streq(profiles[i].path, props.connection))
                                 p = &profiles[i];
-                if (!p)
-                        continue;
-
-                for (char **d = devices; d && *d; d++) {
-                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *dev = NULL;
-                        _cleanup_free_ char *ifname = NULL;
-
-                        r = nm_call(bus, *d, DBUS_PROPERTIES, "Get", &error, &dev, "ss", NM_IFACE_DEVICE,
-                                    "Interface");
-                        if (r < 0) {
-                                if (nm_error_is_unknown_object(&error)) {
-                                        sd_bus_error_free(&error);
-                                        continue;
-                                }
-                                r = nm_call_error(&error, r, "read a device", NULL);
-                                sd_bus_error_free(&error);
-                                return r;
-                        }
-                        r = nm_read_string_variant(dev, "s", &ifname);
-                        if (r < 0)
-                                return nm_parse_error(r, "a device's Interface");
-                        r = strv_push(&p->devices, ifname);
-                        if (r >= 0)
-                                r = strv_push(&p->device_paths, *d);
-                        if (r < 0)
-                                return r;
-                }
+                for (char **d = props.devices; p && d && *d && r >= 0; d++)
+                        r = nm_profile_add_device(bus, p, *d);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -609,18 +439,15 @@ static int nm_profile_compare(const void *a, const void *b)
 int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_strv_free_ char **paths = NULL;
         NMProfile *profiles = NULL;
         size_t n = 0;
         int r;
 
-        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", &error, &reply, NULL);
-        if (r < 0) {
-                r = nm_call_error(&error, r, "list NetworkManager's profiles", NULL);
-                sd_bus_error_free(&error);
+        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", "list NetworkManager's profiles", 0,
+                    &reply, NULL);
+        if (r < 0)
                 return r;
-        }
         r = sd_bus_message_read_strv(reply, &paths);
         if (r < 0)
                 return nm_parse_error(r, "ListConnections");
@@ -633,20 +460,11 @@ int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
                         goto fail;
                 }
                 profiles = a;
-                r = nm_profile_read(bus, *p, &profiles[n], &error);
-                if (r < 0 && (nm_error_is_unknown_object(&error) || nm_error_is_denied(&error))) {
-                        /* Deleted meanwhile, or not ours to see. */
-                        sd_bus_error_free(&error);
-                        continue;
-                }
-                if (r < 0) {
-                        if (sd_bus_error_is_set(&error))
-                                r = nm_call_error(&error, r, "read a NetworkManager profile", NULL);
-                        else
-                                r = nm_parse_error(r, *p);
-                        sd_bus_error_free(&error);
+                r = nm_profile_read(bus, *p, &profiles[n], NM_QUIET_GONE | NM_QUIET_DENIED);
+                if (r == -ENXIO || r == -EACCES)
+                        continue; /* deleted meanwhile, or not ours to see */
+                if (r < 0)
                         goto fail;
-                }
                 n++;
         }
         r = nm_profiles_find_active(bus, profiles, n);
@@ -674,7 +492,6 @@ static int nm_no_such_profile(const char *arg)
 
 int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         NMProfile *profiles = NULL;
         size_t n = 0, n_names = 0, pick = SIZE_MAX;
         int r;
@@ -684,17 +501,9 @@ int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
 
                 if (!sd_bus_object_path_is_valid(arg))
                         return nm_no_such_profile(arg);
-                r = nm_profile_read(bus, arg, &p, &error);
-                if (r < 0) {
-                        if (nm_error_is_unknown_object(&error))
-                                r = nm_no_such_profile(arg);
-                        else if (sd_bus_error_is_set(&error))
-                                r = nm_call_error(&error, r, "read the NetworkManager profile", NULL);
-                        else
-                                r = nm_parse_error(r, arg);
-                        sd_bus_error_free(&error);
-                        return r;
-                }
+                r = nm_profile_read(bus, arg, &p, NM_QUIET_GONE);
+                if (r < 0)
+                        return r == -ENXIO ? nm_no_such_profile(arg) : r;
                 r = nm_profiles_find_active(bus, &p, 1);
                 if (r < 0) {
                         nm_profile_done(&p);
@@ -757,13 +566,10 @@ int nm_profile_reread(sd_bus *bus, NMProfile *p)
 int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, bool runtime)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         char what[512];
         int r;
 
-        r = sd_bus_message_new_method_call(bus, &m, NM_BUS_NAME, p->path, NM_IFACE_CONNECTION, "Update2");
-        if (r >= 0)
-                r = sd_bus_message_set_auto_start(m, false);
+        r = nm_new_call(bus, p->path, NM_IFACE_CONNECTION, "Update2", &m);
         if (r >= 0)
                 r = nm_settings_append(m, p->settings, data);
         if (r >= 0)
@@ -778,89 +584,58 @@ int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, boo
                 fprintf(stderr, "Failed to build the update of profile '%s': %s\n", p->id, strerror(-r));
                 return r;
         }
-        r = sd_bus_call(bus, m, 0, &error, NULL);
-        if (r < 0) {
-                if (sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Settings.VersionIdMismatch"))
-                        r = -ESTALE;
-                else {
-                        snprintf(what, sizeof what, "update NetworkManager profile '%s'", p->id);
-                        r = nm_call_error(&error, r, what,
-                                          p->permissions && p->permissions[0]
-                                                  ? "org.freedesktop.NetworkManager.settings.modify.own"
-                                                  : "org.freedesktop.NetworkManager.settings.modify.system");
-                }
-                sd_bus_error_free(&error);
-        }
-        return r;
+        snprintf(what, sizeof what, "update NetworkManager profile '%s'", p->id);
+        return nm_send(bus, m, what,
+                       p->permissions && p->permissions[0] ? "org.freedesktop.NetworkManager.settings.modify.own"
+                                                           : "org.freedesktop.NetworkManager.settings.modify.system",
+                       0, NULL);
 }
 
 static int nm_reapply_once(sd_bus *bus, const NMProfile *p, const char *device_path, const char *ifname,
                            const UserData *data, uint32_t flags)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *applied = NULL, *m = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        NMProfile a = {};
+        _cleanup_(nm_profile_done) NMProfile a = {};
         uint64_t version_id;
         char what[512];
         int r;
 
         snprintf(what, sizeof what, "reapply NetworkManager profile '%s' on %s", p->id, ifname);
-        r = nm_call(bus, device_path, NM_IFACE_DEVICE, "GetAppliedConnection", &error, &applied, "u", UINT32_C(0));
-        if (r < 0) {
-                if (sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Device.NotActive") ||
-                    nm_error_is_unknown_object(&error)) {
-                        fprintf(stderr, "Failed to %s: the profile is no longer active there.\n", what);
-                        r = -ENOLINK;
-                } else
-                        r = nm_call_error(&error, r, what, NULL);
-                sd_bus_error_free(&error);
-                return r;
+        r = nm_call(bus, device_path, NM_IFACE_DEVICE, "GetAppliedConnection", what, NM_QUIET_GONE, &applied, "u",
+                    UINT32_C(0));
+        if (r == -ENXIO) {
+                fprintf(stderr, "Failed to %s: the profile is no longer active there.\n", what);
+                return -ENOLINK;
         }
+        if (r < 0)
+                return r;
         r = sd_bus_message_skip(applied, "a{sa{sv}}");
         if (r >= 0)
                 r = sd_bus_message_read(applied, "t", &version_id);
         if (r >= 0)
-                r = nm_settings_read(applied, &a);
-        if (r < 0) {
-                nm_profile_done(&a);
+                r = nm_settings_read_profile(applied, &a);
+        if (r < 0)
                 return nm_parse_error(r, "GetAppliedConnection");
-        }
         if (!streq(a.uuid, p->uuid)) {
                 fprintf(stderr, "Failed to %s: %s now runs profile '%s'.\n", what, ifname, a.id);
-                nm_profile_done(&a);
                 return -ENOLINK;
         }
-        if (user_data_igmpd_equal(&a.data, data)) {
-                nm_profile_done(&a);
+        if (user_data_igmpd_equal(&a.data, data))
                 return 0;
-        }
         r = user_data_take_igmpd(&a.data, data);
         if (r >= 0)
-                r = sd_bus_message_new_method_call(bus, &m, NM_BUS_NAME, device_path, NM_IFACE_DEVICE, "Reapply");
-        if (r >= 0)
-                r = sd_bus_message_set_auto_start(m, false);
+                r = nm_new_call(bus, device_path, NM_IFACE_DEVICE, "Reapply", &m);
         if (r >= 0)
                 r = nm_settings_append(m, applied, &a.data);
         if (r >= 0)
                 r = sd_bus_message_append(m, "tu", version_id, flags);
-        nm_profile_done(&a);
         if (r < 0) {
                 fprintf(stderr, "Failed to build the reapply of profile '%s': %s\n", p->id, strerror(-r));
                 return r;
         }
-        r = sd_bus_call(bus, m, 0, &error, NULL);
-        if (r < 0) {
-                if (sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Device.VersionIdMismatch"))
-                        r = -ESTALE;
-                else if (flags != 0 && sd_bus_error_has_name(&error, "org.freedesktop.NetworkManager.Device.Failed") &&
-                         error.message && strstr(error.message, "flags"))
-                        r = -EOPNOTSUPP; /* NetworkManager < 1.42: no flags */
-                else
-                        r = nm_call_error(&error, r, what, "org.freedesktop.NetworkManager.network-control");
-                sd_bus_error_free(&error);
-                return r;
-        }
-        return 1;
+        r = nm_send(bus, m, what, "org.freedesktop.NetworkManager.network-control", flags != 0 ? NM_QUIET_NO_FLAGS : 0,
+                    NULL);
+        return r < 0 ? r : 1;
 }
 
 int nm_device_reapply_igmpd(sd_bus *bus, const NMProfile *p, const char *device_path, const char *ifname,

@@ -24,7 +24,7 @@ void user_data_done(UserData *d)
 
 bool user_data_key_is_igmpd(const char *key)
 {
-        return key && startswith(key, USER_DATA_IGMPD_PREFIX);
+        return key && startswith(key, NM_USER_DATA_PREFIX);
 }
 
 const char *user_data_get(const UserData *d, const char *key)
@@ -85,17 +85,25 @@ size_t user_data_count_igmpd(const UserData *d)
         return n;
 }
 
+/* Sets every entry of from (only igmpd's with igmpd_only) in d. */
+static int user_data_set_all(UserData *d, const UserData *from, bool igmpd_only)
+{
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < from->n; i++)
+                if (!igmpd_only || user_data_key_is_igmpd(from->entries[i].key))
+                        r = user_data_set(d, from->entries[i].key, from->entries[i].value);
+        return r;
+}
+
 int user_data_copy(const UserData *src, UserData *ret)
 {
         UserData d = {};
-        int r;
+        int r = user_data_set_all(&d, src, false);
 
-        for (size_t i = 0; i < src->n; i++) {
-                r = user_data_set(&d, src->entries[i].key, src->entries[i].value);
-                if (r < 0) {
-                        user_data_done(&d);
-                        return r;
-                }
+        if (r < 0) {
+                user_data_done(&d);
+                return r;
         }
         *ret = d;
         return 0;
@@ -105,7 +113,7 @@ void user_data_knob_entry(Knob k, int32_t v, char key[64], char value[32])
 {
         char buf[32];
 
-        snprintf(key, 64, USER_DATA_IGMPD_PREFIX "%s", knob_to_string(k));
+        snprintf(key, 64, NM_USER_DATA_PREFIX "%s", knob_to_string(k));
         snprintf(value, 32, "%s", knob_format(k, v, buf));
 }
 
@@ -146,14 +154,10 @@ int user_data_take_igmpd(UserData *d, const UserData *from)
         if (r < 0)
                 return r;
         (void) user_data_remove_igmpd(&new);
-        for (size_t i = 0; i < from->n; i++) {
-                if (!user_data_key_is_igmpd(from->entries[i].key))
-                        continue;
-                r = user_data_set(&new, from->entries[i].key, from->entries[i].value);
-                if (r < 0) {
-                        user_data_done(&new);
-                        return r;
-                }
+        r = user_data_set_all(&new, from, true);
+        if (r < 0) {
+                user_data_done(&new);
+                return r;
         }
         user_data_done(d);
         *d = new;
@@ -174,21 +178,6 @@ bool user_data_igmpd_equal(const UserData *a, const UserData *b)
                         return false;
         }
         return true;
-}
-
-int user_data_parse_igmpd(const char *key, const char *value, Knob *ret_knob, int32_t *ret_value)
-{
-        int32_t v;
-        Knob k;
-
-        if (!user_data_key_is_igmpd(key) || !value)
-                return -EINVAL;
-        k = knob_from_string(key + STRLEN(USER_DATA_IGMPD_PREFIX));
-        if (k < 0 || knob_parse_value(k, value, &v) < 0)
-                return -EINVAL;
-        *ret_knob = k;
-        *ret_value = v;
-        return 0;
 }
 
 static int entry_compare(const void *a, const void *b)

@@ -3,7 +3,7 @@
 
 /*
  * A NetworkManager profile's user data ("user.data", a{ss}) as igmpctl edits it: igmpd's keys
- * are "igmpd.<knob>" with the kernel knob name, as the daemon reads them (src/daemon/nm-parse.h);
+ * are "igmpd.<knob>" with the kernel knob name, as the daemon reads them (src/shared/nm-settings.h);
  * every other key belongs to another program and is kept as it is. Pure: no bus, no output.
  */
 
@@ -12,8 +12,7 @@
 #include <stdint.h>
 
 #include "knob.h"
-
-#define USER_DATA_IGMPD_PREFIX "igmpd."
+#include "nm-settings.h"
 
 typedef struct UserDataEntry {
         char *key;
@@ -54,10 +53,6 @@ int user_data_take_igmpd(UserData *d, const UserData *from);
 
 /* Whether a and b hold the same igmpd keys and values (other keys are not compared). */
 bool user_data_igmpd_equal(const UserData *a, const UserData *b);
-
-/* What the daemon makes of an igmpd key: the knob and its value, or -EINVAL for a key that
- * names no knob or a value it rejects (it ignores those). */
-int user_data_parse_igmpd(const char *key, const char *value, Knob *ret_knob, int32_t *ret_value);
 
 /* Sorts the entries by key, for stable output. */
 void user_data_sort(UserData *d);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -44,12 +45,8 @@ typedef struct Finding {
 typedef struct Scan {
         Finding *findings;
         size_t n_findings, allocated;
-        struct {
-                dev_t dev;
-                ino_t ino;
-                bool used;
-        } *seen; /* files and directories already looked at: an open-addressing hash set */
-        size_t n_seen, seen_allocated;
+        void *seen; /* files and directories already looked at (FileId, a tsearch() tree) */
+        size_t n_seen;
         size_t n_elf, n_unreadable, n_files;
 } Scan;
 
@@ -58,47 +55,34 @@ static void scan_done(Scan *s)
         for (size_t i = 0; i < s->n_findings; i++)
                 free(s->findings[i].path);
         free(s->findings);
-        free(s->seen);
+        tdestroy(s->seen, free);
 }
 
-static size_t seen_slot(const Scan *s, dev_t dev, ino_t ino)
-{
-        uint64_t h = ((uint64_t) dev * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t) ino * 0xc2b2ae3d27d4eb4fULL);
-        size_t i = (size_t) (h ^ (h >> 29)) & (s->seen_allocated - 1);
+typedef struct FileId {
+        dev_t dev;
+        ino_t ino;
+} FileId;
 
-        while (s->seen[i].used && (s->seen[i].dev != dev || s->seen[i].ino != ino))
-                i = (i + 1) & (s->seen_allocated - 1);
-        return i;
+static int file_id_compare(const void *a, const void *b)
+{
+        const FileId *x = a, *y = b;
+
+        return x->dev != y->dev ? (x->dev > y->dev) - (x->dev < y->dev) : (x->ino > y->ino) - (x->ino < y->ino);
 }
 
 /* Whether (dev, ino) was seen before (1); remembers it (0). -ENOMEM past the bound. */
 static int scan_seen(Scan *s, const struct stat *st)
 {
-        size_t i;
+        FileId *id, **found;
 
-        if (s->n_seen * 2 >= s->seen_allocated) {
-                size_t n = MAX(s->seen_allocated * 2, (size_t) 1024), old_n = s->seen_allocated;
-                __typeof__(s->seen) old = s->seen;
-
-                if (s->n_seen >= SCAN_SEEN_MAX)
-                        return -ENOMEM;
-                s->seen = calloc(n, sizeof *s->seen);
-                if (!s->seen) {
-                        s->seen = old;
-                        return -ENOMEM;
-                }
-                s->seen_allocated = n;
-                for (size_t k = 0; k < old_n; k++)
-                        if (old[k].used)
-                                s->seen[seen_slot(s, old[k].dev, old[k].ino)] = old[k];
-                free(old);
+        if (s->n_seen >= SCAN_SEEN_MAX || !(id = malloc(sizeof *id)))
+                return -ENOMEM;
+        *id = (FileId) { st->st_dev, st->st_ino };
+        found = tsearch(id, &s->seen, file_id_compare);
+        if (!found || *found != id) {
+                free(id);
+                return found ? 1 : -ENOMEM;
         }
-        i = seen_slot(s, st->st_dev, st->st_ino);
-        if (s->seen[i].used)
-                return 1;
-        s->seen[i].dev = st->st_dev;
-        s->seen[i].ino = st->st_ino;
-        s->seen[i].used = true;
         s->n_seen++;
         return 0;
 }
@@ -328,12 +312,8 @@ int verb_audit_scan(int argc, char **argv)
                 json_begin_array(&w);
                 for (size_t i = 0; i < s.n_findings; i++) {
                         json_begin_object(&w);
-                        json_key(&w, "path");
-                        json_string(&w, s.findings[i].path);
-                        json_key(&w, "finding");
-                        json_string(&w, s.findings[i].kind);
-                        json_key(&w, "detail");
-                        json_string(&w, s.findings[i].detail);
+                        json_fields(&w, "path", s.findings[i].path, "finding", s.findings[i].kind, "detail",
+                                    s.findings[i].detail, NULL);
                         json_end_object(&w);
                 }
                 json_end_array(&w);

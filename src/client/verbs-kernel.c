@@ -17,16 +17,11 @@
 
 static int get_audit_sources(sd_bus *bus, char ***ret)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_get_property_strv(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE,
-                                     "Sources", &error, ret);
-        if (r < 0) {
-                r = client_call_error(&error, r, "read the audit sources", NULL);
-                sd_bus_error_free(&error);
-        }
-        return r;
+        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Sources", "as", 0, "read the audit sources", &reply);
+        return r < 0 ? r : sd_bus_message_read_strv(reply, ret);
 }
 
 typedef struct SourceState {
@@ -46,8 +41,7 @@ static void source_states_free(SourceState *s, size_t n)
 /* Every audit source's state and note (SourceStates); *ret_n = 0 from a daemon without it. */
 static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         SourceState *states = NULL;
         const char *a, *b, *c;
         size_t n = 0;
@@ -55,17 +49,11 @@ static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
 
         *ret = NULL;
         *ret_n = 0;
-        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE, "SourceStates",
-                                &error, &reply, "a(sss)");
-        if (r < 0) {
-                /* A daemon from before SourceStates: the Sources line is all there is. */
-                if (!sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_PROPERTY))
-                        r = client_call_error(&error, r, "read the audit source states", NULL);
-                else
-                        r = 0;
-                sd_bus_error_free(&error);
+        /* A daemon from before SourceStates: the Sources line is all there is. */
+        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "SourceStates", "a(sss)", CLIENT_CALL_OPTIONAL,
+                                "read the audit source states", &reply);
+        if (r <= 0)
                 return r;
-        }
         r = sd_bus_message_enter_container(reply, 'a', "(sss)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &a, &b, &c)) > 0) {
                 SourceState *ns = realloc(states, (n + 1) * sizeof *ns);
@@ -79,7 +67,6 @@ static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
                 if (!states[n - 1].source || !states[n - 1].state || !states[n - 1].note)
                         r = -ENOMEM;
         }
-        sd_bus_message_unref(reply);
         if (r < 0) {
                 source_states_free(states, n);
                 fprintf(stderr, "Failed to parse the audit source states: %s\n", strerror(-r));
@@ -94,16 +81,13 @@ static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
  * Both NULL with an igmpd from before it. */
 static int get_coverage(sd_bus *bus, char **ret_coverage, char **ret_advice)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *c, *a;
         int r;
 
         *ret_coverage = *ret_advice = NULL;
-        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE, "Coverage", &error,
-                                &reply, "(ss)");
-        sd_bus_error_free(&error);
-        if (r < 0)
+        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Coverage", "(ss)", CLIENT_CALL_QUIET, NULL, &reply);
+        if (r <= 0)
                 return 0; /* nothing to say */
         r = sd_bus_message_read(reply, "(ss)", &c, &a);
         if (r > 0) {
@@ -116,7 +100,6 @@ static int get_coverage(sd_bus *bus, char **ret_coverage, char **ret_advice)
                         r = -ENOMEM;
                 }
         }
-        sd_bus_message_unref(reply);
         return r < 0 ? r : 0;
 }
 
@@ -185,37 +168,32 @@ void drift_info_done(DriftInfo *d)
 
 int get_drift_info(sd_bus *bus, DriftInfo *ret)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        const char *state, *note;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *action = NULL;
+        const char *state, *note, *a;
         int r;
 
         *ret = (DriftInfo) {};
-        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "DriftWatch",
-                                &error, &reply, "(ss)");
-        if (r < 0) {
-                /* A daemon from before the drift watch. */
-                if (!sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_PROPERTY))
-                        r = client_call_error(&error, r, "read the drift watch state", NULL);
-                else
-                        r = 0;
-                sd_bus_error_free(&error);
+        /* Nothing from a daemon from before the drift watch. */
+        r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "DriftWatch", "(ss)", CLIENT_CALL_OPTIONAL,
+                                "read the drift watch state", &reply);
+        if (r <= 0)
                 return r;
-        }
+        r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "DriftAction", "s", 0, "read the drift watch state",
+                                &action);
+        if (r < 0)
+                return r;
         r = sd_bus_message_read(reply, "(ss)", &state, &note);
+        if (r >= 0)
+                r = sd_bus_message_read(action, "s", &a);
         if (r >= 0) {
                 ret->state = strdup(state);
                 ret->note = strdup(note);
-                if (!ret->state || !ret->note)
+                ret->action = strdup(a);
+                if (!ret->state || !ret->note || !ret->action)
                         r = -ENOMEM;
         }
-        sd_bus_message_unref(reply);
-        if (r >= 0)
-                r = sd_bus_get_property_string(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                               "DriftAction", &error, &ret->action);
         if (r < 0) {
-                r = client_call_error(&error, r, "read the drift watch state", NULL);
-                sd_bus_error_free(&error);
+                fprintf(stderr, "Failed to read the drift watch state: %s\n", strerror(-r));
                 drift_info_done(ret);
                 *ret = (DriftInfo) {};
         }
@@ -225,7 +203,6 @@ int get_drift_info(sd_bus *bus, DriftInfo *ret)
 int verb_kernel(int argc, char **argv, sd_bus *bus)
 {
         _cleanup_(drift_info_done) DriftInfo drift = {};
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
         char **sources = NULL, *coverage = NULL, *advice = NULL;
@@ -238,13 +215,10 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         if (argc > 1)
                 return usage_error("kernel takes no arguments. See igmpctl --help.");
 
-        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                "KernelFeatures", &error, &reply, "a{sb}");
-        if (r < 0) {
-                r = client_call_error(&error, r, "read the kernel features", NULL);
-                sd_bus_error_free(&error);
+        r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "KernelFeatures", "a{sb}", 0,
+                                "read the kernel features", &reply);
+        if (r < 0)
                 return r;
-        }
         r = sd_bus_message_enter_container(reply, 'a', "{sb}");
         while (r >= 0 && (r = sd_bus_message_read(reply, "{sb}", &name, &b)) > 0) {
                 Knob k = knob_from_string(name);
@@ -300,30 +274,18 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 json_begin_array(&w);
                 for (size_t i = 0; i < n_states; i++) {
                         json_begin_object(&w);
-                        json_key(&w, "source");
-                        json_string(&w, states[i].source);
-                        json_key(&w, "state");
-                        json_string(&w, states[i].state);
-                        json_key(&w, "note");
-                        json_string(&w, states[i].note);
+                        json_fields(&w, "source", states[i].source, "state", states[i].state, "note", states[i].note,
+                                    NULL);
                         json_end_object(&w);
                 }
                 json_end_array(&w);
-                if (coverage) {
-                        json_key(&w, "audit_coverage");
-                        json_string(&w, coverage);
-                        json_key(&w, "audit_advice");
-                        json_string(&w, isempty(advice) ? NULL : advice);
-                }
+                if (coverage)
+                        json_fields(&w, "audit_coverage", coverage, "audit_advice", isempty(advice) ? NULL : advice,
+                                    NULL);
                 if (drift.state) {
                         json_key(&w, "drift_watch");
                         json_begin_object(&w);
-                        json_key(&w, "state");
-                        json_string(&w, drift.state);
-                        json_key(&w, "note");
-                        json_string(&w, drift.note);
-                        json_key(&w, "action");
-                        json_string(&w, drift.action);
+                        json_fields(&w, "state", drift.state, "note", drift.note, "action", drift.action, NULL);
                         json_end_object(&w);
                 }
                 json_end_object(&w);
@@ -424,7 +386,6 @@ static int on_deprecated_sysctl(sd_bus_message *m, void *userdata, sd_bus_error 
 
 int verb_audit(int argc, char **argv, sd_bus *bus)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         char *coverage = NULL, *advice = NULL;
         Table *t = NULL;
@@ -445,13 +406,9 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 }
         }
 
-        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE, "ListEvents",
-                               &error, &reply, NULL);
-        if (r < 0) {
-                r = client_call_error(&error, r, "list audit events", NULL);
-                sd_bus_error_free(&error);
+        r = client_call(bus, NULL, IGMPD_AUDIT_INTERFACE, "ListEvents", 0, "list audit events", NULL, &reply, NULL);
+        if (r < 0)
                 return r;
-        }
 
         if (arg_json != JSON_OFF && !arg_follow) {
                 pager_open(arg_no_pager);

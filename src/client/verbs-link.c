@@ -285,7 +285,7 @@ static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
 }
 
 /* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
-static int link_revert(sd_bus *bus, int ifindex, const char *link, sd_bus_error *error)
+static int link_revert(sd_bus *bus, int ifindex, const char *link)
 {
         uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
         sd_bus_message *call = NULL, *reply = NULL;
@@ -305,8 +305,7 @@ static int link_revert(sd_bus *bus, int ifindex, const char *link, sd_bus_error 
                 r = sd_bus_message_close_container(call);
         if (r >= 0)
                 r = sd_bus_message_append(call, "u", flags);
-        if (r >= 0)
-                r = sd_bus_call(bus, call, 0, error, &reply);
+        r = client_send(bus, call, r, 0, "revert the link", link, &reply);
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(sbs)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sbs)", &path, &gone, &values)) > 0) {
@@ -321,6 +320,8 @@ static int link_revert(sd_bus *bus, int ifindex, const char *link, sd_bus_error 
                             arg_revert != (1U << _KNOB_MAX) - 1 ? " of the knobs given" : "",
                             flags == 2 ? " in /run/igmpd/runtime.d" : flags == 1 ? " in /etc/igmpd/runtime.d" :
                             " (igmpctl status shows where each value comes from)");
+        if (r < 0 && reply)
+                fprintf(stderr, "Failed to read igmpd's answer to the revert: %s\n", strerror(-r));
         sd_bus_message_unref(call);
         sd_bus_message_unref(reply);
         return r;
@@ -368,7 +369,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 return r;
 
         if (arg_revert)
-                r = link_revert(bus, ifindex, argv[1], &error);
+                r = link_revert(bus, ifindex, argv[1]);
         else {
                 r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
                                                    IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
@@ -384,16 +385,11 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                         r = sd_bus_message_close_container(call);
                 if (r >= 0)
                         r = sd_bus_message_append(call, "u", arg_persistent ? UINT32_C(1) : UINT32_C(0));
-                if (r >= 0)
-                        r = sd_bus_call(bus, call, 0, &error, NULL);
+                r = client_send(bus, call, r, 0, "set the link's knobs", argv[1], NULL);
                 sd_bus_message_unref(call);
         }
-        if (r < 0) {
-                r = client_call_error(&error, r, arg_revert ? "revert the link" : "set the link's knobs",
-                                      argv[1]);
-                sd_bus_error_free(&error);
+        if (r < 0)
                 return r;
-        }
         if (arg_persistent && !arg_revert)
                 warn_shadowed(bus, ifindex, argv[1]);
         return 0;
@@ -414,46 +410,32 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                sd_bus_error error = SD_BUS_ERROR_NULL;
                 char what[64];
 
-                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                       "ReconfigureLink", &error, NULL, "i", (int32_t) idx[i]);
-                if (r < 0) {
-                        snprintf(what, sizeof what, "%d", idx[i]);
-                        r = client_call_error(&error, r, "reconfigure the link", what);
-                        sd_bus_error_free(&error);
-                }
+                snprintf(what, sizeof what, "%d", idx[i]);
+                r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReconfigureLink", 0, "reconfigure the link", what,
+                                NULL, "i", (int32_t) idx[i]);
         }
         return r;
 }
 
 int verb_reload(int argc, char **argv, sd_bus *bus)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         ClientProblems p = {};
         uint32_t problems = 0;
         int r;
 
         if (argc > 1)
                 return usage_error("reload takes no arguments. See igmpctl --help.");
-        r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ReloadEx",
-                               &error, &reply, "u", UINT32_C(0));
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "u", &problems);
-        else if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
-                /* An igmpd from before ReloadEx: reload, but it cannot say how it went. */
-                sd_bus_error_free(&error);
-                r = sd_bus_call_method(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "Reload",
-                                       &error, NULL, NULL);
-        }
-        sd_bus_message_unref(reply);
-        if (r < 0) {
-                r = client_call_error(&error, r, "reload igmpd", NULL);
-                sd_bus_error_free(&error);
+        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReloadEx", CLIENT_CALL_OPTIONAL, "reload igmpd", NULL,
+                        &reply, "u", UINT32_C(0));
+        if (r > 0 && (r = sd_bus_message_read(reply, "u", &problems)) < 0)
+                fprintf(stderr, "Failed to read igmpd's answer to the reload: %s\n", strerror(-r));
+        else if (r == 0) /* An igmpd from before ReloadEx: reload, but it cannot say how it went. */
+                r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "Reload", 0, "reload igmpd", NULL, NULL, NULL);
+        if (r < 0)
                 return r;
-        }
         if (problems == 0)
                 return 0;
 

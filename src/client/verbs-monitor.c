@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bus-read.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
@@ -127,36 +128,6 @@ static void monitor_clear(Monitor *m)
         m->links = NULL;
 }
 
-/* Reads a{sa{sv}} (interfaces and their properties), taking org.igmpd1.Link's into l. */
-static int read_interfaces(sd_bus_message *msg, ClientLink *l, bool *ret_is_link)
-{
-        const char *iface;
-        int r;
-
-        *ret_is_link = false;
-        r = sd_bus_message_enter_container(msg, 'a', "{sa{sv}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(msg, 'e', "sa{sv}")) > 0) {
-                r = sd_bus_message_read(msg, "s", &iface);
-                if (r < 0)
-                        return r;
-                if (streq(iface, IGMPD_LINK_INTERFACE)) {
-                        r = client_link_read_properties(msg, l, NULL);
-                        *ret_is_link = true;
-                } else
-                        r = sd_bus_message_skip(msg, "a{sv}");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(msg);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(msg);
-}
-
 /* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
  * GetManagedObjects from an igmpd without it); their object paths follow from their ifindexes. */
 static int monitor_load(Monitor *m)
@@ -247,33 +218,6 @@ static void print_string_change(const ClientLink *l, const char *label, const ch
                glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
 }
 
-/* "a, b, c", or "none"; the caller frees. */
-static char *join_list(char **l)
-{
-        size_t n = 1;
-        char *s, *p;
-
-        if (!l || !l[0])
-                return strdup("none");
-        for (char **i = l; *i; i++)
-                n += strlen(*i) + 2;
-        s = p = malloc(n);
-        if (!s)
-                return NULL;
-        for (char **i = l; *i; i++)
-                p = stpcpy(stpcpy(p, i == l ? "" : ", "), *i);
-        return s;
-}
-
-static void print_list_change(const ClientLink *l, const char *label, const char *old, char **new)
-{
-        char *b = join_list(new);
-
-        if (b)
-                print_string_change(l, label, old, b);
-        free(b);
-}
-
 static void print_knob_changes(const ClientLink *old, const ClientLink *new)
 {
         for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -301,14 +245,13 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
         const char *path;
         MonitorLink *ml;
         ClientLink l;
-        bool is_link;
         int r;
 
         client_link_init(&l);
         r = sd_bus_message_read(msg, "o", &path);
         if (r >= 0)
-                r = read_interfaces(msg, &l, &is_link);
-        if (r < 0 || !is_link) {
+                r = client_link_read_interfaces(msg, &l);
+        if (r <= 0) {
                 client_link_done(&l);
                 return 0;
         }
@@ -353,28 +296,17 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
         return 0;
 }
 
+static int manager_property(sd_bus_message *msg, const char *name, void *userdata)
+{
+        return streq(name, "ConfigFiles") ? bus_read_variant_strv(msg, "as", userdata) : 0;
+}
+
 static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 {
         char **files = NULL;
-        const char *name;
         int r;
 
-        r = sd_bus_message_enter_container(msg, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(msg, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(msg, "s", &name);
-                if (r >= 0 && streq(name, "ConfigFiles")) {
-                        r = sd_bus_message_enter_container(msg, 'v', "as");
-                        if (r >= 0) {
-                                strv_freep(&files);
-                                r = sd_bus_message_read_strv(msg, &files);
-                        }
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(msg);
-                } else if (r >= 0)
-                        r = sd_bus_message_skip(msg, "v");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(msg);
-        }
+        r = bus_read_dict(msg, manager_property, &files);
         if (r >= 0 && files) {
                 size_t n = 0;
                 while (files[n])
@@ -403,11 +335,11 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 {
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
-        _cleanup_free_ char *old_altnames = NULL, *old_matched = NULL, *old_ignored = NULL;
+        char *before[CLIENT_LINK_FIELDS] = {};
         MonitorLink *ml;
         ClientLink old, *l;
         unsigned changed = 0;
-        int r;
+        int r = 0;
 
         if (sd_bus_message_read(msg, "s", &iface) < 0 || !path)
                 return 0;
@@ -433,25 +365,9 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
         /* Keep the old values for "old → new". */
         client_link_init(&old);
-        old.ifindex = l->ifindex;
-        r = free_and_strdup(&old.name, l->name);
-        if (r >= 0)
-                r = free_and_strdup(&old.kind, l->kind);
-        if (r >= 0)
-                r = free_and_strdup(&old.type, l->type);
-        if (r >= 0)
-                r = free_and_strdup(&old.mac_address, l->mac_address);
-        if (r >= 0) {
-                old_altnames = join_list(l->alternative_names);
-                old_matched = join_list(l->matched_files);
-                old_ignored = join_list(l->ignored_sources);
-                if (!old_altnames || !old_matched || !old_ignored)
+        for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
+                if (!(before[i] = client_link_field_string(l, &client_link_fields[i])))
                         r = -ENOMEM;
-        }
-        if (r >= 0)
-                r = free_and_strdup(&old.state, l->state);
-        if (r >= 0)
-                r = free_and_strdup(&old.last_error, l->last_error);
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 old.has[k] = l->has[k];
                 old.kernel[k] = l->kernel[k];
@@ -460,36 +376,26 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         }
         if (r >= 0)
                 r = client_link_read_properties(msg, l, &changed);
-        if (r < 0) {
-                client_link_done(&old);
-                return 0;
-        }
+        if (r < 0)
+                goto finish;
 
         if (arg_json != JSON_OFF)
                 print_json_link_event("changed", l, changed);
         else {
-                if (changed & CLIENT_PROP_NAME)
-                        print_string_change(l, "Name", old.name, l->name);
-                if (changed & CLIENT_PROP_ALTERNATIVE_NAMES)
-                        print_list_change(l, "AlternativeNames", old_altnames, l->alternative_names);
-                if (changed & CLIENT_PROP_KIND)
-                        print_string_change(l, "Kind", old.kind, l->kind);
-                if (changed & CLIENT_PROP_TYPE)
-                        print_string_change(l, "Type", old.type, l->type);
-                if (changed & CLIENT_PROP_MAC_ADDRESS)
-                        print_string_change(l, "MACAddress", old.mac_address, l->mac_address);
-                if (changed & CLIENT_PROP_STATE)
-                        print_string_change(l, "State", old.state, l->state);
-                if (changed & CLIENT_PROP_LAST_ERROR)
-                        print_string_change(l, "LastError", old.last_error, l->last_error);
-                if (changed & CLIENT_PROP_MATCHED_FILES)
-                        print_list_change(l, "MatchedFiles", old_matched, l->matched_files);
-                if (changed & CLIENT_PROP_IGNORED_SOURCES)
-                        print_list_change(l, "IgnoredSources", old_ignored, l->ignored_sources);
+                for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++) {
+                        _cleanup_free_ char *now = NULL;
+
+                        if ((changed & client_link_fields[i].bit) &&
+                            (now = client_link_field_string(l, &client_link_fields[i])))
+                                print_string_change(l, client_link_fields[i].name, before[i], now);
+                }
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
         }
         fflush(stdout);
+finish:
+        for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
+                free(before[i]);
         client_link_done(&old);
         return 0;
 }
@@ -517,10 +423,7 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 json_begin_event(&w, "overridden");
                 json_key(&w, "index");
                 json_int(&w, ml ? ml->link.ifindex : 0);
-                json_key(&w, "name");
-                json_string(&w, ml ? strempty(ml->link.name) : "");
-                json_key(&w, "knob");
-                json_string(&w, knob);
+                json_fields(&w, "name", ml ? strempty(ml->link.name) : "", "knob", knob, NULL);
                 json_key(&w, "old");
                 if (old < 0)
                         json_null(&w);
@@ -532,10 +435,7 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 json_int(&w, value);
                 json_key(&w, "pid");
                 json_int(&w, pid);
-                json_key(&w, "comm");
-                json_string(&w, comm);
-                json_key(&w, "action");
-                json_string(&w, action);
+                json_fields(&w, "comm", comm, "action", action, NULL);
                 json_end_object(&w);
                 (void) json_done(&w);
         } else {

@@ -33,32 +33,14 @@ static const char *key_problem(const UserDataEntry *e)
 {
         int32_t v;
         Knob k;
+        int r = nm_user_data_parse(e->key, e->value, &k, &v);
 
-        if (knob_from_string(e->key + STRLEN(USER_DATA_IGMPD_PREFIX)) < 0)
-                return "unknown knob, ignored";
-        if (user_data_parse_igmpd(e->key, e->value, &k, &v) < 0)
-                return "invalid value, ignored";
-        return NULL;
+        return r == -ENOENT ? "unknown knob, ignored" : r < 0 ? "invalid value, ignored" : NULL;
 }
 
 static char *devices_string(char **devices)
 {
-        size_t len = 1;
-        char *s;
-
-        if (!devices || !devices[0])
-                return NULL;
-        for (char **d = devices; *d; d++)
-                len += strlen(*d) + 1;
-        s = calloc(1, len);
-        if (!s)
-                return NULL;
-        for (char **d = devices; *d; d++) {
-                if (d != devices)
-                        strcat(s, ",");
-                strcat(s, *d);
-        }
-        return s;
+        return devices && devices[0] ? client_strv_join(devices, ",") : NULL;
 }
 
 /* PROFILE as the user would type it again in a shell. */
@@ -91,25 +73,16 @@ static void json_strv(JsonWriter *w, char **l)
 
 static void json_write_profile(JsonWriter *w, NMProfile *p)
 {
-        user_data_sort(&p->data);
-
         json_begin_object(w);
-        json_key(w, "name");
-        json_string(w, p->id);
-        json_key(w, "uuid");
-        json_string(w, p->uuid);
-        json_key(w, "type");
-        json_string(w, p->type);
-        json_key(w, "path");
-        json_string(w, p->path);
+        json_fields(w, "name", p->id, "uuid", p->uuid, "type", p->type, "path", p->path, NULL);
         json_key(w, "devices");
         json_strv(w, p->devices);
-        json_key(w, "filename");
-        json_string(w, p->filename);
+        json_fields(w, "filename", p->filename, NULL);
         json_key(w, "unsaved");
         json_bool(w, p->unsaved);
         json_key(w, "permissions");
         json_strv(w, p->permissions);
+        user_data_sort(&p->data);
 
         /* What igmpd applies from it... */
         json_key(w, "knobs");
@@ -122,7 +95,7 @@ static void json_write_profile(JsonWriter *w, NMProfile *p)
 
                 user_data_knob_entry(k, 0, key, value);
                 s = user_data_get(&p->data, key);
-                if (!s || user_data_parse_igmpd(key, s, &kk, &v) < 0)
+                if (!s || nm_user_data_parse(key, s, &kk, &v) <= 0)
                         continue;
                 json_key(w, knob_to_string(k));
                 json_int(w, v);
@@ -160,7 +133,7 @@ static int table_add_keys(Table *t, NMProfile *p, const char *const *lead, size_
                 first = false;
                 problem = key_problem(e);
                 if (r >= 0)
-                        r = table_add_cell(t, e->key + STRLEN(USER_DATA_IGMPD_PREFIX));
+                        r = table_add_cell(t, e->key + STRLEN(NM_USER_DATA_PREFIX));
                 if (r >= 0 && problem)
                         r = table_add_cellf(t, "%s (%s)", e->value, problem);
                 else if (r >= 0)

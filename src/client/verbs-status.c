@@ -166,6 +166,39 @@ static void print_state_names(const ClientLink *links, size_t n, const char *sta
                 output_field_color(stdout, FIELD_WIDTH, label, line, state_color(state));
 }
 
+/* "3 from /etc/igmpd/conf.d/10-ns.conf": a namespace knob (Manager.IGMPRobustness,
+ * MLDRobustness), its value and where it came from. Nothing from an igmpd without it. */
+static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *source = NULL;
+        int32_t now = -1, want = -1;
+        char line[512];
+        Color color = COLOR_NORMAL;
+
+        if (sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                ns_knob_info(k)->property, &error, &reply, "(iis)") < 0 ||
+            sd_bus_message_read(reply, "(iis)", &now, &want, &source) < 0) {
+                sd_bus_error_free(&error);
+                return;
+        }
+        if (now < 0) {
+                snprintf(line, sizeof line, "unavailable (%s exists only in the host's initial network namespace)%s%s",
+                         ns_knob_sysctl_name(k), want >= 0 ? "; wanted by " : "", want >= 0 ? strempty(source) : "");
+                color = COLOR_GREY;
+        } else if (want < 0)
+                snprintf(line, sizeof line, "%" PRIi32 " (%s: no file sets it, igmpd leaves it)", now,
+                         ns_knob_sysctl_name(k));
+        else if (now != want) {
+                snprintf(line, sizeof line, "%" PRIi32 "* (igmpd's value is %" PRIi32 " from %s: another process "
+                         "changed it)", now, want, strempty(source));
+                color = COLOR_YELLOW;
+        } else
+                snprintf(line, sizeof line, "%" PRIi32 " from %s", now, strempty(source));
+        output_field_color(stdout, FIELD_WIDTH, label, line, color);
+}
+
 /* networkctl status without arguments: a summary, not every link in full. */
 static int status_summary(sd_bus *bus)
 {
@@ -210,6 +243,8 @@ static int status_summary(sd_bus *bus)
                                      &error, &files) >= 0)
                 print_field_list("Policy files", files, "none (every knob is left as it is)");
         sd_bus_error_free(&error);
+        print_ns_knob(bus, NS_KNOB_IGMP_QRV, "IGMP robustness");
+        print_ns_knob(bus, NS_KNOB_MLD_QRV, "MLD robustness");
         if (get_drift_info(bus, &drift) >= 0 && drift.state) {
                 snprintf(line, sizeof line, "%s, DriftAction=%s%s%s", drift.state, drift.action,
                          isempty(drift.note) ? "" : "; ", drift.note);

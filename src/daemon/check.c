@@ -277,6 +277,22 @@ int check_run(Manager *m)
         unmatched = check_print_files(m, &files, links, n);
         printf("NetworkManager profiles: %s.\n", nm_note);
 
+        /* The namespace knobs ([IGMP]/[MLD] Robustness=), read only. */
+        manager_configure_namespace(m);
+        printf("Network namespace:\n");
+        printf("    %-34s  %11s  %7s  %s\n", "KNOB", "KERNEL", "WANTED", "SOURCE");
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                const NsKnobState *s = &m->ns_knobs.knobs[k];
+                char now[16] = "unavailable", want[16] = "-";
+
+                if (s->available && s->kernel_known)
+                        snprintf(now, sizeof now, "%d", (int) s->kernel);
+                if (s->want.set)
+                        snprintf(want, sizeof want, "%d", (int) s->want.value);
+                printf("    %-34s  %11s  %7s  %s\n", ns_knob_sysctl_name(k), now, want,
+                       knob_source_format(knob_value_source(&s->want)));
+        }
+
         for (size_t i = 0; i < n; i++) {
                 Link *l = links[i];
                 KnobValue eff[_KNOB_MAX] = {};

@@ -177,7 +177,7 @@ static void drift_watch_fail(DriftWatch *d, const char *reason)
 
 static bool same_knob(const DriftWrite *a, const DriftWrite *b)
 {
-        return a->knob == b->knob && a->scope == b->scope && streq(a->ifname, b->ifname);
+        return a->knob == b->knob && a->ns_knob == b->ns_knob && a->scope == b->scope && streq(a->ifname, b->ifname);
 }
 
 /* One record: the last write per knob of a burst wins, keeping the value from before the first. */

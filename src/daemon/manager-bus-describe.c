@@ -24,6 +24,8 @@
  *     "n_config_problems": N,
  *     "audit_sources": [ … ],
  *     "drift_watch": { "state": "active"|…, "note": "…", "action": "revert"|"warn" },
+ *     "namespace": { "igmp_qrv"|"mld_qrv": { "kernel": N|null, "wanted": N|null,
+ *                                            "source": "<path>"|null }, … },   (null kernel: absent here)
  *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
 int manager_describe(Manager *m, char **ret)
 {
@@ -91,6 +93,28 @@ int manager_describe(Manager *m, char **ret)
                 json_string(&w, drift_action_to_string(m->config.drift_action));
                 json_end_object(&w);
         }
+        json_key(&w, "namespace");
+        json_begin_object(&w);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                const NsKnobState *s = &m->ns_knobs.knobs[k];
+
+                json_key(&w, ns_knob_to_string(k));
+                json_begin_object(&w);
+                json_key(&w, "kernel");
+                if (s->available && s->kernel_known)
+                        json_int(&w, s->kernel);
+                else
+                        json_null(&w);
+                json_key(&w, "wanted");
+                if (s->want.set)
+                        json_int(&w, s->want.value);
+                else
+                        json_null(&w);
+                json_key(&w, "source");
+                json_string(&w, knob_value_source(&s->want));
+                json_end_object(&w);
+        }
+        json_end_object(&w);
         json_key(&w, "kernel_values_age_usec");
         json_uint(&w, manager_kernel_values_age(m));
         json_key(&w, "links");

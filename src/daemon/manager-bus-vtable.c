@@ -61,6 +61,32 @@ static int property_get_drift_action(sd_bus *bus, const char *path, const char *
         return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
 }
 
+/* (kernel value now, or -1 where the knob does not exist; igmpd's value or -1; its source or "").
+ * Read from the kernel as the caller asks (microseconds, no write): what igmpctl status shows is
+ * the kernel's now. */
+static int property_get_ns_knob(Manager *m, NsKnob k, sd_bus_message *reply)
+{
+        const NsKnobState *s = &m->ns_knobs.knobs[k];
+        int32_t now = -1;
+
+        if (!ns_knobs_available(&m->ns_knobs, k) || ns_knobs_read_kernel(&m->ns_knobs, k, &now) < 0)
+                now = s->available && s->kernel_known ? s->kernel : -1;
+        return sd_bus_message_append(reply, "(iis)", now, s->want.set ? s->want.value : -1,
+                                     strempty(knob_value_source(&s->want)));
+}
+
+static int property_get_igmp_robustness(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return property_get_ns_knob(((BusContext *) userdata)->manager, NS_KNOB_IGMP_QRV, reply);
+}
+
+static int property_get_mld_robustness(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return property_get_ns_knob(((BusContext *) userdata)->manager, NS_KNOB_MLD_QRV, reply);
+}
+
 static int property_get_kernel_values_age(sd_bus *bus, const char *path, const char *interface,
                                           const char *property, sd_bus_message *reply, void *userdata,
                                           sd_bus_error *error)
@@ -373,6 +399,10 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get_drift_watch, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("DriftAction", "s", property_get_drift_action, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("KernelValuesAgeUSec", "t", property_get_kernel_values_age, 0, 0),
+        SD_BUS_PROPERTY("IGMPRobustness", "(iis)", property_get_igmp_robustness, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("MLDRobustness", "(iis)", property_get_mld_robustness, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */

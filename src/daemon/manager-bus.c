@@ -343,6 +343,20 @@ static void manager_bus_on_drift(void *userdata)
                 log_debug_errno(r, "Failed to send PropertiesChanged for DriftWatch, ignoring: %m");
 }
 
+/* A namespace knob's kernel value, wanted value or source changed. */
+static void manager_bus_on_ns_knob(NsKnobs *n, NsKnob k, void *userdata)
+{
+        ManagerBus *b = userdata;
+        int r;
+
+        if (!bus_is_up(b->ctx.bus))
+                return;
+        r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE,
+                                           ns_knob_info(k)->property, NULL);
+        if (r < 0)
+                log_debug_errno(r, "Failed to send PropertiesChanged for %s, ignoring: %m", ns_knob_info(k)->property);
+}
+
 int manager_bus_new(Manager *m, ManagerBus **ret)
 {
         ManagerBus *b;
@@ -359,6 +373,8 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
         m->link_ctx.overridden = link_bus_on_override;
         m->link_ctx.overridden_userdata = &b->ctx;
         drift_watch_set_observer(m->drift, manager_bus_on_drift, b);
+        m->ns_knobs.changed = manager_bus_on_ns_knob;
+        m->ns_knobs.changed_userdata = b;
         if (m->audit) {
                 m->audit->observer = audit_bus_on_event;
                 m->audit->observer_userdata = &b->ctx;
@@ -393,6 +409,8 @@ ManagerBus *manager_bus_free(ManagerBus *b)
         m->link_ctx.overridden = NULL;
         m->link_ctx.overridden_userdata = NULL;
         drift_watch_set_observer(m->drift, NULL, NULL);
+        m->ns_knobs.changed = NULL;
+        m->ns_knobs.changed_userdata = NULL;
         if (m->audit && m->audit->observer_userdata == &b->ctx) {
                 m->audit->observer = NULL;
                 m->audit->observer_userdata = NULL;

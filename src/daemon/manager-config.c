@@ -77,6 +77,11 @@ static int config_set_load(Manager *m, ConfigSet *ret)
         r = policy_load(m->root, config_load_diag, config_load_file, &c, &s.policy);
         if (r < 0)
                 return r;
+        if (!ns_knobs_available(&m->ns_knobs, NS_KNOB_MLD_QRV))
+                policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV,
+                                             "sets net.ipv6.mld_qrv, one value for the whole host, which only the "
+                                             "host's initial network namespace has (igmpd runs in another one, or "
+                                             "IPv6 is off)", config_load_diag, &c);
 
         r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
         if (r < 0)
@@ -181,6 +186,7 @@ int manager_reload(Manager *m)
                 if (m->audit)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
                 drift_watch_start(m->drift, m->config.drift_watch);
+                manager_configure_namespace(m);
                 manager_configure_all(m, links, n, before);
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
@@ -189,6 +195,16 @@ int manager_reload(Manager *m)
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
         return r;
+}
+
+void manager_configure_namespace(Manager *m)
+{
+        KnobValue want[_NS_KNOB_MAX] = {};
+
+        policy_merge_namespace(m->policy, want);
+        ns_knobs_configure(&m->ns_knobs, want, !m->check_only);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                refstr_unref(want[k].source);
 }
 
 void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],

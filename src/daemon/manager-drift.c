@@ -3,7 +3,8 @@
  * The Manager's side of the drift watch (drift.c): each write another process made is routed to
  * the link it names (by name: that is what /proc/sys shows); a write to conf/all or
  * conf/default may reach every link (IPv4 copies a new default to each link that has not set
- * the knob itself), so every link is read back; lost records mean reading everything back.
+ * the knob itself), so every link is read back; lost records mean reading everything back. A
+ * namespace knob (igmp_qrv, mld_qrv) goes to the namespace's NsKnobs.
  */
 
 #include <inttypes.h>
@@ -32,6 +33,13 @@ static void manager_check_all(Manager *m, unsigned mask, const LinkWriter *w)
                 manager_check_link(v, mask, w);
 }
 
+/* A namespace knob: read back on its own, reverted as a link's knob is. */
+static void manager_check_namespace(Manager *m, NsKnob k, const LinkWriter *w)
+{
+        if (k >= 0 && k < _NS_KNOB_MAX)
+                ns_knobs_check(&m->ns_knobs, k, m->config.drift_action, w);
+}
+
 void manager_on_drift_write(const DriftEvent *e, void *userdata)
 {
         Manager *m = userdata;
@@ -49,6 +57,10 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
 
         if (m->check_only)
                 return;
+        if (w->scope == DRIFT_SCOPE_NAMESPACE) {
+                manager_check_namespace(m, w->ns_knob, &writer);
+                return;
+        }
         if (w->scope == DRIFT_SCOPE_LINK) {
                 l = manager_get_link_by_name(m, w->ifname);
                 if (!l) {
@@ -78,8 +90,11 @@ void manager_on_drift_lost(void *userdata)
 {
         Manager *m = userdata;
 
-        if (!m->check_only)
-                manager_check_all(m, LINK_KNOBS_ALL, NULL);
+        if (m->check_only)
+                return;
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                manager_check_namespace(m, k, NULL);
+        manager_check_all(m, LINK_KNOBS_ALL, NULL);
 }
 
 void manager_on_drift_state(void *userdata)

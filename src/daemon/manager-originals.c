@@ -191,4 +191,17 @@ void manager_load_originals(Manager *m)
                 return;
         }
         m->originals_dirty = true;
+        if (ns_knobs_take_record(&m->ns_knobs, dir, netns) < 0)
+                log_oom();
+}
+
+int manager_take_namespace_record(Manager *m)
+{
+        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+        char netns[ORIGINALS_NETNS_MAX];
+
+        if (!dir)
+                return -ENOMEM;
+        manager_netns_id(m, netns);
+        return ns_knobs_take_record(&m->ns_knobs, dir, netns);
 }

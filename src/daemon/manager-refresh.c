@@ -143,6 +143,9 @@ void manager_on_refresh_done(int r, void *userdata)
         else {
                 f->read_usec = MAX(f->read_usec, f->last_usec);
                 log_debug("Refreshed the kernel values (dump %u).", f->n_dumps);
+                /* No link message carries the namespace knobs: read them back here. */
+                for (NsKnob k = 0; k < _NS_KNOB_MAX && !m->check_only; k++)
+                        ns_knobs_check(&m->ns_knobs, k, m->config.drift_action, NULL);
         }
         if (f->again && !f->watched) {
                 f->again = false;

@@ -68,6 +68,7 @@ int manager_new(const char *root, Manager **ret)
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 m->link_ctx.conf_fd[f] = -EBADF;
         m->link_ctx.ioctl_fd = -EBADF;
+        m->ns_knobs.dir_fd[KNOB_FAMILY_IPV4] = m->ns_knobs.dir_fd[KNOB_FAMILY_IPV6] = -EBADF;
         m->link_ctx.effective = manager_link_effective;
         m->link_ctx.ignored = manager_link_ignored;
         m->link_ctx.effective_userdata = m;
@@ -120,6 +121,10 @@ int manager_new(const char *root, Manager **ret)
         if (m->link_ctx.conf_fd[KNOB_FAMILY_IPV4] < 0)
                 return m->link_ctx.conf_fd[KNOB_FAMILY_IPV4];
 
+        r = ns_knobs_init(&m->ns_knobs, m->proc_root, m->event);
+        if (r < 0)
+                return r;
+
         m->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
@@ -144,6 +149,10 @@ Manager *manager_free(Manager *m)
         /* A clean stop leaves the record whole and compact (or none, with nothing to undo). */
         if (m->ready && !m->check_only)
                 manager_write_originals(m, true);
+        /* Unlike a link's knobs, the namespace's are given back at a stop: nothing else owns them. */
+        if (m->ready && !m->check_only)
+                (void) ns_knobs_restore(&m->ns_knobs, NULL);
+        ns_knobs_done(&m->ns_knobs);
         originals_done(&m->saved_originals);
         originals_journal_done(&m->originals);
         free(m->originals_forget);
@@ -273,6 +282,7 @@ int manager_start(Manager *m)
                 /* Asked now, attached while the first pass runs. */
                 drift_watch_start(m->drift, m->config.drift_watch);
         }
+        manager_configure_namespace(m);
         r = manager_enumerate(m);
         originals_done(&m->saved_originals); /* they belong to the links present now */
         if (r < 0)

@@ -56,6 +56,7 @@
 #include "knob.h"
 #include "link.h"
 #include "namemap.h"
+#include "ns-knobs.h"
 #include "originals.h"
 #include "policy.h"
 #include "runtime-config.h"
@@ -123,6 +124,9 @@ struct Manager {
         AuditManager *audit;
         const char *kmsg_path; /* --kmsg-path= (tests), NULL: /dev/kmsg */
 
+        /* The namespace knobs (igmp_qrv, mld_qrv) of igmpd's own network namespace. */
+        NsKnobs ns_knobs;
+
         /* Other processes' writes of the knobs (drift.c); started with DriftWatch=yes. */
         DriftWatch *drift;
 
@@ -163,6 +167,9 @@ int manager_start(Manager *m);
 /* Reads and removes what the last clean stop saved (ROOT/run/igmpd/originals) if it is of this
  * network namespace: 1 with *ret filled, 0 with none, -errno (see originals_load()). */
 int manager_read_originals(Manager *m, Originals *ret);
+/* Takes what the last run recorded of the namespace knobs (ns_knobs_take_record()), and keeps
+ * the record from now on. 0 or -ENOMEM. */
+int manager_take_namespace_record(Manager *m);
 int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */
@@ -177,6 +184,9 @@ int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n);
 
 /* Diagnostic sink for config problems: logs "FILE:LINE: message". */
 void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message);
+
+/* The namespace knobs: takes the policy's values and writes them (never with check_only). */
+void manager_configure_namespace(Manager *m);
 
 /* Effective values for a link from every source, weakest first. */
 void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],

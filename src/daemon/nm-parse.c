@@ -31,29 +31,19 @@ static void nm_diag(ConfigDiagFn diag, void *userdata, const char *profile, cons
 int nm_user_data_apply(const char *profile, const char *key, const char *value, KnobSetting knobs[_KNOB_MAX],
                        ConfigDiagFn diag, void *userdata)
 {
-        const char *name;
         int32_t v;
         Knob k;
         int r;
 
-        if (!key || strncmp(key, NM_USER_DATA_PREFIX, strlen(NM_USER_DATA_PREFIX)) != 0)
-                return 0;
-        name = key + strlen(NM_USER_DATA_PREFIX);
-
-        k = knob_from_string(name);
-        if (k < 0) {
+        r = nm_user_data_parse(key, value, &k, &v);
+        if (r == -ENOENT)
                 nm_diag(diag, userdata, profile, "user.data %s=%s: unknown knob '%s', ignoring.", key, value ?: "",
-                        name);
-                return -EINVAL;
-        }
-
-        r = value ? knob_parse_value(k, value, &v) : -EINVAL;
-        if (r < 0) {
+                        key + STRLEN(NM_USER_DATA_PREFIX));
+        else if (r < 0)
                 nm_diag(diag, userdata, profile, "user.data %s=%s: invalid value, expected %s, ignoring.", key,
                         value ?: "", knob_range_string(k));
-                return -EINVAL;
-        }
-
+        if (r <= 0)
+                return r < 0 ? -EINVAL : 0;
         knobs[k] = (KnobSetting) { .value = v, .line = 1 };
         return 1;
 }

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "conf-parser.h"
+#include "nm-settings.h"
 #include "policy.h"
 
-#define NM_USER_DATA_PREFIX "igmpd."
 #define NM_SOURCE_PREFIX "NetworkManager:"
 
 /* Applies one user-data entry to knobs[] (setting .line = 1 for "set"). Returns 1 if it set a

@@ -2,9 +2,9 @@
 #pragma once
 
 /*
- * Reading NetworkManager's replies: the properties of a device and of an active connection,
- * and the connection applied on a device (Device.GetAppliedConnection) down to its owner and
- * the knob values in its user data (nm-parse.h). Problems in a profile are reported once per profile content, not on
+ * Reading NetworkManager's replies (the parsing itself is shared with igmpctl, nm-settings.h):
+ * the connection applied on a device (Device.GetAppliedConnection) down to its owner and the
+ * knob values in its user data (nm-parse.h). Problems in a profile are reported once per profile content, not on
  * every read (NMProfileReports).
  */
 
@@ -14,6 +14,7 @@
 #include <systemd/sd-bus.h>
 
 #include "conf-parser.h"
+#include "nm-settings.h"
 #include "policy.h"
 
 #define NM_PROFILE_REPORTS_MAX 64
@@ -26,34 +27,6 @@ typedef struct NMProfileReports {
 
 /* Whether reply is an error; if so says so at debug level ("reading WHAT of PATH failed"). */
 bool nm_reply_failed(sd_bus_message *reply, const char *what, const char *path);
-
-/* Reads the ActiveConnections property (Properties.Get reply). 0 or -errno. */
-int nm_read_active_connections(sd_bus_message *reply, char ***ret);
-
-/* What igmpd reads of a device (Properties.GetAll of NM_IFACE_DEVICE). */
-typedef struct NMDeviceProps {
-        char *ifname;     /* Interface, for messages */
-        uint32_t ifindex; /* Ifindex, in NetworkManager's (and igmpd's) namespace; 0 for none */
-        char *active;   /* ActiveConnection, "/" for none */
-} NMDeviceProps;
-
-/* What igmpd reads of an active connection (Properties.GetAll of NM_IFACE_ACTIVE). */
-typedef struct NMActiveProps {
-        char *id;
-        char *connection; /* the profile's object path, "/" for none */
-        char **devices;
-        uint32_t state;
-        int vpn;
-} NMActiveProps;
-
-/* Fill *ret (freed first with the _done() functions, which leave it zeroed). 0 or -errno. */
-int nm_read_device_props(sd_bus_message *reply, NMDeviceProps *ret);
-void nm_device_props_done(NMDeviceProps *p);
-int nm_read_active_props(sd_bus_message *reply, NMActiveProps *ret);
-void nm_active_props_done(NMActiveProps *p);
-/* Whether the connection applies its profile to its devices: activating or activated, not a
- * VPN (which runs on top of a device's own connection), with a profile. */
-bool nm_active_props_usable(const NMActiveProps *p);
 
 /* What igmpd takes from a connection as NetworkManager applied it on a device
  * (Device.GetAppliedConnection: the settings as of the last activation or reapply, not the

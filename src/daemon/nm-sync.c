@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,9 +192,12 @@ static int read_device(sd_bus_message *reply, SyncDevice *d, char **ret_active)
                 log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
         else {
                 /* By ifindex, not by name: a link renamed meanwhile, or another of the same
-                 * name, must not take this device's profile. */
+                 * name, must not take this device's profile. NetworkManager 1.42 (Debian
+                 * 12) has no Device.Ifindex: the link of that name now, then. */
                 d->ifname = TAKE_PTR(p.ifname);
                 d->ifindex = p.ifindex <= INT_MAX ? (int) p.ifindex : 0;
+                if (d->ifindex == 0 && d->ifname)
+                        d->ifindex = (int) if_nametoindex(d->ifname);
                 d->read = d->ifname != NULL;
                 if (ret_active)
                         *ret_active = TAKE_PTR(p.active);

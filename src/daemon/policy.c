@@ -83,15 +83,44 @@ PolicyFile *policy_file_free(PolicyFile *f)
 typedef struct ParseState {
         PolicyMatch *match;       /* NULL for runtime files */
         KnobSetting *knobs;
+        KnobSetting *ns_knobs;    /* NULL for runtime files (one link each) */
 } ParseState;
 
-static int parse_knob(ConfigContext *ctx, KnobSetting *knobs, const char *section, const char *key,
-                      const char *value)
+static int parse_ns_knob(ConfigContext *ctx, KnobSetting *ns_knobs, NsKnob k, const char *key, const char *value)
 {
-        Knob k = knob_from_config_key(section, key);
         int32_t v;
         int r;
 
+        if (!ns_knobs) {
+                config_diag(ctx, "%s= sets %s, one value per network namespace: not in a file for one link, ignoring.",
+                            key, ns_knob_sysctl_name(k));
+                return -EINVAL;
+        }
+        if (isempty(value)) {
+                ns_knobs[k] = (KnobSetting) {};
+                return 0;
+        }
+        r = ns_knob_parse_value(k, value, &v);
+        if (r < 0) {
+                config_diag(ctx, "Invalid %s= value '%.64s' (expected a number from %d to %d), ignoring.", key, value,
+                            NS_KNOB_QRV_MIN, NS_KNOB_QRV_MAX);
+                return r;
+        }
+        ns_knobs[k] = (KnobSetting) { .value = v, .line = ctx->line };
+        return 0;
+}
+
+static int parse_knob(ConfigContext *ctx, ParseState *s, const char *section, const char *key, const char *value)
+{
+        Knob k = knob_from_config_key(section, key);
+        KnobSetting *knobs = s->knobs;
+        NsKnob nk;
+        int32_t v;
+        int r;
+
+        nk = ns_knob_from_config_key(section, key);
+        if (nk >= 0)
+                return parse_ns_knob(ctx, s->ns_knobs, nk, key, value);
         if (k < 0) {
                 config_diag(ctx, "Unknown key '%.64s' in section [%s], ignoring.", key, section);
                 return -EINVAL;
@@ -210,7 +239,7 @@ static int policy_item(ConfigContext *ctx, const char *section, const char *key,
                 }
                 return parse_match(ctx, s->match, key, value);
         }
-        return parse_knob(ctx, s->knobs, section, key, value);
+        return parse_knob(ctx, s, section, key, value);
 }
 
 static int parse_common(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
@@ -251,10 +280,25 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
         if (!f->path || !f->source || !f->name)
                 return -ENOMEM;
 
-        ParseState state = { .match = &f->match, .knobs = f->knobs };
+        ParseState state = { .match = &f->match, .knobs = f->knobs, .ns_knobs = f->ns_knobs };
         r = parse_common(path, buf, len, diag, userdata, &state, policy_sections, policy_strict_sections, &f->match.invalid);
         if (r < 0)
                 return r;
+
+        /* Known only once the whole file is read: [Match] may come after the line. */
+        for (NsKnob k = 0; k < _NS_KNOB_MAX && !f->match.invalid && policy_match_names_links(&f->match); k++) {
+                char msg[320];
+
+                if (f->ns_knobs[k].line == 0)
+                        continue;
+                snprintf(msg, sizeof msg, "%s= in [%s] sets %s, one value per network namespace: not allowed in a "
+                         "file whose [Match] names links (Name=, Kind=, Type=, MACAddress=), ignoring.",
+                         ns_knob_info(k)->key, ns_knob_info(k)->section, ns_knob_sysctl_name(k));
+                if (diag)
+                        diag(userdata, path, f->ns_knobs[k].line, msg);
+                f->ns_knobs[k] = (KnobSetting) {};
+                r++;
+        }
 
         if (ret_n_errors)
                 *ret_n_errors = (unsigned) r;
@@ -278,12 +322,51 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
         return 0;
 }
 
+bool policy_match_names_links(const PolicyMatch *m)
+{
+        return m->names || m->kinds || m->types || m->n_macs > 0;
+}
+
+void policy_merge_namespace(const Policy *p, KnobValue out[static _NS_KNOB_MAX])
+{
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                refstr_unref(out[k].source);
+                out[k] = (KnobValue) {};
+        }
+        for (size_t i = 0; p && i < p->n_files; i++) {
+                const PolicyFile *f = p->files[i];
+
+                if (f->match.invalid || policy_match_names_links(&f->match))
+                        continue;
+                for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                        if (f->ns_knobs[k].line > 0)
+                                knob_value_set(&out[k], f->ns_knobs[k].value, f->source);
+        }
+}
+
+void policy_refuse_namespace_knob(Policy *p, NsKnob k, const char *why, ConfigDiagFn diag, void *userdata)
+{
+        for (size_t i = 0; p && i < p->n_files; i++) {
+                PolicyFile *f = p->files[i];
+                char msg[320];
+
+                if (f->ns_knobs[k].line == 0)
+                        continue;
+                snprintf(msg, sizeof msg, "%s= in [%s] %s, ignoring.", ns_knob_info(k)->key, ns_knob_info(k)->section,
+                         why);
+                if (diag)
+                        diag(userdata, f->path, f->ns_knobs[k].line, msg);
+                f->ns_knobs[k] = (KnobSetting) {};
+                p->n_errors++;
+        }
+}
+
 bool policy_match(const PolicyMatch *m, const LinkInfo *link)
 {
         if (m->invalid)
                 return false;
 
-        bool any = m->names || m->kinds || m->types || m->n_macs > 0;
+        bool any = policy_match_names_links(m);
 
         /* No condition at all: every link but loopback. */
         if (!any)

@@ -41,6 +41,9 @@ typedef struct PolicyFile {
         char *name;
         PolicyMatch match;
         KnobSetting knobs[_KNOB_MAX];
+        /* [IGMP]/[MLD] Robustness=: only in a file whose [Match] names no link (else a problem,
+         * reported and cleared by policy_file_parse()). */
+        KnobSetting ns_knobs[_NS_KNOB_MAX];
 } PolicyFile;
 
 typedef struct Policy {
@@ -97,6 +100,17 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
                         KnobSetting ret[_KNOB_MAX], unsigned *ret_n_errors);
 
 bool policy_match(const PolicyMatch *m, const LinkInfo *link);
+/* Whether [Match] has a condition on links (Name=, Kind=, Type=, MACAddress=): such a file
+ * cannot set a namespace knob. */
+bool policy_match_names_links(const PolicyMatch *m);
+
+/* The namespace knobs: fills out[] (_NS_KNOB_MAX values) from every file that sets them, in
+ * order, later files overriding earlier ones; what out[] held before is dropped. */
+void policy_merge_namespace(const Policy *p, KnobValue out[static _NS_KNOB_MAX]);
+/* A namespace knob that cannot be set here (mld_qrv outside the initial namespace): every line
+ * that sets it is reported as "FILE:LINE: Robustness= in [MLD] <why>, ignoring." and dropped,
+ * and counted in p->n_errors. */
+void policy_refuse_namespace_knob(Policy *p, NsKnob k, const char *why, ConfigDiagFn diag, void *userdata);
 
 /* Fills out[] from every matching file, in order, later files overriding earlier ones; what
  * out[] held before (zeroed or valid values) is dropped. Sets ret_matched (may be NULL) to the

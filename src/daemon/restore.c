@@ -82,6 +82,10 @@ int restore_run(Manager *m)
                 return log_error_errno(r, "Failed to read the saved original knob values: %m");
         for (size_t i = 0; i < o.n; i++)
                 n_failed += restore_entry(m, &o.entries[i], &n_restored);
+        /* The namespace knobs: a stop gives them back itself, so only a crash leaves a record. */
+        if (manager_take_namespace_record(m) < 0)
+                return log_oom();
+        n_failed += ns_knobs_restore(&m->ns_knobs, &n_restored);
         printf("Restored %u knob value%s.\n", n_restored, n_restored == 1 ? "" : "s");
         /* Used once: what is left in it is someone else's now. Kept if a write failed, so
          * that the same command can be run again. */

@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "drift-record.h"
@@ -15,6 +16,7 @@ static const char *const drift_scope_table[_DRIFT_SCOPE_MAX] = {
         [DRIFT_SCOPE_LINK] = "link",
         [DRIFT_SCOPE_ALL] = "all",
         [DRIFT_SCOPE_DEFAULT] = "default",
+        [DRIFT_SCOPE_NAMESPACE] = "namespace",
 };
 
 const char *drift_scope_to_string(DriftScope s)
@@ -70,6 +72,19 @@ int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
         if (r.name_len < 0 || (size_t) r.name_len >= sizeof r.name || !memchr(r.name, '\0', sizeof r.name))
                 return -ENOENT; /* truncated (-E2BIG): longer than any of ours */
 
+        w.ns_knob = _NS_KNOB_INVALID;
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                char name[64];
+
+                snprintf(name, sizeof name, "net/%s/%s", knob_family_dir(ns_knob_info(k)->family), ns_knob_info(k)->name);
+                if (streq(r.name, name)) {
+                        w.ns_knob = k;
+                        w.knob = _KNOB_INVALID;
+                        w.scope = DRIFT_SCOPE_NAMESPACE;
+                        goto writer;
+                }
+        }
+
         if ((rest = startswith(r.name, "net/ipv4/conf/")))
                 family = KNOB_FAMILY_IPV4;
         else if ((rest = startswith(r.name, "net/ipv6/conf/")))
@@ -92,6 +107,7 @@ int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
         if (w.knob < 0 || knob_info(w.knob)->family != family)
                 return -ENOENT;
 
+writer:
         w.pid = r.tgid;
         w.uid = r.uid;
         w.netns = r.netns;

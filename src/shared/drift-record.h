@@ -20,13 +20,15 @@ typedef enum DriftScope {
         DRIFT_SCOPE_LINK,     /* net/ipvX/conf/IF/… */
         DRIFT_SCOPE_ALL,      /* net/ipvX/conf/all/… */
         DRIFT_SCOPE_DEFAULT,  /* net/ipvX/conf/default/… */
+        DRIFT_SCOPE_NAMESPACE, /* net/ipv4/igmp_qrv, net/ipv6/mld_qrv: ns_knob, not knob */
         _DRIFT_SCOPE_MAX,
 } DriftScope;
 
 typedef struct DriftWrite {
-        Knob knob;
+        Knob knob;                 /* _KNOB_INVALID with DRIFT_SCOPE_NAMESPACE */
+        NsKnob ns_knob;            /* DRIFT_SCOPE_NAMESPACE only, else _NS_KNOB_INVALID */
         DriftScope scope;
-        char ifname[IF_NAMESIZE];  /* the link's name (DRIFT_SCOPE_LINK), else "all"/"default" */
+        char ifname[IF_NAMESIZE];  /* the link's name (DRIFT_SCOPE_LINK), else "all"/"default"/"" */
         uint32_t pid, uid, netns;
         uint64_t ktime_ns;
         /* Raw bytes of the writer's command name, NUL-terminated; the caller escapes them for
@@ -41,11 +43,12 @@ typedef struct DriftWrite {
 /*
  * 0 with *ret filled; -EBADMSG for a malformed record (short, unknown type, unterminated
  * strings); -ENOENT for a well-formed record that does not name one of the six knobs under
- * net/ipv4/conf or net/ipv6/conf (or names a link igmpd could never use).
+ * net/ipv4/conf or net/ipv6/conf (or names a link igmpd could never use), nor one of the
+ * namespace knobs net/ipv4/igmp_qrv, net/ipv6/mld_qrv.
  */
 int drift_record_parse(const void *data, size_t size, DriftWrite *ret);
 
-/* "link", "all", "default". */
+/* "link", "all", "default", "namespace". */
 const char *drift_scope_to_string(DriftScope s);
 
 /*

@@ -220,3 +220,74 @@ const char *knob_range_string(Knob k)
                 return knob_info(k)->jiffies ? "1ms…2147483640ms" : "1ms…2147483647ms";
         }
 }
+
+const NsKnobInfo ns_knob_table[_NS_KNOB_MAX] = {
+        [NS_KNOB_IGMP_QRV] = {
+                .name = "igmp_qrv",
+                .family = KNOB_FAMILY_IPV4,
+                .section = "IGMP",
+                .key = "Robustness",
+                .property = "IGMPRobustness",
+                .kernel_default = 2,
+        },
+        [NS_KNOB_MLD_QRV] = {
+                .name = "mld_qrv",
+                .family = KNOB_FAMILY_IPV6,
+                .section = "MLD",
+                .key = "Robustness",
+                .property = "MLDRobustness",
+                .kernel_default = 2,
+                .initial_netns_only = true,
+        },
+};
+
+const char *ns_knob_to_string(NsKnob k)
+{
+        if (k < 0 || k >= _NS_KNOB_MAX)
+                return NULL;
+        return ns_knob_table[k].name;
+}
+
+NsKnob ns_knob_from_string(const char *s)
+{
+        if (!s)
+                return _NS_KNOB_INVALID;
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                if (streq(ns_knob_table[k].name, s))
+                        return k;
+        return _NS_KNOB_INVALID;
+}
+
+NsKnob ns_knob_from_config_key(const char *section, const char *key)
+{
+        if (!section || !key)
+                return _NS_KNOB_INVALID;
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                if (streq(ns_knob_table[k].section, section) && streq(ns_knob_table[k].key, key))
+                        return k;
+        return _NS_KNOB_INVALID;
+}
+
+int ns_knob_parse_value(NsKnob k, const char *s, int32_t *ret)
+{
+        unsigned long long u;
+        char *end;
+
+        if (k < 0 || k >= _NS_KNOB_MAX || !s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        u = strtoull(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno != 0 || *end != '\0')
+                return -EINVAL;
+        if (u < NS_KNOB_QRV_MIN || u > NS_KNOB_QRV_MAX)
+                return -ERANGE;
+        *ret = (int32_t) u;
+        return 0;
+}
+
+const char *ns_knob_sysctl_name(NsKnob k)
+{
+        return k == NS_KNOB_MLD_QRV ? "net.ipv6.mld_qrv" : "net.ipv4.igmp_qrv";
+}

@@ -90,3 +90,43 @@ const char *knob_source_format(const char *source);
 /* Human description of the valid range, e.g. "1ms…2147483647ms" (1ms…2147483640ms for the MLD
  * intervals) or "auto, 1, 2, 3". */
 const char *knob_range_string(Knob k);
+
+/*
+ * The namespace knobs: one value per network namespace (igmp_qrv) or per host (mld_qrv, only in
+ * the initial namespace), under /proc/sys/net/ipvX/ directly. Set by [IGMP]/[MLD] Robustness=
+ * in a file whose [Match] names no link.
+ */
+typedef enum NsKnob {
+        NS_KNOB_IGMP_QRV,
+        NS_KNOB_MLD_QRV,
+        _NS_KNOB_MAX,
+        _NS_KNOB_INVALID = -22, /* -EINVAL */
+} NsKnob;
+
+typedef struct NsKnobInfo {
+        const char *name;         /* file under /proc/sys/net/ipvX/; JSON */
+        KnobFamily family;
+        const char *section;      /* "IGMP" or "MLD" */
+        const char *key;          /* "Robustness" */
+        const char *property;     /* D-Bus property of org.igmpd1.Manager */
+        int32_t kernel_default;
+        bool initial_netns_only;  /* exists only in the host's initial network namespace */
+} NsKnobInfo;
+
+#define NS_KNOB_QRV_MIN 1
+#define NS_KNOB_QRV_MAX 7
+
+extern const NsKnobInfo ns_knob_table[_NS_KNOB_MAX];
+
+static inline const NsKnobInfo *ns_knob_info(NsKnob k)
+{
+        return &ns_knob_table[k];
+}
+
+const char *ns_knob_to_string(NsKnob k);
+NsKnob ns_knob_from_string(const char *s);
+NsKnob ns_knob_from_config_key(const char *section, const char *key);
+/* "1", …, "7". 0, -EINVAL (syntax) or -ERANGE. */
+int ns_knob_parse_value(NsKnob k, const char *s, int32_t *ret);
+/* "net.ipv4.igmp_qrv", as sysctl names it. */
+const char *ns_knob_sysctl_name(NsKnob k);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # igmpd under valgrind memcheck: start, link churn (create, rename, MTU 1200/1500, up/down,
-# delete), a broken and a good policy file, runtime drop-ins, two reloads, netlink overruns (a
+# delete), a broken and a good policy file, Robustness= (in a namespace file and, as a problem,
+# in a link file), runtime drop-ins, two reloads, netlink overruns (a
 # 4 KiB receive buffer) with a link created and deleted and two links swapping names while the
 # daemon is frozen, then SIGTERM. Asserts
 # exit status 0 (valgrind exits 99 on any error, definite leaks included) and a summary with
@@ -33,9 +34,18 @@ Name=va* vb*
 [IGMP]
 V3UnsolicitedReportInterval=234
 Version=2
+Robustness=5
 
 [MLD]
 V2UnsolicitedReportInterval=600
+CONF
+# The namespace knobs: igmp_qrv written (and given back at the stop), mld_qrv refused here.
+conf_put 05-ns.conf <<'CONF'
+[IGMP]
+Robustness=3
+
+[MLD]
+Robustness=4
 CONF
 conf_put 60-broken.conf <<'CONF'
 [Match]
@@ -52,6 +62,8 @@ printf '[IGMP]\nV3UnsolicitedReportInterval=150\n' > "$T_ROOT/run/igmpd/runtime.
 WAIT_SECS=60 igmpd_start "$NS"
 WAIT_SECS=30 expect_knob "$NS" ipv4 va0 igmpv3_unsolicited_report_interval 234
 WAIT_SECS=30 expect_knob "$NS" ipv4 va1 igmpv3_unsolicited_report_interval 150
+QRV0=2 # a fresh namespace's
+[ "$(in_ns "$NS" cat /proc/sys/net/ipv4/igmp_qrv)" = 3 ] || fail "igmp_qrv is not 3 from 05-ns.conf"
 
 for i in $(seq 1 20); do echo "link add vb$i type veth peer name vc$i"; done > "$T_TMP/b"
 ip -n "$NS" -batch "$T_TMP/b"
@@ -92,6 +104,7 @@ rc=0
 wait "$T_IGMPD_PID" || rc=$?
 T_IGMPD_PID=""
 info "igmpd under valgrind exited with $rc"
+[ "$(in_ns "$NS" cat /proc/sys/net/ipv4/igmp_qrv)" = "$QRV0" ] || fail "igmp_qrv was not given back at the stop"
 grep -E 'ERROR SUMMARY|in use at exit|All heap blocks|definitely lost|indirectly lost|possibly lost|still reachable' "$VG_LOG" | sed 's/^/# /'
 [ "$rc" -eq 0 ] || { sed -n '1,200p' "$VG_LOG" >&2; fail "exit status $rc (99: valgrind found errors)"; }
 grep -q 'ERROR SUMMARY: 0 errors' "$VG_LOG" || { cat "$VG_LOG" >&2; fail "valgrind reported errors"; }

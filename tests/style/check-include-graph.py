@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The daemon's layering rule, checked: no include circle among the modules of src/daemon
-(a module is NAME.c with NAME.h), except a D-Bus face NAME-bus with the object NAME it
-serves. A circle means two layers call each other; see the comment at the top of
-src/daemon/manager.h for who may call whom.
+"""The layering rule, checked: no include circle among the modules of src/daemon, src/client
+and src/shared (a module is DIR/NAME.c with DIR/NAME.h; an include resolves as the compiler
+does: the including file's directory, then src/shared, src/daemon, src/client), except a
+D-Bus face NAME-bus with the object NAME it serves. A circle means two layers call each
+other; see the comment at the top of src/daemon/manager.h for who may call whom.
 
   check-include-graph.py [SRCDIR]      exit 0 if the rule holds, 1 (listing the circles) if not
 """
@@ -15,18 +16,24 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)\.h"', re.M)
 
 
-def modules(daemon_dir):
-    """module name -> set of module names it includes (headers of src/daemon only)."""
-    names = {os.path.splitext(f)[0] for f in os.listdir(daemon_dir) if f.endswith((".c", ".h"))}
-    graph = {n: set() for n in names}
-    for f in os.listdir(daemon_dir):
-        if not f.endswith((".c", ".h")):
-            continue
-        me = os.path.splitext(f)[0]
-        with open(os.path.join(daemon_dir, f), encoding="utf-8") as fh:
-            for inc in INCLUDE.findall(fh.read()):
-                if inc in names and inc != me:
-                    graph[me].add(inc)
+DIRS = ("shared", "daemon", "client")  # the include path's order (meson.build: inc)
+
+
+def modules(src_dir):
+    """module "dir/name" -> set of modules it includes (headers of DIRS only)."""
+    names = {d: {os.path.splitext(f)[0] for f in os.listdir(os.path.join(src_dir, d)) if f.endswith((".c", ".h"))}
+             for d in DIRS}
+    graph = {f"{d}/{n}": set() for d in DIRS for n in names[d]}
+    for d in DIRS:
+        for f in os.listdir(os.path.join(src_dir, d)):
+            if not f.endswith((".c", ".h")):
+                continue
+            me = f"{d}/{os.path.splitext(f)[0]}"
+            with open(os.path.join(src_dir, d, f), encoding="utf-8") as fh:
+                for inc in INCLUDE.findall(fh.read()):
+                    where = next((x for x in (d,) + DIRS if inc in names[x]), None)
+                    if where and f"{where}/{inc}" != me:
+                        graph[me].add(f"{where}/{inc}")
     return graph
 
 
@@ -69,7 +76,7 @@ def allowed(comp):
 
 def main():
     srcdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-    graph = modules(os.path.join(srcdir, "src", "daemon"))
+    graph = modules(os.path.join(srcdir, "src"))
     bad = [c for c in circles(graph) if not allowed(c)]
     for c in bad:
         edges = ", ".join(f"{a} -> {b}" for a in c for b in sorted(graph[a]) if b in c)
@@ -78,7 +85,7 @@ def main():
         print("See the layering at the top of src/daemon/manager.h: a lower layer reports up through a hook, "
               "it does not include the layer above.")
         return 1
-    print(f"include graph: {len(graph)} modules of src/daemon, no circle but a face with its object")
+    print(f"include graph: {len(graph)} modules of src/{{{','.join(DIRS)}}}, no circle but a face with its object")
     return 0
 
 

@@ -186,3 +186,48 @@ Test(drift_record, value_fields)
         cr_assert_eq(drift_record_parse(&r, sizeof r, &w), 0);
         cr_expect_not(w.old_known);
 }
+
+Test(drift_record, namespace_knobs)
+{
+        static const struct {
+                const char *name;
+                NsKnob knob;
+        } cases[] = {
+                { "net/ipv4/igmp_qrv", NS_KNOB_IGMP_QRV },
+                { "net/ipv6/mld_qrv", NS_KNOB_MLD_QRV },
+        };
+        static const char *const not_ours[] = {
+                "net/ipv6/igmp_qrv", "net/ipv4/mld_qrv", "net/ipv4/conf/eth0/igmp_qrv", "net/ipv4/igmp_qrvx",
+                "net/ipv4/neigh/igmp_qrv",
+        };
+
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                struct drift_record r;
+                DriftWrite w;
+
+                make(&r, cases[i].name, "2\n", "3\n");
+                cr_assert_eq(drift_record_parse(&r, sizeof r, &w), 0, "%s", cases[i].name);
+                cr_expect_eq(w.scope, DRIFT_SCOPE_NAMESPACE);
+                cr_expect_eq(w.ns_knob, cases[i].knob);
+                cr_expect_eq(w.knob, _KNOB_INVALID);
+                cr_expect_str_eq(w.ifname, "");
+                cr_expect_eq(w.pid, 4242);
+                cr_expect(w.old_known && w.old_value == 2);
+                cr_expect(w.new_known && w.new_value == 3);
+        }
+        for (size_t i = 0; i < sizeof not_ours / sizeof not_ours[0]; i++) {
+                struct drift_record r;
+                DriftWrite w;
+
+                make(&r, not_ours[i], "2\n", "3\n");
+                cr_expect_eq(drift_record_parse(&r, sizeof r, &w), -ENOENT, "%s", not_ours[i]);
+        }
+
+        /* A link knob's write names no namespace knob. */
+        struct drift_record r;
+        DriftWrite w;
+        make(&r, "net/ipv4/conf/eth0/force_igmp_version", "0\n", "2");
+        cr_assert_eq(drift_record_parse(&r, sizeof r, &w), 0);
+        cr_expect_eq(w.ns_knob, _NS_KNOB_INVALID);
+        cr_expect_str_eq(drift_scope_to_string(DRIFT_SCOPE_NAMESPACE), "namespace");
+}

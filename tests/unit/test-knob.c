@@ -103,3 +103,42 @@ Test(knob, jiffies_rounding)
         cr_expect(!knob_value_matches(KNOB_IGMPV3_INTERVAL, 250, 252));
         cr_expect(knob_value_matches(KNOB_IGMPV3_INTERVAL, 250, 250));
 }
+
+Test(knob, namespace_knobs)
+{
+        static const struct {
+                const char *text;
+                int r;
+                int32_t value;
+        } cases[] = {
+                { "1", 0, 1 }, { "2", 0, 2 }, { "7", 0, 7 },
+                { "0", -ERANGE, 0 }, { "8", -ERANGE, 0 }, { "99999999999999999999", -ERANGE, 0 },
+                { "", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "+3", -EINVAL, 0 }, { "3 ", -EINVAL, 0 },
+                { "three", -EINVAL, 0 }, { "3x", -EINVAL, 0 }, { "auto", -EINVAL, 0 },
+        };
+
+        cr_expect_str_eq(ns_knob_to_string(NS_KNOB_IGMP_QRV), "igmp_qrv");
+        cr_expect_str_eq(ns_knob_to_string(NS_KNOB_MLD_QRV), "mld_qrv");
+        cr_expect_str_eq(ns_knob_sysctl_name(NS_KNOB_IGMP_QRV), "net.ipv4.igmp_qrv");
+        cr_expect_str_eq(ns_knob_sysctl_name(NS_KNOB_MLD_QRV), "net.ipv6.mld_qrv");
+        cr_expect_eq(ns_knob_from_config_key("IGMP", "Robustness"), NS_KNOB_IGMP_QRV);
+        cr_expect_eq(ns_knob_from_config_key("MLD", "Robustness"), NS_KNOB_MLD_QRV);
+        cr_expect_eq(ns_knob_from_config_key("Match", "Robustness"), _NS_KNOB_INVALID);
+        cr_expect_eq(ns_knob_from_string("mld_qrv"), NS_KNOB_MLD_QRV);
+        cr_expect_eq(ns_knob_from_string("igmpv3_unsolicited_report_interval"), _NS_KNOB_INVALID);
+        cr_expect(!ns_knob_info(NS_KNOB_IGMP_QRV)->initial_netns_only);
+        cr_expect(ns_knob_info(NS_KNOB_MLD_QRV)->initial_netns_only);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                cr_expect_eq(ns_knob_info(k)->kernel_default, 2);
+                /* No name shared with a link knob: the drift watch and JSON tell them apart by it. */
+                cr_expect_eq(knob_from_string(ns_knob_info(k)->name), _KNOB_INVALID);
+                cr_expect_eq(knob_from_config_key(ns_knob_info(k)->section, ns_knob_info(k)->key), _KNOB_INVALID);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int32_t v = -42;
+
+                cr_expect_eq(ns_knob_parse_value(NS_KNOB_IGMP_QRV, cases[i].text, &v), cases[i].r, "'%s'", cases[i].text);
+                cr_expect_eq(v, cases[i].r == 0 ? cases[i].value : -42, "'%s'", cases[i].text);
+        }
+        cr_expect_eq(ns_knob_parse_value(NS_KNOB_MLD_QRV, NULL, &(int32_t) { 0 }), -EINVAL);
+}

@@ -430,3 +430,110 @@ Test(policy, ether_addr)
         cr_expect_eq(parse_ether_addr("00:11:22:33:44", &a), -EINVAL);
         cr_expect_eq(parse_ether_addr("0011.2233.4455", &a), -EINVAL);
 }
+
+Test(policy, robustness_in_a_namespace_file)
+{
+        _cleanup_(policy_file_freep) PolicyFile *f = parse("[IGMP]\nRobustness=3\nV3UnsolicitedReportInterval=200\n"
+                                                           "[MLD]\nRobustness=7\n");
+        _cleanup_(policy_file_freep) PolicyFile *g = parse("[Match]\n[IGMP]\nRobustness=1\n");
+
+        cr_expect_str_eq(diags, "");
+        cr_expect_eq(f->ns_knobs[NS_KNOB_IGMP_QRV].value, 3);
+        cr_expect_eq(f->ns_knobs[NS_KNOB_IGMP_QRV].line, 2);
+        cr_expect_eq(f->ns_knobs[NS_KNOB_MLD_QRV].value, 7);
+        cr_expect_eq(f->ns_knobs[NS_KNOB_MLD_QRV].line, 5);
+        cr_expect_eq(f->knobs[KNOB_IGMPV3_INTERVAL].value, 200);
+        /* Robustness is no link knob. */
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                cr_expect(k == KNOB_IGMPV3_INTERVAL || f->knobs[k].line == 0);
+        cr_expect_eq(g->ns_knobs[NS_KNOB_IGMP_QRV].value, 1);
+}
+
+static const struct {
+        const char *text;
+        const char *diag;
+} robustness_errors[] = {
+        { "[IGMP]\nRobustness=0\n", "t.conf:2: Invalid Robustness= value '0' (expected a number from 1 to 7), ignoring.\n" },
+        { "[IGMP]\nRobustness=8\n", "t.conf:2: Invalid Robustness= value '8' (expected a number from 1 to 7), ignoring.\n" },
+        { "[MLD]\nRobustness=two\n", "t.conf:2: Invalid Robustness= value 'two' (expected a number from 1 to 7), ignoring.\n" },
+        { "[MLD]\nRobustness=-2\n", "t.conf:2: Invalid Robustness= value '-2' (expected a number from 1 to 7), ignoring.\n" },
+        /* In a file that matches links, wherever [Match] is. */
+        { "[Match]\nName=eth0\n[IGMP]\nRobustness=3\n",
+          "t.conf:4: Robustness= in [IGMP] sets net.ipv4.igmp_qrv, one value per network namespace: not allowed in "
+          "a file whose [Match] names links (Name=, Kind=, Type=, MACAddress=), ignoring.\n" },
+        { "[MLD]\nRobustness=3\n[Match]\nKind=veth\n",
+          "t.conf:2: Robustness= in [MLD] sets net.ipv6.mld_qrv, one value per network namespace: not allowed in "
+          "a file whose [Match] names links (Name=, Kind=, Type=, MACAddress=), ignoring.\n" },
+        { "[Match]\nType=ether\n[IGMP]\nRobustness=3\n", "t.conf:4: Robustness= in [IGMP] sets net.ipv4.igmp_qrv" },
+        { "[Match]\nMACAddress=02:00:00:00:00:01\n[IGMP]\nRobustness=3\n", "t.conf:4: Robustness= in [IGMP] sets net.ipv4.igmp_qrv" },
+        { "[Match]\nName=!lo\n[IGMP]\nRobustness=3\n", "t.conf:4: Robustness= in [IGMP] sets net.ipv4.igmp_qrv" },
+};
+
+Test(policy, robustness_problems_keep_the_rest_of_the_file)
+{
+        for (size_t i = 0; i < ELEMENTSOF(robustness_errors); i++) {
+                char text[256];
+                unsigned n_errors = 0;
+                PolicyFile *f = NULL;
+
+                snprintf(text, sizeof text, "%s[IGMP]\nV3UnsolicitedReportInterval=200\n", robustness_errors[i].text);
+                diags[0] = '\0';
+                cr_assert_eq(policy_file_parse("/etc/igmpd/conf.d/t.conf", text, strlen(text), diag, NULL, &f,
+                                               &n_errors), 0);
+                const char *d = strstr(diags, "t.conf:");
+                cr_expect(d && strncmp(d, robustness_errors[i].diag, strlen(robustness_errors[i].diag)) == 0,
+                          "case %zu: got '%s'", i, diags);
+                cr_expect_eq(n_errors, 1, "case %zu", i);
+                cr_expect(!f->match.invalid, "case %zu: the file was skipped", i);
+                for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                        cr_expect_eq(f->ns_knobs[k].line, 0, "case %zu: the line was kept", i);
+                cr_expect_eq(f->knobs[KNOB_IGMPV3_INTERVAL].value, 200, "case %zu: the rest did not apply", i);
+                policy_file_free(f);
+        }
+}
+
+Test(policy, robustness_not_in_runtime_files)
+{
+        KnobSetting knobs[_KNOB_MAX];
+        unsigned n_errors = 0;
+        const char *text = "[IGMP]\nRobustness=3\nV3UnsolicitedReportInterval=100\n";
+
+        diags[0] = '\0';
+        cr_assert_eq(knob_settings_parse("/run/igmpd/runtime.d/eth0.conf", text, strlen(text), diag, NULL, knobs,
+                                         &n_errors), 0);
+        cr_expect_eq(n_errors, 1);
+        cr_expect(strstr(diags, "eth0.conf:2: Robustness= sets net.ipv4.igmp_qrv, one value per network namespace: "
+                                "not in a file for one link, ignoring."), "got '%s'", diags);
+        cr_expect_eq(knobs[KNOB_IGMPV3_INTERVAL].value, 100);
+}
+
+Test(policy, merge_namespace_later_file_wins)
+{
+        const char *texts[] = {
+                "[IGMP]\nRobustness=3\n[MLD]\nRobustness=4\n",
+                "[Match]\nName=eth0\n[IGMP]\nRobustness=6\n",   /* a problem: never merged */
+                "[Match]\n[IGMP]\nRobustness=5\n",
+                "[IGMP]\nV3UnsolicitedReportInterval=100\n",
+        };
+        _cleanup_(policy_freep) Policy *p = policy_of(texts, ELEMENTSOF(texts));
+        KnobValue out[_NS_KNOB_MAX] = {};
+
+        policy_merge_namespace(p, out);
+        cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 5);
+        cr_expect_str_eq(knob_value_source(&out[NS_KNOB_IGMP_QRV]), "/etc/igmpd/conf.d/20.conf");
+        cr_expect_eq(out[NS_KNOB_MLD_QRV].value, 4);
+        cr_expect_str_eq(knob_value_source(&out[NS_KNOB_MLD_QRV]), "/etc/igmpd/conf.d/00.conf");
+
+        /* mld_qrv where the namespace has none: each line is a problem, and nothing is wanted. */
+        diags[0] = '\0';
+        policy_refuse_namespace_knob(p, NS_KNOB_MLD_QRV, "is not here", diag, NULL);
+        cr_expect_str_eq(diags, "/etc/igmpd/conf.d/00.conf:4: Robustness= in [MLD] is not here, ignoring.\n");
+        cr_expect_eq(p->n_errors, 1);
+        policy_merge_namespace(p, out);
+        cr_expect(!out[NS_KNOB_MLD_QRV].set);
+        cr_expect_null(out[NS_KNOB_MLD_QRV].source);
+        cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 5);
+
+        policy_merge_namespace(NULL, out);
+        cr_expect(!out[NS_KNOB_IGMP_QRV].set);
+}

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * Daemon logging: to stderr, or to the journal with structured fields (INTERFACE=, IFINDEX=,
+ * igmpd's and igmpd-bpf's logging: to stderr, or to the journal with structured fields (INTERFACE=, IFINDEX=,
  * MESSAGE_ID=) when running under systemd. Only event handlers, bus methods and main log
  * (STYLE.md: log once, at the boundary). log_*_errno() return -abs(error) for tail calls.
  */
@@ -23,13 +23,12 @@ void log_setup(void);
 void log_set_max_level(int level);
 int log_get_max_level(void);
 
-int log_internal(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                 const char *fmt, ...) _printf_(6, 7);
-
-/* Also sends fields ("KEY=value", NULL-terminated, at most 16) to the journal; the console gets
- * the message alone. */
+/* fields (may be NULL): also sent to the journal ("KEY=value", NULL-terminated, at most 16);
+ * the console gets the message alone. */
 int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
                         const char *const *fields, const char *fmt, ...) _printf_(7, 8);
+#define log_internal(level, error, ifname, ifindex, message_id, ...)                                          \
+        log_internal_fields(level, error, ifname, ifindex, message_id, NULL, __VA_ARGS__)
 
 #define log_full_errno(level, error, ...) log_internal(level, error, NULL, 0, NULL, __VA_ARGS__)
 #define log_full(level, ...) (void) log_internal(level, 0, NULL, 0, NULL, __VA_ARGS__)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The daemon's one logging sink.
+ * The one logging sink of igmpd and igmpd-bpf. In src/shared so that the privileged helper
+ * builds no daemon file; the other shared helpers still never log (they return -errno).
  */
 
 #include <stdio.h>
@@ -73,11 +74,12 @@ int log_get_max_level(void)
 
 #define LOG_FIELDS_MAX 16
 
-static int log_internalv(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                         const char *const *fields, const char *fmt, va_list ap)
+int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
+                        const char *const *fields, const char *fmt, ...)
 {
         char buf[1024];
         int saved = errno;
+        va_list ap;
 
         if (error < 0)
                 error = -error;
@@ -86,7 +88,9 @@ static int log_internalv(int level, int error, const char *ifname, int ifindex, 
 
         /* Make %m print the error we were given. */
         errno = error;
+        va_start(ap, fmt);
         vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
 
         if (log_target == LOG_TARGET_JOURNAL) {
                 char msg[1100], prio[16], ifx[32], ifn[64], mid[64], err[32];
@@ -123,28 +127,4 @@ static int log_internalv(int level, int error, const char *ifname, int ifindex, 
 
         errno = saved;
         return -error;
-}
-
-int log_internal(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                 const char *fmt, ...)
-{
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = log_internalv(level, error, ifname, ifindex, message_id, NULL, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                        const char *const *fields, const char *fmt, ...)
-{
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = log_internalv(level, error, ifname, ifindex, message_id, fields, fmt, ap);
-        va_end(ap);
-        return r;
 }

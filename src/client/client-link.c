@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * igmpctl's view of igmpd's links (ClientLink): decoding org.igmpd1.Link properties, every link
+ * in one call (ListLinksState, or GetManagedObjects from an older igmpd), one link's properties.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-read.h"
+#include "igmpctl.h"
+#include "macro.h"
+#include "strv.h"
+
+void client_link_init(ClientLink *l)
+{
+        *l = (ClientLink) {};
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                l->kernel[k] = l->policy[k] = KNOB_STATUS_UNKNOWN;
+}
+
+void client_link_done(ClientLink *l)
+{
+        free(l->name);
+        free(l->kind);
+        free(l->type);
+        free(l->mac_address);
+        free(l->state);
+        free(l->last_error);
+        strv_freep(&l->alternative_names);
+        strv_freep(&l->matched_files);
+        strv_freep(&l->ignored_sources);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                free(l->source[k]);
+        client_link_init(l);
+}
+
+static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
+{
+        const char *name, *source;
+        int32_t kernel, policy;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'v', "a{s(iis)}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "{s(iis)}");
+        if (r < 0)
+                return r;
+        /* Item by item rather than sd_bus_message_read("{s(iis)}", …): no format string to
+         * parse for each of the 6 knobs of each of thousands of links. */
+        while ((r = sd_bus_message_enter_container(m, 'e', "s(iis)")) > 0) {
+                Knob k;
+
+                r = sd_bus_message_read_basic(m, 's', &name);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(m, 'r', "iis");
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, 'i', &kernel);
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, 'i', &policy);
+                if (r >= 0)
+                        r = sd_bus_message_read_basic(m, 's', &source);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+                k = knob_from_string(name);
+                if (k < 0)
+                        continue; /* a newer daemon's knob */
+                l->kernel[k] = kernel;
+                l->policy[k] = policy;
+                l->has[k] = true;
+                r = free_and_strdup(&l->source[k], source);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS] = {
+        { "Name", CLIENT_PROP_NAME, offsetof(ClientLink, name), false },
+        { "AlternativeNames", CLIENT_PROP_ALTERNATIVE_NAMES, offsetof(ClientLink, alternative_names), true },
+        { "Kind", CLIENT_PROP_KIND, offsetof(ClientLink, kind), false },
+        { "Type", CLIENT_PROP_TYPE, offsetof(ClientLink, type), false },
+        { "MACAddress", CLIENT_PROP_MAC_ADDRESS, offsetof(ClientLink, mac_address), false },
+        { "State", CLIENT_PROP_STATE, offsetof(ClientLink, state), false },
+        { "LastError", CLIENT_PROP_LAST_ERROR, offsetof(ClientLink, last_error), false },
+        { "MatchedFiles", CLIENT_PROP_MATCHED_FILES, offsetof(ClientLink, matched_files), true },
+        { "IgnoredSources", CLIENT_PROP_IGNORED_SOURCES, offsetof(ClientLink, ignored_sources), true },
+};
+
+char *client_strv_join(char *const *l, const char *sep)
+{
+        size_t n = 1;
+        char *s, *e;
+
+        for (char *const *i = l; i && *i; i++)
+                n += strlen(*i) + strlen(sep);
+        s = e = malloc(n);
+        for (char *const *i = l; s && i && *i; i++)
+                e = stpcpy(stpcpy(e, i == l ? "" : sep), *i);
+        if (s)
+                *e = '\0';
+        return s;
+}
+
+char *client_link_field_string(const ClientLink *l, const ClientLinkField *f)
+{
+        const void *p = (const uint8_t *) l + f->offset;
+        char *const *list = *(char *const *const *) p;
+
+        if (!f->list)
+                return strdup(strempty(*(char *const *) p));
+        return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
+}
+
+typedef struct LinkRead {
+        ClientLink *link;
+        unsigned changed;
+        bool found; /* the org.igmpd1.Link interface was among those read */
+} LinkRead;
+
+static int link_property(sd_bus_message *m, const char *name, void *userdata)
+{
+        LinkRead *lr = userdata;
+        uint8_t *base = (uint8_t *) lr->link;
+
+        if (streq(name, "Index")) {
+                lr->changed |= CLIENT_PROP_INDEX;
+                return sd_bus_message_read(m, "v", "i", &lr->link->ifindex) < 0 ? -EBADMSG : 1;
+        }
+        if (streq(name, "Knobs")) {
+                lr->changed |= CLIENT_PROP_KNOBS;
+                return read_knobs_variant(m, lr->link);
+        }
+        for (const ClientLinkField *f = client_link_fields; f < client_link_fields + CLIENT_LINK_FIELDS; f++) {
+                if (!streq(name, f->name))
+                        continue;
+                lr->changed |= f->bit;
+                return f->list ? bus_read_variant_strv(m, "as", (char ***) (base + f->offset))
+                               : bus_read_variant_string(m, "s", (char **) (base + f->offset));
+        }
+        return 0;
+}
+
+int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed)
+{
+        LinkRead lr = { .link = l };
+        int r = bus_read_dict(m, link_property, &lr);
+
+        if (r >= 0 && ret_changed)
+                *ret_changed = lr.changed;
+        return r;
+}
+
+void client_links_free(ClientLink *links, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                client_link_done(&links[i]);
+        free(links);
+}
+
+static int client_link_compare(const void *a, const void *b)
+{
+        int x = ((const ClientLink *) a)->ifindex, y = ((const ClientLink *) b)->ifindex;
+
+        return (x > y) - (x < y);
+}
+
+/* A growing array of links. */
+typedef struct LinkArray {
+        ClientLink *v;
+        size_t n, n_alloc;
+} LinkArray;
+
+static ClientLink *link_array_new(LinkArray *a)
+{
+        if (a->n == a->n_alloc) {
+                size_t n_alloc = a->n_alloc * 2 + 64;
+                ClientLink *v = realloc(a->v, n_alloc * sizeof *v);
+
+                if (!v)
+                        return NULL;
+                a->v = v;
+                a->n_alloc = n_alloc;
+        }
+        client_link_init(&a->v[a->n]);
+        return &a->v[a->n++];
+}
+
+/* strv of the strings tab[idx[0…n)]. */
+static int strv_from_indexes(const char *const *tab, size_t n_tab, const uint32_t *idx, size_t n, char ***ret)
+{
+        char **l = calloc(n + 1, sizeof *l);
+
+        if (!l)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (idx[i] >= n_tab || !(l[i] = strdup(tab[idx[i]]))) {
+                        strv_freep(&l);
+                        return idx[i] >= n_tab ? -EBADMSG : -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+/* One (iuuuuuuauauaiaiauau) of ListLinksState. */
+static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_tab, const Knob *knob_at,
+                           size_t n_knobs, ClientLink *l)
+{
+        uint32_t s[6];
+        const uint32_t *alt, *matched, *source, *ignored;
+        const int32_t *kernel, *policy;
+        size_t n_alt, n_matched, n_kernel, n_policy, n_source, n_ignored;
+        char **strings[] = { &l->name, &l->type, &l->kind, &l->mac_address, &l->state, &l->last_error };
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'r', "iuuuuuuauauaiaiauau");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "iuuuuuu", &l->ifindex, &s[0], &s[1], &s[2], &s[3], &s[4], &s[5]);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &alt, &n_alt);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &matched, &n_matched);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'i', (const void **) &kernel, &n_kernel);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'i', (const void **) &policy, &n_policy);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &source, &n_source);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'u', (const void **) &ignored, &n_ignored);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
+                if (s[i] >= n_tab)
+                        return -EBADMSG;
+                *strings[i] = strdup(tab[s[i]]);
+                if (!*strings[i])
+                        return -ENOMEM;
+        }
+        r = strv_from_indexes(tab, n_tab, alt, n_alt / sizeof *alt, &l->alternative_names);
+        if (r >= 0)
+                r = strv_from_indexes(tab, n_tab, matched, n_matched / sizeof *matched, &l->matched_files);
+        if (r >= 0)
+                r = strv_from_indexes(tab, n_tab, ignored, n_ignored / sizeof *ignored, &l->ignored_sources);
+        if (r < 0)
+                return r;
+        n_kernel /= sizeof *kernel, n_policy /= sizeof *policy, n_source /= sizeof *source;
+        for (size_t i = 0; i < n_knobs; i++) {
+                Knob k = knob_at[i];
+
+                if (k < 0)
+                        continue; /* a newer daemon's knob */
+                if (i >= n_kernel || i >= n_policy || i >= n_source || source[i] >= n_tab)
+                        return -EBADMSG;
+                l->kernel[k] = kernel[i];
+                l->policy[k] = policy[i];
+                l->has[k] = true;
+                l->source[k] = strdup(tab[source[i]]);
+                if (!l->source[k])
+                        return -ENOMEM;
+        }
+        return 1;
+}
+
+static int links_from_state(sd_bus_message *reply, LinkArray *out)
+{
+        _cleanup_free_ const char **tab = NULL;
+        _cleanup_strv_free_ char **knobs = NULL;
+        _cleanup_free_ Knob *knob_at = NULL;
+        size_t n_tab = 0, n_knobs;
+        const char *s;
+        int r;
+
+        r = sd_bus_message_read_strv(reply, &knobs);
+        if (r < 0)
+                return r;
+        n_knobs = strv_length(knobs);
+        knob_at = calloc(MAX(n_knobs, (size_t) 1), sizeof *knob_at);
+        if (!knob_at)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_knobs; i++)
+                knob_at[i] = knob_from_string(knobs[i]);
+
+        /* The string table, borrowed from the reply. */
+        r = sd_bus_message_enter_container(reply, 'a', "s");
+        while (r >= 0 && (r = sd_bus_message_read_basic(reply, 's', &s)) > 0) {
+                if ((n_tab & (n_tab - 1)) == 0) { /* 0, 1, 2, 4, …: grow */
+                        const char **t = realloc(tab, MAX(n_tab * 2, (size_t) 1) * sizeof *t);
+                        if (!t)
+                                return -ENOMEM;
+                        tab = t;
+                }
+                tab[n_tab++] = s;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0 && n_tab == 0)
+                r = -EBADMSG;
+
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(iuuuuuuauauaiaiauau)");
+        while (r >= 0) {
+                ClientLink *l = link_array_new(out);
+
+                if (!l)
+                        return -ENOMEM;
+                r = read_link_state(reply, tab, n_tab, knob_at, n_knobs, l);
+                if (r <= 0) {
+                        client_link_done(l);
+                        out->n--;
+                        break;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r;
+}
+
+static int link_interface(sd_bus_message *m, const char *iface, void *userdata)
+{
+        LinkRead *lr = userdata;
+
+        if (!streq(iface, IGMPD_LINK_INTERFACE))
+                return 0;
+        lr->found = true;
+        return bus_read_dict(m, link_property, lr) < 0 ? -EBADMSG : 1;
+}
+
+int client_link_read_interfaces(sd_bus_message *m, ClientLink *l)
+{
+        LinkRead lr = { .link = l };
+        int r = bus_read_sections(m, link_interface, &lr);
+
+        return r < 0 ? r : lr.found;
+}
+
+/* From an igmpd without ListLinksState: the org.igmpd1.Link entries of GetManagedObjects. */
+static int links_from_objects(sd_bus_message *reply, LinkArray *out)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
+                ClientLink *l = link_array_new(out);
+
+                if (!l)
+                        return -ENOMEM;
+                r = sd_bus_message_skip(reply, "o");
+                if (r >= 0)
+                        r = client_link_read_interfaces(reply, l);
+                if (r <= 0) { /* not a link */
+                        client_link_done(l);
+                        out->n--;
+                }
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        return r;
+}
+
+int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        LinkArray links = {};
+        bool state;
+        int r;
+
+        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ListLinksState", CLIENT_CALL_OPTIONAL, "list links", NULL,
+                        &reply, NULL);
+        state = r > 0;
+        if (r == 0) /* An older igmpd (igmpctl -H to another host): the standard way. */
+                r = client_call(bus, NULL, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", 0, "list links",
+                                NULL, &reply, NULL);
+        if (r < 0)
+                return r;
+        r = state ? links_from_state(reply, &links) : links_from_objects(reply, &links);
+        if (r < 0) {
+                client_links_free(links.v, links.n);
+                fprintf(stderr, "Failed to read the links igmpd sent: %s\n", strerror(-r));
+                return r;
+        }
+        if (links.n > 1)
+                qsort(links.v, links.n, sizeof *links.v, client_link_compare);
+        *ret = links.v;
+        *ret_n = links.n;
+        return 0;
+}
+
+int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = client_call(bus, path, "org.freedesktop.DBus.Properties", "GetAll", 0, "read the link's properties", path,
+                        &reply, "s", IGMPD_LINK_INTERFACE);
+        if (r < 0)
+                return r;
+        client_link_init(ret);
+        r = client_link_read_properties(reply, ret, NULL);
+        if (r < 0) {
+                client_link_done(ret);
+                fprintf(stderr, "Failed to parse the link's properties: %s\n", strerror(-r));
+        }
+        return r;
+}
+
+void client_link_status(const ClientLink *l, LinkStatus *ret)
+{
+        *ret = (LinkStatus) {
+                .ifindex = l->ifindex,
+                .name = l->name,
+                .alternative_names = (const char *const *) l->alternative_names,
+                .kind = l->kind,
+                .type = l->type,
+                .state = l->state,
+                .last_error = l->last_error,
+                .matched_files = (const char *const *) l->matched_files,
+                .ignored_source = l->ignored_sources ? l->ignored_sources[0] : NULL,
+        };
+        snprintf(ret->mac_address, sizeof ret->mac_address, "%s", strempty(l->mac_address));
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                ret->knobs[k] = (KnobStatus) {
+                        .kernel = l->kernel[k],
+                        .policy = l->policy[k],
+                        .source = l->source[k],
+                };
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The namespace knobs of one network namespace (see ns-knobs.h).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "conf-parser.h"
+#include "fs-util.h"
+#include "log.h"
+#include "ns-knobs.h"
+#include "parse-util.h"
+#include "sysctl-util.h"
+
+#define NS_KNOBS_RECORD_HEADER "igmpd-namespace-originals 1 "
+
+/* At most one drift report per knob in this time, as for a link's knobs. */
+#define NS_KNOBS_REPORT_USEC (1000ULL * 1000ULL)
+
+int ns_knobs_init(NsKnobs *n, const char *proc_root, sd_event *event)
+{
+        *n = (NsKnobs) { .event = event };
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                char path[256];
+
+                snprintf(path, sizeof path, "%s/sys/net/%s", proc_root, knob_family_dir(f));
+                n->dir_fd[f] = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (n->dir_fd[f] < 0)
+                        n->dir_fd[f] = -errno;
+        }
+        if (n->dir_fd[KNOB_FAMILY_IPV4] < 0)
+                return n->dir_fd[KNOB_FAMILY_IPV4];
+
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                NsKnobState *s = &n->knobs[k];
+                int fd = n->dir_fd[ns_knob_info(k)->family];
+
+                s->available = fd >= 0 && faccessat(fd, ns_knob_info(k)->name, F_OK, 0) == 0;
+                s->kernel_known = s->available && sysctl_read_int_at(fd, ns_knob_info(k)->name, &s->kernel) >= 0;
+        }
+        return 0;
+}
+
+void ns_knobs_done(NsKnobs *n)
+{
+        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
+                if (n->dir_fd[f] >= 0)
+                        safe_close(n->dir_fd[f]);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                refstr_unref(n->knobs[k].want.source);
+        free(n->record_dir);
+        *n = (NsKnobs) { .dir_fd = { -EBADF, -EBADF } };
+}
+
+bool ns_knobs_available(const NsKnobs *n, NsKnob k)
+{
+        return n->knobs[k].available;
+}
+
+static void ns_knobs_notify(NsKnobs *n, NsKnob k)
+{
+        if (n->changed)
+                n->changed(n, k, n->changed_userdata);
+}
+
+static int ns_knobs_read(NsKnobs *n, NsKnob k, int32_t *ret)
+{
+        return sysctl_read_int_at(n->dir_fd[ns_knob_info(k)->family], ns_knob_info(k)->name, ret);
+}
+
+int ns_knobs_read_kernel(NsKnobs *n, NsKnob k, int32_t *ret)
+{
+        if (k < 0 || k >= _NS_KNOB_MAX || !n->knobs[k].available)
+                return -ENOENT;
+        return ns_knobs_read(n, k, ret);
+}
+
+static int ns_knobs_write(NsKnobs *n, NsKnob k, int32_t v)
+{
+        NsKnobState *s = &n->knobs[k];
+        int r;
+
+        r = sysctl_write_int_at(n->dir_fd[ns_knob_info(k)->family], ns_knob_info(k)->name, v);
+        s->error = r < 0 ? r : 0;
+        if (r >= 0) {
+                s->kernel = v;
+                s->kernel_known = true;
+        }
+        return r;
+}
+
+int ns_knobs_parse_record(const char *text, const char *netns, bool set[static _NS_KNOB_MAX],
+                          int32_t original[static _NS_KNOB_MAX], int32_t written[static _NS_KNOB_MAX])
+{
+        const char *p = startswith(text, NS_KNOBS_RECORD_HEADER), *eol;
+        size_t len;
+
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                set[k] = false;
+        if (!p || isempty(netns))
+                return 0;
+        eol = strchrnul(p, '\n');
+        len = strlen(netns);
+        if ((size_t) (eol - p) != len || strncmp(p, netns, len) != 0 || *eol != '\n')
+                return 0;
+
+        for (p = eol + 1; *p; p = *eol ? eol + 1 : eol) {
+                char line[64], *eq, *slash;
+                int o, w;
+                NsKnob k;
+
+                eol = strchrnul(p, '\n');
+                if (*eol != '\n' || (size_t) (eol - p) >= sizeof line)
+                        continue; /* torn by a crash, or not one of ours */
+                memcpy(line, p, (size_t) (eol - p));
+                line[eol - p] = '\0';
+                eq = strchr(line, '=');
+                slash = eq ? strchr(eq, '/') : NULL;
+                if (!slash)
+                        continue;
+                *eq = *slash = '\0';
+                k = ns_knob_from_string(line);
+                if (k < 0 || parse_int_range(eq + 1, slash, &o) < 0 || parse_int_range(slash + 1, slash + 1 + strlen(slash + 1), &w) < 0)
+                        continue;
+                set[k] = true;
+                original[k] = o;
+                written[k] = w;
+        }
+        return 1;
+}
+
+/* Writes the record of what igmpd changed (before the write that needs it), or removes it when
+ * nothing is left to undo. A failure is said once; the writes go ahead (as for the links'). */
+static void ns_knobs_save(NsKnobs *n)
+{
+        char buf[256];
+        size_t off;
+        bool any = false;
+        int r;
+
+        if (!n->record_dir)
+                return;
+        off = (size_t) snprintf(buf, sizeof buf, NS_KNOBS_RECORD_HEADER "%s\n", n->netns);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX && off < sizeof buf; k++)
+                if (n->knobs[k].changed) {
+                        off += (size_t) snprintf(buf + off, sizeof buf - off, "%s=%" PRIi32 "/%" PRIi32 "\n",
+                                                 ns_knob_info(k)->name, n->knobs[k].original, n->knobs[k].written);
+                        any = true;
+                }
+        if (any)
+                r = write_file_atomic(n->record_dir, NS_KNOBS_RECORD_NAME, buf);
+        else {
+                _cleanup_free_ char *path = NULL;
+
+                r = asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, n->record_dir) < 0 ? -ENOMEM :
+                    unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+        }
+        if (r < 0 && !n->record_failed)
+                log_warning_errno(r, "Failed to record the namespace knobs' values found in %s/" NS_KNOBS_RECORD_NAME
+                                  ", a crash would forget them: %m", n->record_dir);
+        n->record_failed = r < 0;
+}
+
+int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
+{
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        bool set[_NS_KNOB_MAX];
+        int32_t original[_NS_KNOB_MAX], written[_NS_KNOB_MAX];
+        size_t len;
+        int r;
+
+        free(n->record_dir);
+        n->record_dir = strdup(dir);
+        if (!n->record_dir)
+                return -ENOMEM;
+        snprintf(n->netns, sizeof n->netns, "%s", netns);
+        if (asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, dir) < 0)
+                return -ENOMEM;
+        r = config_read_file(path, &text, &len);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read %s, ignoring: %m", path);
+                return r == -ENOMEM ? r : 0;
+        }
+        if (ns_knobs_parse_record(text, n->netns, set, original, written) <= 0) {
+                log_debug("%s is of another network namespace, ignoring it.", path);
+                return 0;
+        }
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                NsKnobState *s = &n->knobs[k];
+
+                if (!set[k] || !s->available || ns_knobs_read(n, k, &s->kernel) < 0)
+                        continue;
+                s->kernel_known = true;
+                if (s->kernel != written[k]) {
+                        log_info("%s is %" PRIi32 ", not the %" PRIi32 " igmpd's last run wrote: changed by someone "
+                                 "else, leaving the value it found (%" PRIi32 ") unrecorded.",
+                                 ns_knob_sysctl_name(k), s->kernel, written[k], original[k]);
+                        continue;
+                }
+                s->changed = true;
+                s->original = original[k];
+                s->written = written[k];
+                log_info("%s: %" PRIi32 " was written by igmpd's last run, which found %" PRIi32 ".",
+                         ns_knob_sysctl_name(k), written[k], original[k]);
+        }
+        return 0;
+}
+
+static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, bool write)
+{
+        NsKnobState *s = &n->knobs[k];
+        const char *name = ns_knob_sysctl_name(k);
+        bool before_known = s->kernel_known;
+        int32_t before = s->kernel, now;
+        bool same_want = s->want.set == want->set && (!want->set || (s->want.value == want->value &&
+                         streq_ptr(knob_value_source(&s->want), knob_value_source(want))));
+        int r;
+
+        if (want->set)
+                knob_value_set(&s->want, want->value, want->source);
+        else {
+                refstr_unref(s->want.source);
+                s->want = (KnobValue) {};
+        }
+        if (!s->available)
+                goto finish;
+        r = ns_knobs_read(n, k, &now);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read %s, leaving it alone: %m", name);
+                goto finish;
+        }
+        s->kernel = now;
+        s->kernel_known = true;
+        if (!write)
+                goto finish;
+
+        if (want->set && now != want->value) {
+                if (!s->changed || s->written != want->value) {
+                        if (!s->changed) {
+                                s->original = now;
+                                s->changed = true;
+                        }
+                        s->written = want->value;
+                        ns_knobs_save(n);
+                }
+                r = ns_knobs_write(n, k, want->value);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to set %s to %" PRIi32 " (from %s), ignoring: %m", name,
+                                          want->value, refstr_str(want->source));
+                else
+                        log_info("Set %s to %" PRIi32 " (from %s), was %" PRIi32 ".", name, want->value,
+                                 refstr_str(want->source), now);
+        } else if (!want->set && s->changed) {
+                /* The record goes only once the value found is back: a crash in between leaves
+                 * the next start what it needs. A failed write stays recorded (the stop tries
+                 * again). */
+                r = 0;
+                if (now != s->written)
+                        log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "; no policy "
+                                 "sets it any more: leaving it.", name, now, s->written);
+                else if ((r = ns_knobs_write(n, k, s->original)) < 0)
+                        log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found, ignoring: %m",
+                                          name, s->original);
+                else
+                        log_info("Set %s back to %" PRIi32 ", the value found: no policy sets it any more.", name,
+                                 s->original);
+                if (r >= 0) {
+                        s->changed = false;
+                        ns_knobs_save(n);
+                }
+        } else if (want->set)
+                s->error = 0;
+
+finish:
+        if (!same_want || s->kernel_known != before_known || s->kernel != before)
+                ns_knobs_notify(n, k);
+}
+
+void ns_knobs_configure(NsKnobs *n, const KnobValue want[static _NS_KNOB_MAX], bool write)
+{
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                ns_knobs_configure_one(n, k, &want[k], write);
+}
+
+static bool ns_knobs_report_due(NsKnobs *n, NsKnob k, unsigned *ret_suppressed)
+{
+        NsKnobState *s = &n->knobs[k];
+        uint64_t now;
+
+        if (!n->event || sd_event_now(n->event, CLOCK_MONOTONIC, &now) < 0)
+                return true;
+        if (s->reported_usec != 0 && now < s->reported_usec + NS_KNOBS_REPORT_USEC) {
+                s->suppressed++;
+                return false;
+        }
+        *ret_suppressed = s->suppressed;
+        s->reported_usec = now;
+        s->suppressed = 0;
+        return true;
+}
+
+void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *w)
+{
+        NsKnobState *s = &n->knobs[k];
+        const char *name = ns_knob_sysctl_name(k), *result;
+        char who[160], old[16], more[96] = "", f[8][64];
+        const char *fields[ELEMENTSOF(f) + 1];
+        unsigned suppressed = 0;
+        bool old_known;
+        int32_t now, old_value;
+        size_t i = 0;
+        int r;
+
+        if (!s->available || ns_knobs_read(n, k, &now) < 0)
+                return;
+        if (s->kernel_known && s->kernel == now)
+                return; /* rejected by the kernel, or igmpd's own value back */
+        old_known = (w && w->old_known && w->old_value != now) || s->kernel_known;
+        old_value = w && w->old_known && w->old_value != now ? w->old_value : s->kernel;
+        s->kernel = now;
+        s->kernel_known = true;
+
+        if (!s->want.set || s->want.value == now) {
+                log_debug("%s changed to %" PRIi32 " by %s.", name, now, w ? strempty(w->comm) : "another process");
+                ns_knobs_notify(n, k);
+                return;
+        }
+
+        r = 0;
+        if (action == DRIFT_ACTION_WARN)
+                result = "kept (DriftAction=warn)";
+        else {
+                if (!s->changed || s->written != s->want.value) {
+                        if (!s->changed) {
+                                s->original = now;
+                                s->changed = true;
+                        }
+                        s->written = s->want.value;
+                        ns_knobs_save(n);
+                }
+                r = ns_knobs_write(n, k, s->want.value);
+                result = r < 0 ? "writing it back failed: %m" : "reverted";
+        }
+        ns_knobs_notify(n, k);
+        if (!ns_knobs_report_due(n, k, &suppressed))
+                return;
+
+        if (w)
+                snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")", strempty(w->comm), w->pid,
+                         w->uid);
+        else
+                snprintf(who, sizeof who, "another process (unseen by the drift watch)");
+        if (old_known)
+                snprintf(old, sizeof old, "%" PRIi32, old_value);
+        else
+                snprintf(old, sizeof old, "?");
+        if (suppressed > 0)
+                snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
+                         suppressed == 1 ? "" : "s");
+        snprintf(f[i], sizeof f[i], "KNOB=%s", ns_knob_info(k)->name), i++;
+        snprintf(f[i], sizeof f[i], "OLD_VALUE=%s", old), i++;
+        snprintf(f[i], sizeof f[i], "NEW_VALUE=%" PRIi32, now), i++;
+        snprintf(f[i], sizeof f[i], "IGMPD_VALUE=%" PRIi32, s->want.value), i++;
+        snprintf(f[i], sizeof f[i], "WRITER_PID=%" PRIu32, w ? w->pid : 0), i++;
+        snprintf(f[i], sizeof f[i], "WRITER_UID=%" PRIu32, w ? w->uid : 0), i++;
+        snprintf(f[i], sizeof f[i], "WRITER_COMM=%s", w ? strempty(w->comm) : ""), i++;
+        snprintf(f[i], sizeof f[i], "DRIFT_ACTION=%s",
+                 action == DRIFT_ACTION_WARN ? "kept" : r < 0 ? "failed" : "reverted"), i++;
+        for (size_t j = 0; j < i; j++)
+                fields[j] = f[j];
+        fields[i] = NULL;
+        (void) log_internal_fields(LOG_WARNING, r, NULL, 0, DRIFT_MESSAGE_ID, fields,
+                                   "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
+                                   name, old, now, who, s->want.value, refstr_str(s->want.source), result, more);
+}
+
+unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
+{
+        unsigned n_failed = 0;
+
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                NsKnobState *s = &n->knobs[k];
+                const char *name = ns_knob_sysctl_name(k);
+                int32_t now;
+                int r;
+
+                if (!s->available || !s->changed)
+                        continue;
+                if (ns_knobs_read(n, k, &now) < 0) {
+                        s->changed = false;
+                        continue;
+                }
+                if (now != s->written) {
+                        log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 ": leaving it.",
+                                 name, now, s->written);
+                        s->changed = false;
+                        continue;
+                }
+                r = ns_knobs_write(n, k, s->original);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found: %m", name,
+                                          s->original);
+                        n_failed++; /* still recorded */
+                        continue;
+                }
+                log_info("Set %s back to %" PRIi32 ", the value found.", name, s->original);
+                s->changed = false;
+                if (n_restored)
+                        (*n_restored)++;
+        }
+        ns_knobs_save(n);
+        return n_failed;
+}
