@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@ static void match_done(PolicyMatch *m)
         strv_freep(&m->names);
         strv_freep(&m->kinds);
         strv_freep(&m->types);
+        strv_freep(&m->namespaces);
         free(m->macs);
         *m = (PolicyMatch) {};
 }
@@ -150,9 +152,10 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
         bool invert = false;
         int r;
 
-        if (!streq(key, "Name") && !streq(key, "Kind") && !streq(key, "Type") && !streq(key, "MACAddress")) {
-                config_diag_invalid(ctx, "Unknown key '%.64s' in section [Match] (expected Name=, Kind=, Type= "
-                                    "or MACAddress=), file skipped.", key);
+        if (!streq(key, "Name") && !streq(key, "Kind") && !streq(key, "Type") && !streq(key, "MACAddress") &&
+            !streq(key, "Namespace")) {
+                config_diag_invalid(ctx, "Unknown key '%.64s' in section [Match] (expected Name=, Kind=, Type=, "
+                                    "MACAddress= or Namespace=), file skipped.", key);
                 return -EINVAL;
         }
         if (streq(key, "Name") && *value == '!') {
@@ -178,6 +181,19 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
                 if (invert)
                         m->names_invert = true;
                 return strv_move_all(&m->names, &words);
+        }
+        if (streq(key, "Namespace")) {
+                for (char **w = words; *w; w++) {
+                        const char *why = glob_invalid_reason(*w);
+                        if (!why && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
+                                why = strchr(*w, '/') ? "a namespace name has no '/'" : "too long";
+                        if (why) {
+                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in Namespace= (%s), file skipped.", *w,
+                                                    why);
+                                return -EINVAL;
+                        }
+                }
+                return strv_move_all(&m->namespaces, &words);
         }
         if (streq(key, "Kind"))
                 return strv_move_all(&m->kinds, &words);
@@ -281,6 +297,9 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
 bool policy_match(const PolicyMatch *m, const LinkInfo *link)
 {
         if (m->invalid)
+                return false;
+
+        if (m->namespaces ? !strv_fnmatch(m->namespaces, link->netns ?: POLICY_HOST_NETNS) : link->netns != NULL)
                 return false;
 
         bool any = m->names || m->kinds || m->types || m->n_macs > 0;

@@ -25,6 +25,10 @@ typedef struct PolicyMatch {
         char **types;
         struct ether_addr *macs;
         size_t n_macs;
+        /* Namespace=: shell globs over the name of the link's network namespace (POLICY_HOST_NETNS
+         * for igmpd's own). NULL: igmpd's own namespace only, so that [Daemon] Namespaces=named
+         * never widens a file written before it existed. */
+        char **namespaces;
         /* The file had a mistake that could widen it (unknown section or [Match] key, empty or
          * invalid [Match] value…): it matches nothing, and policy_load() drops it. */
         bool invalid;
@@ -60,7 +64,11 @@ typedef struct LinkInfo {
         const char *type;      /* "ether", "loopback", "none", … */
         const struct ether_addr *mac; /* NULL if the link has no 6-byte address */
         bool loopback;
+        const char *netns;     /* name of the link's network namespace; NULL: igmpd's own */
 } LinkInfo;
+
+/* The name [Match] Namespace= gives igmpd's own network namespace. */
+#define POLICY_HOST_NETNS ".host"
 
 /* The effective value of one knob and where it came from. Each value holds a reference of its
  * own to its source, so it stays valid whatever happens to the policy set or NetworkManager

@@ -86,9 +86,9 @@ static const struct {
         const char *diag;
 } skip_cases[] = {
         { "[Match]\nColor=red\n[IGMP]\nVersion=2\n",
-          "t.conf:2: Unknown key 'Color' in section [Match] (expected Name=, Kind=, Type= or MACAddress=), file skipped.\n" },
+          "t.conf:2: Unknown key 'Color' in section [Match] (expected Name=, Kind=, Type=, MACAddress= or Namespace=), file skipped.\n" },
         { "[Match]\nNmae=stb1\n[IGMP]\nVersion=2\n",
-          "t.conf:2: Unknown key 'Nmae' in section [Match] (expected Name=, Kind=, Type= or MACAddress=), file skipped.\n" },
+          "t.conf:2: Unknown key 'Nmae' in section [Match] (expected Name=, Kind=, Type=, MACAddress= or Namespace=), file skipped.\n" },
         { "[Match]\nMACAddress=00:11:22:33:44:5g\n[IGMP]\nVersion=2\n",
           "t.conf:2: Invalid MAC address '00:11:22:33:44:5g' in MACAddress=, file skipped.\n" },
         { "[Match]\nMACAddress=02:00:00:00:00:01 zz:00:00:00:00:00\n[IGMP]\nVersion=2\n",
@@ -202,6 +202,50 @@ Test(policy, match_name_globs_and_invert)
         cr_expect(matches("[Match]\nName=eth\\0\n", &eth0));
         /* Name=* is an explicit condition: it matches loopback too. */
         cr_expect(matches("[Match]\nName=*\n", &lo));
+}
+
+Test(policy, match_namespace)
+{
+        LinkInfo host = { .name = "eth0", .type = "ether" };
+        LinkInfo pod = { .name = "eth0", .type = "ether", .netns = "cni-1234" };
+        LinkInfo other = { .name = "eth0", .type = "ether", .netns = "blue" };
+        LinkInfo podlo = { .name = "lo", .type = "loopback", .loopback = true, .netns = "cni-1234" };
+
+        /* Without Namespace=, a file stays in igmpd's own namespace, whatever else it says. */
+        cr_expect(matches("[IGMP]\nVersion=2\n", &host));
+        cr_expect(!matches("[IGMP]\nVersion=2\n", &pod));
+        cr_expect(!matches("[Match]\nName=*\n", &pod));
+        cr_expect(!matches("[Match]\nName=eth0\n", &other));
+        cr_expect(matches("[Match]\nNamespace=cni-*\n", &pod));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\n", &other));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\n", &host));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\n", &podlo)); /* still not loopback */
+        cr_expect(matches("[Match]\nNamespace=.host\n", &host));
+        cr_expect(!matches("[Match]\nNamespace=.host\n", &pod));
+        cr_expect(matches("[Match]\nNamespace=.host blue\n", &other));
+        cr_expect(matches("[Match]\nNamespace=*\n", &host));
+        cr_expect(matches("[Match]\nNamespace=cni-*\nName=eth0\n", &pod));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\nName=eth1\n", &pod));
+}
+
+Test(policy, bad_namespace_skips_file)
+{
+        static const struct {
+                const char *text, *diag;
+        } cases[] = {
+                { "[Match]\nNamespace=\n", "t.conf:2: Namespace= in [Match] has no value, file skipped.\n" },
+                { "[Match]\nNamespace=cni-[\n", "t.conf:2: Invalid pattern 'cni-[' in Namespace= ('[' without ']'), file skipped.\n" },
+                { "[Match]\nNamespace=a/b\n", "t.conf:2: Invalid pattern 'a/b' in Namespace= (a namespace name has no '/'), file skipped.\n" },
+                { "[Match]\nNamspace=cni-*\n", "t.conf:2: Unknown key 'Namspace' in section [Match] (expected Name=, Kind=, Type=, MACAddress= or Namespace=), file skipped.\n" },
+        };
+        LinkInfo pod = { .name = "eth0", .type = "ether", .netns = "cni-1234" };
+
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                _cleanup_(policy_file_freep) PolicyFile *f = parse(cases[i].text);
+                cr_expect(f->match.invalid, "%s", cases[i].text);
+                cr_expect_str_eq(diags, cases[i].diag);
+                cr_expect(!policy_match(&f->match, &pod));
+        }
 }
 
 Test(policy, absent_match_is_everything_but_loopback)
