@@ -243,7 +243,7 @@ Test(policy, bad_namespace_skips_file)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 _cleanup_(policy_file_freep) PolicyFile *f = parse(cases[i].text);
                 cr_expect(f->match.invalid, "%s", cases[i].text);
-                cr_expect_str_eq(diags, cases[i].diag);
+                cr_expect(strstr(diags, cases[i].diag) != NULL, "%s", diags);
                 cr_expect(!policy_match(&f->match, &pod));
         }
 }
