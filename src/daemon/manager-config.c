@@ -182,6 +182,8 @@ int manager_reload(Manager *m)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
                 drift_watch_start(m->drift, m->config.drift_watch);
                 manager_configure_all(m, links, n, before);
+                manager_follow_netns(m);
+                manager_netns_reload(m);
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
         }
@@ -194,7 +196,9 @@ int manager_reload(Manager *m)
 void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
 {
-        policy_merge(m->policy, info, out, matched, max_matched, ret_n_matched);
-        nm_merge(m->nm, info->ifindex, out);
+        /* A followed namespace's Manager has the policy of igmpd's own, and no NetworkManager. */
+        policy_merge(m->parent ? m->parent->policy : m->policy, info, out, matched, max_matched, ret_n_matched);
+        if (!m->parent)
+                nm_merge(m->nm, info->ifindex, out);
         runtime_config_merge(m->runtime, info->name, out);
 }

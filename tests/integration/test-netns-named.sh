@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# [Daemon] Namespaces=named: every namespace under /run/netns is followed, also those made after
+# start; [Match] Namespace= picks them; a file without it stays in igmpd's own namespace; the
+# CNI flow (a veth made in the host, moved into the pod's namespace, renamed eth0) is configured
+# in the pod's namespace; a namespace deleted while its links are pending is forgotten.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/netns-lib.sh"
+
+HOST=$(zns_add host)
+POD1=$(zns_add pod-a)
+OTHER=$(zns_add other)
+veth_add "$HOST" hv0 hv1
+veth_add "$POD1" eth0 peer0
+veth_add "$OTHER" eth0 peer0
+
+named_conf
+# A site default written before Namespaces= existed: igmpd's own namespace only.
+conf_put 10-site.conf <<'C'
+[IGMP]
+V3UnsolicitedReportInterval=300
+C
+# Pods: zns-*-pod-* only.
+conf_put 20-pods.conf <<C
+[Match]
+Namespace=zns-$$-pod-*
+Name=eth0
+[IGMP]
+V3UnsolicitedReportInterval=150
+[MLD]
+V2UnsolicitedReportInterval=250
+C
+# A typo in Namespace= skips the file.
+conf_put 30-typo.conf <<'C'
+[Match]
+Namespace=zns-[
+[IGMP]
+V2UnsolicitedReportInterval=777
+C
+
+igmpd_start "$HOST"
+grep -q "Namespaces=named: following" "$T_LOG" || fail "igmpd does not say it follows namespaces"
+grep -q "30-typo.conf:2: Invalid pattern 'zns-\[' in Namespace=" "$T_LOG" || fail "the bad Namespace= was not reported"
+
+info "host links: the site default; the pod's eth0: the pod file; the other namespace: untouched"
+expect_knob "$HOST" ipv4 hv0 igmpv3_unsolicited_report_interval 300
+expect_knob "$POD1" ipv4 eth0 igmpv3_unsolicited_report_interval 150
+expect_knob "$POD1" ipv6 eth0 mldv2_unsolicited_report_interval 252
+expect_knob "$OTHER" ipv4 eth0 igmpv3_unsolicited_report_interval 1000
+expect_knob "$POD1" ipv4 peer0 igmpv3_unsolicited_report_interval 1000 # Name=eth0 only
+expect_knob "$POD1" ipv4 eth0 igmpv2_unsolicited_report_interval 10000 # the typo file applies nowhere
+
+info "a namespace made after start is followed"
+POD2=$(zns_add pod-b)
+wait_until "grep -q 'Following network namespace $POD2' '$T_LOG'" || fail "$POD2 was not followed"
+veth_add "$POD2" eth0 peer0
+expect_knob "$POD2" ipv4 eth0 igmpv3_unsolicited_report_interval 150
+
+info "the CNI flow: veth made in the host namespace, moved into the pod's, renamed eth0 there"
+POD3=$(zns_add pod-c)
+wait_until "grep -q 'Following network namespace $POD3' '$T_LOG'" || fail "$POD3 was not followed"
+ip -n "$HOST" link add vethcni0 type veth peer name vethcni1
+ip -n "$HOST" link set vethcni0 netns "$POD3"
+ip -n "$POD3" link set vethcni0 name eth0
+ip -n "$POD3" link set eth0 up
+expect_knob "$POD3" ipv4 eth0 igmpv3_unsolicited_report_interval 150
+# …and the host peer gets the host's policy, not the pod's.
+expect_knob "$HOST" ipv4 vethcni1 igmpv3_unsolicited_report_interval 300
+
+info "a namespace deleted while its links are pending is forgotten, without a write"
+POD4=$(zns_add pod-d)
+veth_add "$POD4" eth0 peer0
+ip netns del "$POD4"
+wait_until "! grep -q . /dev/null; ! [ -e /run/netns/$POD4 ]" || fail "$POD4 still bound"
+kill -0 "$T_IGMPD_PID" || fail "igmpd died"
+
+info "deleting a followed namespace forgets it"
+ip netns del "$POD2"
+wait_until "grep -q 'Network namespace $POD2 is gone' '$T_LOG'" || fail "$POD2 was not forgotten"
+[ ! -e "$T_ROOT/run/igmpd/netns/$POD2" ] || fail "the record of the gone namespace stayed"
+
+info "reload: a new policy for the pods applies in each of them"
+sed -i 's/=150/=120/' "$T_CONF/20-pods.conf"
+igmpd_reload
+expect_knob "$POD1" ipv4 eth0 igmpv3_unsolicited_report_interval 120
+expect_knob "$POD3" ipv4 eth0 igmpv3_unsolicited_report_interval 120
+expect_knob "$HOST" ipv4 hv0 igmpv3_unsolicited_report_interval 300
+
+info "the record of originals is kept per namespace"
+igmpd_stop
+[ -s "$T_ROOT/run/igmpd/netns/$POD1/originals" ] || fail "no record of originals for $POD1"
+grep -q "eth0" "$T_ROOT/run/igmpd/netns/$POD1/originals" || fail "the record of $POD1 does not name eth0"
+if grep -q "ERROR\|Assertion\|AddressSanitizer" "$T_LOG"; then fail "errors in the log"; fi
+[ -n "${ZNS_SHOWLOG:-}" ] && grep -v "^$" "$T_LOG" | grep -iv debug | head -60
+echo "PASS: $T_NAME"
