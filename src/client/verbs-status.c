@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "igmpctl.h"
+#include "strv.h"
 #include "macro.h"
 #include "output.h"
 #include "terminal.h"
@@ -246,6 +247,7 @@ int verb_status(int argc, char **argv, sd_bus *bus)
 {
         ClientLink *all = NULL;
         _cleanup_free_ int *idx = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
         size_t n_all = 0, n = 0;
         JsonWriter w;
         int r;
@@ -255,7 +257,7 @@ int verb_status(int argc, char **argv, sd_bus *bus)
         /* JSON of every link comes in one call. Named links are each read (GetAll: igmpd reads
          * the link's knobs from the kernel first), globs matched against every link. */
         if (argc > 1)
-                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &paths, &n);
         else
                 r = client_links_get_all(bus, &all, &n_all);
         if (r < 0)
@@ -276,7 +278,8 @@ int verb_status(int argc, char **argv, sd_bus *bus)
                 char buf[16];
 
                 snprintf(buf, sizeof buf, "%d", idx[i]);
-                r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
+                r = paths[i] ? ((path = strdup(paths[i])) ? 0 : -ENOMEM)
+                             : sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
                 if (r >= 0)
                         r = client_link_fetch(bus, path, &l);
                 if (r < 0)

@@ -233,16 +233,17 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
                 _cleanup_free_ char *netns = strndup(name, (size_t) (slash - name));
                 if (!netns)
                         return -ENOMEM;
+                /* Not NETNS/…: the name as a whole is refused below, as any name with a '/'. */
                 if (!netns_name_valid(netns))
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                 "name: '%.64s' is no namespace name.", netns);
-                if (!streq(netns, ".host")) {
+                        slash = NULL;
+                else if (!streq(netns, ".host")) {
                         m = manager_netns_by_name(m, netns);
                         if (!m)
                                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK,
                                                          "No network namespace '%s' is followed.", netns);
                 }
-                name = slash + 1;
+                if (slash)
+                        name = slash + 1;
         }
         r = bus_ifname_check("name", name, msg, sizeof msg);
         if (r < 0)

@@ -117,13 +117,21 @@ int manager_load_config(Manager *m)
  * observes the links (or out of memory): no change is announced then. */
 static void manager_configure_all(Manager *m, Link **links, size_t n, const LinkSnapshot *before)
 {
+        size_t n_ns = manager_netns_count(m);
         bool batch = m->originals_batch;
 
-        /* One record for the whole pass, before its writes. */
+        /* One record for the whole pass, before its writes: one per namespace. */
         m->originals_batch = true;
+        for (size_t j = 0; j < n_ns; j++)
+                manager_netns_get(m, j)->originals_batch = true;
         for (size_t i = 0; i < n; i++)
                 (void) link_configure(links[i]);
         m->originals_batch = batch;
+        for (size_t j = 0; j < n_ns; j++) {
+                Manager *c = manager_netns_get(m, j);
+                c->originals_batch = false;
+                manager_end_batch(c, !before);
+        }
         manager_end_batch(m, !before);
         for (size_t i = 0; before && i < n; i++)
                 link_end_change(links[i], &before[i]);
@@ -166,10 +174,13 @@ int manager_reload(Manager *m)
 
         log_info("Reloading configuration.");
         (void) sd_notify(false, "RELOADING=1");
-        if (manager_ref_links(m, &links, &n) < 0) {
+        /* Every namespace's links: their snapshots borrow from the policy about to be replaced. */
+        if (manager_sorted_links(m, &links, &n) < 0) {
                 (void) sd_notify(false, "READY=1");
                 return log_oom(); /* the previous configuration stays in force */
         }
+        for (size_t i = 0; i < n; i++)
+                link_ref(links[i]);
         if (m->link_ctx.observer)
                 before = calloc(MAX(n, (size_t) 1), sizeof *before);
         for (size_t i = 0; before && i < n; i++)
@@ -181,13 +192,16 @@ int manager_reload(Manager *m)
                 if (m->audit)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
                 drift_watch_start(m->drift, m->config.drift_watch);
-                manager_configure_all(m, links, n, before);
-                manager_follow_netns(m);
                 manager_netns_reload(m);
+                manager_configure_all(m, links, n, before);
+        }
+        links_unref(links, n);
+        if (r >= 0) {
+                /* After the links are let go: turning Namespaces= off frees the children. */
+                manager_follow_netns(m);
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
         }
-        links_unref(links, n);
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
         return r;

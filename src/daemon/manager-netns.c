@@ -465,10 +465,7 @@ void manager_netns_reload(Manager *m)
 {
         for (size_t i = 0; i < manager_netns_count(m); i++) {
                 Manager *c = m->netns_watch->children[i];
-                _cleanup_free_ LinkSnapshot *before = NULL;
                 RuntimeConfig *runtime = NULL;
-                Link **links = NULL;
-                size_t n = 0;
 
                 c->config = m->config;
                 c->link_ctx.drift_action = m->config.drift_action;
@@ -476,23 +473,6 @@ void manager_netns_reload(Manager *m)
                         runtime_config_free(c->runtime);
                         c->runtime = runtime;
                 }
-                if (manager_ref_links(c, &links, &n) < 0) {
-                        log_oom();
-                        continue;
-                }
-                if (c->link_ctx.observer)
-                        before = calloc(MAX(n, (size_t) 1), sizeof *before);
-                for (size_t j = 0; before && j < n; j++)
-                        link_begin_change(links[j], &before[j]);
-                bool batch = c->originals_batch;
-                c->originals_batch = true;
-                for (size_t j = 0; j < n; j++)
-                        (void) link_configure(links[j]);
-                c->originals_batch = batch;
-                manager_end_batch(c, !before);
-                for (size_t j = 0; before && j < n; j++)
-                        link_end_change(links[j], &before[j]);
-                links_unref(links, n);
         }
 }
 

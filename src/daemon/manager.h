@@ -222,7 +222,8 @@ Manager *manager_netns_by_name(const Manager *m, const char *name);
 Manager *manager_netns_by_ino(const Manager *m, uint64_t ino);
 /* Plugs the observers into every namespace's links, now and those followed later. */
 void manager_set_link_observers(Manager *m, LinkObserver observer, LinkOverrideFn overridden, void *userdata);
-/* Reconfigures every link of every child after a reload of m (the parent). */
+/* A reload of m (the parent) took: each child takes its settings and reads its runtime
+ * overrides again (manager_reload() then configures every namespace's links). */
 void manager_netns_reload(Manager *m);
 
 /* manager-refresh.c. A read showed cached kernel values: make sure they are refreshed soon —

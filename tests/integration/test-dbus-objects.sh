@@ -79,7 +79,7 @@ while read -r path; do
         # property order as in the vtable (sd-bus's order)
         jq -e --arg p "$path" '.data[0][$p]["org.igmpd1.Link"] | keys_unsorted ==
                 ["Index", "Name", "NameBytes", "AlternativeNames", "Kind", "Type", "MACAddress", "State", "Knobs",
-                 "MatchedFiles", "LastError", "IgnoredSources"]' "$OBJ" > /dev/null ||
+                 "MatchedFiles", "LastError", "IgnoredSources", "Namespace", "NamespaceId"]' "$OBJ" > /dev/null ||
                 fail "$path: property order differs from the vtable's"
 done < "$T_TMP/listed"
 
