@@ -490,3 +490,63 @@ void manager_set_link_observers(Manager *m, LinkObserver observer, LinkOverrideF
                 c->link_ctx.overridden_userdata = userdata;
         }
 }
+
+void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata)
+{
+        _cleanup_free_ char *base = NULL, *dir = path_join_root(m->root, ORIGINALS_DIR);
+        _cleanup_close_ int home_fd = -EBADF, run_fd = -EBADF;
+        DIR *d;
+        struct dirent *de;
+
+        if (!dir || asprintf(&base, "%s/netns", dir) < 0) {
+                log_oom();
+                return;
+        }
+        d = opendir(base);
+        if (!d)
+                return; /* no followed namespace left a record */
+        home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        run_fd = open(NETNS_RUN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        while ((de = readdir(d))) {
+                _cleanup_(manager_freep) Manager *c = NULL;
+                NetnsId id;
+                int fd;
+
+                if (netns_is_dot(de->d_name) || !netns_name_valid(de->d_name))
+                        continue;
+                fd = run_fd >= 0 ? netns_open_at(run_fd, de->d_name, &id) : -ENOENT;
+                if (fd < 0) {
+                        _cleanup_free_ char *p = NULL;
+
+                        printf("%s: network namespace gone, its links with it: nothing to restore\n", de->d_name);
+                        if (asprintf(&p, "%s/%s", base, de->d_name) >= 0) {
+                                (void) originals_remove(p);
+                                (void) rmdir(p);
+                        }
+                        continue;
+                }
+                c = manager_alloc();
+                if (!c || !(c->netns_name = strdup(de->d_name)) || !(c->root = strdup(m->root)) ||
+                    !(c->proc_root = strdup(m->proc_root))) {
+                        safe_close(fd);
+                        log_oom();
+                        break;
+                }
+                c->parent = m;
+                c->check_only = true;
+                c->netns_fd = fd;
+                c->netns_dev = id.dev;
+                c->link_ctx.netns_name = c->netns_name;
+                c->link_ctx.netns_ino = id.ino;
+                if (home_fd < 0 || netns_enter(fd) < 0) {
+                        log_error_errno(-errno, "%s: cannot enter the network namespace, left as is: %m", de->d_name);
+                        continue;
+                }
+                for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
+                        c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
+                (void) fn(c, userdata);
+                if (netns_enter(home_fd) < 0)
+                        abort();
+        }
+        closedir(d);
+}

@@ -169,7 +169,7 @@ static void manager_netns_id(Manager *m, char buf[ORIGINALS_NETNS_MAX])
 }
 
 /* ROOT/run/igmpd, and ROOT/run/igmpd/netns/NAME for a followed namespace. NULL on ENOMEM. */
-static char *manager_originals_dir(Manager *m)
+char *manager_originals_path(Manager *m)
 {
         _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
         char *p;
@@ -183,7 +183,7 @@ static char *manager_originals_dir(Manager *m)
 
 int manager_read_originals(Manager *m, Originals *ret)
 {
-        _cleanup_free_ char *dir = manager_originals_dir(m);
+        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
 
         if (!dir)
@@ -196,7 +196,7 @@ int manager_read_originals(Manager *m, Originals *ret)
  * record; the first pass writes it anew. */
 void manager_load_originals(Manager *m)
 {
-        _cleanup_free_ char *dir = manager_originals_dir(m);
+        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
         int r;
 

@@ -182,6 +182,14 @@ int manager_start(Manager *m);
 /* Reads and removes what the last clean stop saved (ROOT/run/igmpd/originals) if it is of this
  * network namespace: 1 with *ret filled, 0 with none, -errno (see originals_load()). */
 int manager_read_originals(Manager *m, Originals *ret);
+/* The directory of m's record: ROOT/run/igmpd, or ROOT/run/igmpd/netns/NAME for a followed
+ * namespace. NULL on ENOMEM. */
+char *manager_originals_path(Manager *m);
+/* igmpd --restore: for each namespace with a record under ROOT/run/igmpd/netns/, calls fn with a
+ * Manager of that namespace (its conf directories open), the calling thread switched into the
+ * namespace meanwhile. A namespace that is gone had its links go with it: its record is
+ * removed and said so. */
+void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata);
 int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */

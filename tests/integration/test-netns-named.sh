@@ -90,6 +90,24 @@ info "the record of originals is kept per namespace"
 igmpd_stop
 [ -s "$T_ROOT/run/igmpd/netns/$POD1/originals" ] || fail "no record of originals for $POD1"
 grep -q "eth0" "$T_ROOT/run/igmpd/netns/$POD1/originals" || fail "the record of $POD1 does not name eth0"
+
+info "igmpd --restore (after the stop) writes back every namespace's originals, each in its namespace"
+POD5=$(zns_add pod-e)
+mkdir -p "$T_ROOT/run/igmpd/netns/zns-$$-gone"
+printf 'igmpd-originals 1\n' > "$T_ROOT/run/igmpd/netns/zns-$$-gone/originals"
+in_ns "$HOST" "$IGMPD" --config-root "$T_ROOT" --restore > "$T_TMP/restore.out" 2>&1 ||
+        fail "igmpd --restore failed: $(cat "$T_TMP/restore.out")"
+sed 's/^/# /' "$T_TMP/restore.out"
+expect_knob "$HOST" ipv4 hv0 igmpv3_unsolicited_report_interval 1000
+expect_knob "$POD1" ipv4 eth0 igmpv3_unsolicited_report_interval 1000
+expect_knob "$POD1" ipv6 eth0 mldv2_unsolicited_report_interval 1000
+expect_knob "$POD3" ipv4 eth0 igmpv3_unsolicited_report_interval 1000
+expect_knob "$OTHER" ipv4 eth0 igmpv3_unsolicited_report_interval 1000
+grep -q "^$POD1/eth0: igmpv3_unsolicited_report_interval 120 -> 1000" "$T_TMP/restore.out" || fail "no word of $POD1/eth0"
+grep -q "^zns-$$-gone: network namespace gone" "$T_TMP/restore.out" || fail "no word of the gone namespace"
+[ ! -e "$T_ROOT/run/igmpd/netns/$POD1/originals" ] || fail "$POD1's record stayed after --restore"
+[ ! -e "$T_ROOT/run/igmpd/netns/zns-$$-gone" ] || fail "the gone namespace's record stayed"
+[ "$(knob_get "$POD5" ipv4 lo igmpv3_unsolicited_report_interval)" = 1000 ] || fail "a namespace without a record was touched"
 if grep -q "ERROR\|Assertion\|AddressSanitizer" "$T_LOG"; then fail "errors in the log"; fi
 [ -n "${ZNS_SHOWLOG:-}" ] && grep -v "^$" "$T_LOG" | grep -iv debug | head -60
 echo "PASS: $T_NAME"
