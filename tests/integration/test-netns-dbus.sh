@@ -79,6 +79,26 @@ ctl link "$PODA/eth0" --revert
 expect_knob "$PODA" ipv4 eth0 $V3 150
 ctl reconfigure "$PODB/eth0"
 
+info "bash completion: namespace names for --netns, NETNS/IFNAME for links"
+(
+        set +eu +o pipefail
+        # shellcheck source=/dev/null
+        . "$SRCDIR/data/bash-completion/igmpctl"
+        igmpctl() { "$IGMPCTL" "$@"; }
+        comp() {
+                COMP_WORDS=("$@")
+                COMP_CWORD=$(($# - 1))
+                COMPREPLY=()
+                _igmpctl
+                printf '%s\n' "${COMPREPLY[@]}"
+        }
+        comp igmpctl --netns "" | grep -qx "$PODA" || exit 1
+        comp igmpctl --netns "" | grep -qx ".host" || exit 2
+        comp igmpctl status "" | grep -qx "$PODB/eth0" || exit 3
+        comp igmpctl status "" | grep -qx "eth0" || exit 4
+        [ "$(comp igmpctl --netns "$PODA" status "" | sort | tr '\n' ' ')" = "eth0 lo peer0 " ] || exit 5
+) || fail "bash completion check $? failed"
+
 info "a deleted namespace's links leave the bus"
 ip netns del "$PODB"
 wait_until "! bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinks | grep -q '$PODB/'" ||
