@@ -73,10 +73,10 @@ int log_get_max_level(void)
 
 #define LOG_FIELDS_MAX 16
 
-static int log_internalv(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                         const char *const *fields, const char *fmt, va_list ap)
+static int log_internalv(int level, int error, const char *netns, const char *ifname, int ifindex,
+                         const char *message_id, const char *const *fields, const char *fmt, va_list ap)
 {
-        char buf[1024];
+        char buf[1024], shown[320];
         int saved = errno;
 
         if (error < 0)
@@ -87,16 +87,26 @@ static int log_internalv(int level, int error, const char *ifname, int ifindex, 
         /* Make %m print the error we were given. */
         errno = error;
         vsnprintf(buf, sizeof buf, fmt, ap);
+        /* A link of a followed namespace: NETNS/IFNAME in the text, NETNS= in the journal. */
+        const char *prefix = ifname;
+        if (ifname && netns) {
+                snprintf(shown, sizeof shown, "%s/%s", netns, ifname);
+                prefix = shown;
+        }
 
         if (log_target == LOG_TARGET_JOURNAL) {
-                char msg[1100], prio[16], ifx[32], ifn[64], mid[64], err[32];
-                struct iovec iov[6 + LOG_FIELDS_MAX];
+                char msg[1400], prio[16], ifx[32], ifn[64], mid[64], err[32], nsf[280];
+                struct iovec iov[7 + LOG_FIELDS_MAX];
                 int n = 0;
 
-                snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(ifname), ifname ? ": " : "", buf);
+                snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(prefix), prefix ? ": " : "", buf);
                 iov[n++] = (struct iovec) { msg, strlen(msg) };
                 snprintf(prio, sizeof prio, "PRIORITY=%d", level);
                 iov[n++] = (struct iovec) { prio, strlen(prio) };
+                if (ifname && netns) {
+                        snprintf(nsf, sizeof nsf, "NETNS=%s", netns);
+                        iov[n++] = (struct iovec) { nsf, strlen(nsf) };
+                }
                 if (ifname) {
                         snprintf(ifn, sizeof ifn, "INTERFACE=%s", ifname);
                         iov[n++] = (struct iovec) { ifn, strlen(ifn) };
@@ -115,8 +125,8 @@ static int log_internalv(int level, int error, const char *ifname, int ifindex, 
                         iov[n++] = (struct iovec) { (char *) fields[i], strlen(fields[i]) };
                 (void) sd_journal_sendv(iov, n);
         } else {
-                if (ifname)
-                        fprintf(stderr, "%s: %s\n", ifname, buf);
+                if (prefix)
+                        fprintf(stderr, "%s: %s\n", prefix, buf);
                 else
                         fprintf(stderr, "%s\n", buf);
         }
@@ -132,7 +142,7 @@ int log_internal(int level, int error, const char *ifname, int ifindex, const ch
         int r;
 
         va_start(ap, fmt);
-        r = log_internalv(level, error, ifname, ifindex, message_id, NULL, fmt, ap);
+        r = log_internalv(level, error, NULL, ifname, ifindex, message_id, NULL, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -144,7 +154,19 @@ int log_internal_fields(int level, int error, const char *ifname, int ifindex, c
         int r;
 
         va_start(ap, fmt);
-        r = log_internalv(level, error, ifname, ifindex, message_id, fields, fmt, ap);
+        r = log_internalv(level, error, NULL, ifname, ifindex, message_id, fields, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int log_internal_link(int level, int error, const char *netns, const char *ifname, int ifindex,
+                      const char *message_id, const char *const *fields, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = log_internalv(level, error, netns, ifname, ifindex, message_id, fields, fmt, ap);
         va_end(ap);
         return r;
 }

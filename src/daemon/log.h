@@ -31,6 +31,11 @@ int log_internal(int level, int error, const char *ifname, int ifindex, const ch
 int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
                         const char *const *fields, const char *fmt, ...) _printf_(7, 8);
 
+/* The same for a link of network namespace netns (NULL: igmpd's own): "NETNS/IFNAME: …" and a
+ * NETNS= field. */
+int log_internal_link(int level, int error, const char *netns, const char *ifname, int ifindex,
+                      const char *message_id, const char *const *fields, const char *fmt, ...) _printf_(8, 9);
+
 #define log_full_errno(level, error, ...) log_internal(level, error, NULL, 0, NULL, __VA_ARGS__)
 #define log_full(level, ...) (void) log_internal(level, 0, NULL, 0, NULL, __VA_ARGS__)
 
@@ -45,9 +50,11 @@ int log_internal_fields(int level, int error, const char *ifname, int ifindex, c
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, e, __VA_ARGS__)
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, e, __VA_ARGS__)
 
-/* Per-link messages: "eth0: …" on the console, INTERFACE=eth0 in the journal. */
+/* Per-link messages: "eth0: …" on the console, INTERFACE=eth0 in the journal ("pod/eth0: …" and
+ * NETNS=pod too for a link of a followed namespace). */
 #define log_link_full_errno(link, level, error, ...) \
-        log_internal(level, error, (link) ? (link)->ifname : NULL, (link) ? (link)->ifindex : 0, NULL, __VA_ARGS__)
+        log_internal_link(level, error, (link) ? (link)->ctx->netns_name : NULL, (link) ? (link)->ifname : NULL, \
+                          (link) ? (link)->ifindex : 0, NULL, NULL, __VA_ARGS__)
 #define log_link_full(link, level, ...) (void) log_link_full_errno(link, level, 0, __VA_ARGS__)
 
 #define log_link_debug(link, ...) log_link_full(link, LOG_DEBUG, __VA_ARGS__)

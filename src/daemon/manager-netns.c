@@ -52,6 +52,9 @@ struct NetnsWatch {
         Manager **children;
         size_t n_children, n_allocated;
         bool full_warned;
+        bool denied;           /* setns() refused (no CAP_SYS_ADMIN): said once, none followed */
+        NetnsId *failed;       /* namespaces that could not be followed: not tried again */
+        size_t n_failed;
         unsigned n_rescans;
 };
 
@@ -103,8 +106,7 @@ static int netns_child_open(Manager *c, int home_fd)
 
         r = netns_enter(c->netns_fd);
         if (r < 0)
-                return log_warning_errno(r, "%s: cannot enter the network namespace (setns() needs CAP_SYS_ADMIN), "
-                                         "not following it: %m", c->netns_name);
+                return r; /* said by the caller: once for all when it is EPERM */
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
         c->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -163,6 +165,12 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         (void) sd_event_source_set_enabled(c->originals_source, SD_EVENT_OFF);
 
         r = netns_child_open(c, w->home_fd);
+        if (r == -EPERM) {
+                log_warning("Cannot enter the network namespaces under " NETNS_RUN_DIR " (setns() needs "
+                            "CAP_SYS_ADMIN: see igmpd(8) for the unit's drop-in), managing igmpd's own only.");
+                w->denied = true;
+        } else if (r < 0)
+                log_warning_errno(r, "%s: cannot enter the network namespace, not following it: %m", name);
         if (r < 0)
                 return r;
         manager_probe_kernel(c);
@@ -222,6 +230,29 @@ static void netns_forget(NetnsWatch *w, size_t i)
         netns_child_free(c);
 }
 
+static bool netns_failed(NetnsWatch *w, NetnsId id)
+{
+        for (size_t i = 0; i < w->n_failed; i++)
+                if (netns_id_equal(w->failed[i], id))
+                        return true;
+        return false;
+}
+
+/* Bounded like the followed ones; the oldest is forgotten first. */
+static void netns_add_failed(NetnsWatch *w, NetnsId id)
+{
+        if (w->n_failed >= NETNS_MAX) {
+                memmove(w->failed, w->failed + 1, (w->n_failed - 1) * sizeof *w->failed);
+                w->n_failed--;
+        } else {
+                NetnsId *a = reallocarray(w->failed, w->n_failed + 1, sizeof *a);
+                if (!a)
+                        return;
+                w->failed = a;
+        }
+        w->failed[w->n_failed++] = id;
+}
+
 static bool netns_is_dot(const char *name)
 {
         return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
@@ -247,6 +278,8 @@ static void netns_watch_dir(NetnsWatch *w)
                 log_warning_errno(-errno, "Cannot watch " NETNS_RUN_DIR ", namespaces are found when the mount "
                                   "table changes only: %m");
 }
+
+static void netns_schedule_rescan(NetnsWatch *w);
 
 static void netns_rescan(NetnsWatch *w)
 {
@@ -296,8 +329,11 @@ static void netns_rescan(NetnsWatch *w)
                         safe_close(fd);
                         continue;
                 }
-                if (c)
-                        continue; /* bound to another namespace now: forgotten below, then followed anew */
+                if (c) {
+                        safe_close(fd); /* bound to another namespace now: forgotten below, followed anew */
+                        netns_schedule_rescan(w); /* …by the next rescan */
+                        continue;
+                }
                 if (netns_id_equal(id, w->home_id) || netns_by_id(w, id)) {
                         safe_close(fd); /* igmpd's own namespace, or one already followed by another name */
                         continue;
@@ -310,7 +346,12 @@ static void netns_rescan(NetnsWatch *w)
                         safe_close(fd);
                         continue;
                 }
-                (void) netns_follow(w, de->d_name, fd, id);
+                if (netns_failed(w, id))
+                        safe_close(fd); /* said when it failed; a new bind is another namespace */
+                else if (w->denied)
+                        safe_close(fd);
+                else if (netns_follow(w, de->d_name, fd, id) < 0 && !w->denied)
+                        netns_add_failed(w, id);
         }
         if (d)
                 closedir(d);
@@ -377,6 +418,7 @@ static NetnsWatch *netns_watch_free(NetnsWatch *w)
         for (size_t i = 0; i < w->n_children; i++)
                 netns_child_free(w->children[i]);
         free(w->children);
+        free(w->failed);
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->mounts_source);
         sd_event_source_disable_unref(w->rescan_source);

@@ -228,7 +228,16 @@ void manager_probe_kernel(Manager *m)
 
 void manager_notify_status(Manager *m)
 {
-        (void) sd_notifyf(false, "STATUS=Managing %zu links, %zu policies", intmap_size(&m->links),
+        size_t n = intmap_size(&m->links), n_ns = manager_netns_count(m);
+        char ns[64] = "";
+
+        if (m->parent)
+                return; /* igmpd's own Manager speaks for all */
+        for (size_t i = 0; i < n_ns; i++)
+                n += intmap_size(&manager_netns_get(m, i)->links);
+        if (n_ns > 0)
+                snprintf(ns, sizeof ns, " in %zu network namespaces", n_ns + 1);
+        (void) sd_notifyf(false, "STATUS=Managing %zu links%s, %zu policies", n, ns,
                           m->policy ? m->policy->n_files : 0);
 }
 

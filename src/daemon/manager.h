@@ -212,10 +212,11 @@ void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX
 void manager_notify_status(Manager *m);
 
 /* manager-netns.c. At most NETNS_MAX namespaces are followed besides igmpd's own; each costs
- * NETNS_FDS file descriptors (the namespace, two netlink sockets and the refresh dump's, the
- * ipv4 and ipv6 conf directories, the ioctl socket); the unit's LimitNOFILE= leaves room for all. */
+ * up to NETNS_FDS file descriptors (the namespace, two netlink sockets and, while one runs, the
+ * refresh dump's, the ipv4 and ipv6 conf directories, the ioctl socket, the record of originals
+ * while it is written); the drop-in's LimitNOFILE= leaves room for all. */
 #define NETNS_MAX 1024
-#define NETNS_FDS 7
+#define NETNS_FDS 8
 
 /* manager-netns.c. Starts or stops following the namespaces under /run/netns as [Daemon]
  * Namespaces= says (at start and on reload); logs its own failures. */

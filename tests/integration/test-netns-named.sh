@@ -74,6 +74,14 @@ ip netns del "$POD4"
 wait_until "! grep -q . /dev/null; ! [ -e /run/netns/$POD4 ]" || fail "$POD4 still bound"
 kill -0 "$T_IGMPD_PID" || fail "igmpd died"
 
+info "a name bound to a new namespace at once (deleted and made again): the new one is followed"
+POD6=$(zns_add pod-f)
+wait_until "grep -q 'Following network namespace $POD6' '$T_LOG'" || fail "$POD6 was not followed"
+ip netns del "$POD6" && ip netns add "$POD6"
+veth_add "$POD6" eth0 peer0
+expect_knob "$POD6" ipv4 eth0 igmpv3_unsolicited_report_interval 150
+ip netns del "$POD6"
+
 info "deleting a followed namespace forgets it"
 ip netns del "$POD2"
 wait_until "grep -q 'Network namespace $POD2 is gone' '$T_LOG'" || fail "$POD2 was not forgotten"
