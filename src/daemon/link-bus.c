@@ -78,6 +78,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
                 .last_error = l->last_error,
                 .matched_files = matched,
                 .ignored_source = l->ignored_source,
+                .netns = l->ctx->netns_name,
         };
         (void) link_mac_string(l, ret->mac_address);
         for (size_t i = 0; i < l->n_matched; i++)

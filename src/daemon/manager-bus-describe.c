@@ -24,7 +24,8 @@
  *     "n_config_problems": N,
  *     "audit_sources": [ … ],
  *     "drift_watch": { "state": "active"|…, "note": "…", "action": "revert"|"warn" },
- *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
+ *     "links": [ <link, see json-link.h>, … ] }          (igmpd's own namespace's links by ifindex,
+ *                                                         then each followed namespace's: "netns") */
 int manager_describe(Manager *m, char **ret)
 {
         _cleanup_free_ Link **links = NULL;

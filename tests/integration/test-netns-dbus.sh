@@ -51,6 +51,12 @@ bctl call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedOb
 expect_dbus_error org.igmpd1.Error.NoSuchLink /org/igmpd1 org.igmpd1.Manager.GetLinkByName string:"zns-none/eth0"
 expect_dbus_error org.igmpd1.Error.InvalidArgument /org/igmpd1 org.igmpd1.Manager.GetLinkByName string:"../eth0"
 
+bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager Describe | jq -r '.data[0]' > "$T_TMP/describe.json"
+jq -e --arg ns "$PODA" '[.links[] | select(.netns == $ns and .name == "eth0")] | length == 1' "$T_TMP/describe.json" > /dev/null ||
+        fail "Describe() lacks $PODA's eth0 with its netns"
+jq -e '[.links[] | select(.netns == null)] | length >= 2' "$T_TMP/describe.json" > /dev/null ||
+        fail "Describe(): igmpd's own links carry no netns key"
+
 info "igmpctl list: a NETNS column; --netns shows one namespace"
 ctl list > "$T_TMP/list"
 head -1 "$T_TMP/list" | grep -q "NETNS" || fail "no NETNS column: $(cat "$T_TMP/list")"
