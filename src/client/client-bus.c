@@ -276,6 +276,7 @@ void client_link_done(ClientLink *l)
         free(l->mac_address);
         free(l->state);
         free(l->last_error);
+        free(l->netns);
         strv_freep(&l->alternative_names);
         strv_freep(&l->matched_files);
         strv_freep(&l->ignored_sources);
@@ -402,6 +403,8 @@ int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_
                 } else if (streq(name, "LastError")) {
                         r = read_string_variant(m, &l->last_error);
                         changed |= CLIENT_PROP_LAST_ERROR;
+                } else if (streq(name, "Namespace")) {
+                        r = read_string_variant(m, &l->netns);
                 } else if (streq(name, "MatchedFiles")) {
                         r = read_strv_variant(m, &l->matched_files);
                         changed |= CLIENT_PROP_MATCHED_FILES;

@@ -77,6 +77,7 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
 typedef struct ClientLink {
         int ifindex;
         char *name, *kind, *type, *mac_address, *state, *last_error;
+        char *netns; /* Namespace (GetAll): NULL or ".host" for igmpd's own */
         char **alternative_names, **matched_files, **ignored_sources;
         int64_t kernel[_KNOB_MAX], policy[_KNOB_MAX];
         char *source[_KNOB_MAX];

@@ -51,7 +51,11 @@ static int print_link_status(const ClientLink *l)
 
         if (!name)
                 return -ENOMEM;
-        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex, name);
+        /* A followed namespace's link: NETNS/IFNAME, as list names it. */
+        bool other_ns = l->netns && !streq(l->netns, ".host") && !strchr(strempty(l->name), '/');
+        _cleanup_free_ char *ns = other_ns ? utf8_escape_dup(l->netns, UTF8_ESCAPE_SHOWN) : NULL;
+        printf("%s%s%s %d: %s%s%s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex,
+               strempty(ns), ns ? "/" : "", name);
         /* Everything [Match] can match on, then what igmpd made of it. */
         print_field("Type", isempty(l->type) ? "-" : l->type);
         print_field("Kind", isempty(l->kind) ? "-" : l->kind);

@@ -70,6 +70,7 @@ ctl --json=short list | jq -e "map(select(.netns == \"$PODA\" and .name == \"eth
 
 info "igmpctl status NETNS/IFNAME and --netns NAME IFNAME"
 ctl status "$PODA/eth0" | grep -q "150" || fail "status $PODA/eth0 does not show 150"
+ctl status "$PODA/eth0" | head -1 | grep -q ": $PODA/eth0\$" || fail "status does not name $PODA/eth0: $(ctl status "$PODA/eth0" | head -1)"
 ctl --netns "$PODA" status eth0 | grep -q "150" || fail "--netns status does not show 150"
 
 info "a runtime override is the pod's link's only"
