@@ -67,12 +67,27 @@ expect_knob "$POD3" ipv4 eth0 igmpv3_unsolicited_report_interval 150
 # …and the host peer gets the host's policy, not the pod's.
 expect_knob "$HOST" ipv4 vethcni1 igmpv3_unsolicited_report_interval 300
 
-info "a namespace deleted while its links are pending is forgotten, without a write"
-POD4=$(zns_add pod-d)
-veth_add "$POD4" eth0 peer0
-ip netns del "$POD4"
-wait_until "! grep -q . /dev/null; ! [ -e /run/netns/$POD4 ]" || fail "$POD4 still bound"
+info "namespaces deleted while their links are being made and configured are forgotten"
+for i in $(seq 1 10); do
+        ns="zns-$$-pod-d$i"
+        echo "$ns" >> "$T_TMP/.namespaces"
+        ip netns add "$ns"
+        for j in $(seq 0 19); do echo "link add eth$j type veth peer name peer$j"; done > "$T_TMP/batch"
+        ip -n "$ns" -batch "$T_TMP/batch"
+        (ip -n "$ns" link set eth0 name eth0x 2>/dev/null || true) &
+        renamer=$!
+        ip netns del "$ns"
+        wait "$renamer" || true
+done
 kill -0 "$T_IGMPD_PID" || fail "igmpd died"
+# Each one igmpd followed, it forgot; none is left in the table or on disk.
+for i in $(seq 1 10); do
+        ns="zns-$$-pod-d$i"
+        if grep -q "Following network namespace $ns " "$T_LOG"; then
+                wait_until "grep -q 'Network namespace $ns is gone' '$T_LOG'" || fail "$ns was followed and never forgotten"
+        fi
+        [ ! -e "$T_ROOT/run/igmpd/netns/$ns" ] || fail "$ns's record stayed"
+done
 
 info "a name bound to a new namespace at once (deleted and made again): the new one is followed"
 POD6=$(zns_add pod-f)
