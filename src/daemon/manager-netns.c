@@ -157,7 +157,8 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         c->link_ctx.observer_userdata = m->link_ctx.observer_userdata;
         c->link_ctx.overridden = m->link_ctx.overridden;
         c->link_ctx.overridden_userdata = m->link_ctx.overridden_userdata;
-        c->refresh.watched = m->refresh.watched;
+        /* Its writes reach igmpd only if the drift watch covers every namespace (from the start). */
+        c->refresh.watched = m->refresh.watched && m->drift_all_netns;
 
         r = sd_event_add_defer(c->event, &c->originals_source, manager_on_originals_batch_end, c);
         if (r < 0)

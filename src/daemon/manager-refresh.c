@@ -106,7 +106,7 @@ void manager_set_kernel_watched(Manager *m, bool watched)
         ManagerRefresh *f = &m->refresh;
 
         for (size_t i = 0; i < manager_netns_count(m); i++)
-                manager_set_kernel_watched(manager_netns_get(m, i), watched);
+                manager_set_kernel_watched(manager_netns_get(m, i), watched && m->drift_all_netns);
         if (f->watched == watched)
                 return;
         f->watched = watched;

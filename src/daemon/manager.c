@@ -305,7 +305,8 @@ int manager_start(Manager *m)
         if (!m->check_only) {
                 manager_load_originals(m);
                 /* Asked now, attached while the first pass runs. */
-                drift_watch_set_all_netns(m->drift, m->config.namespaces == NETNS_MODE_NAMED);
+                m->drift_all_netns = m->config.namespaces == NETNS_MODE_NAMED;
+                drift_watch_set_all_netns(m->drift, m->drift_all_netns);
                 drift_watch_start(m->drift, m->config.drift_watch);
         }
         r = manager_enumerate(m);

@@ -155,6 +155,7 @@ struct Manager {
         uint64_t netns_dev;      /* the namespace's nsfs st_dev/st_ino (link_ctx.netns_ino) */
         bool netns_forget;       /* the namespace went: freed without writing anything */
         NetnsWatch *netns_watch; /* igmpd's own Manager: the followed namespaces */
+        bool drift_all_netns;    /* the drift watch was asked for every namespace (at start) */
 
         /* Observer of the manager itself (the D-Bus face): told after every reload. */
         ManagerReloadedFn reloaded;

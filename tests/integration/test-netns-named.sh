@@ -86,7 +86,7 @@ for i in $(seq 1 10); do
         if grep -q "Following network namespace $ns " "$T_LOG"; then
                 wait_until "grep -q 'Network namespace $ns is gone' '$T_LOG'" || fail "$ns was followed and never forgotten"
         fi
-        [ ! -e "$T_ROOT/run/igmpd/netns/$ns" ] || fail "$ns's record stayed"
+        wait_until "[ ! -e '$T_ROOT/run/igmpd/netns/$ns' ]" || fail "$ns's record stayed"
 done
 
 info "a name bound to a new namespace at once (deleted and made again): the new one is followed"
@@ -100,7 +100,8 @@ ip netns del "$POD6"
 info "deleting a followed namespace forgets it"
 ip netns del "$POD2"
 wait_until "grep -q 'Network namespace $POD2 is gone' '$T_LOG'" || fail "$POD2 was not forgotten"
-[ ! -e "$T_ROOT/run/igmpd/netns/$POD2" ] || fail "the record of the gone namespace stayed"
+# (The log line comes first, then the record goes.)
+wait_until "[ ! -e '$T_ROOT/run/igmpd/netns/$POD2' ]" || fail "the record of the gone namespace stayed"
 
 info "reload: a new policy for the pods applies in each of them"
 sed -i 's/=150/=120/' "$T_CONF/20-pods.conf"
