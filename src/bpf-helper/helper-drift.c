@@ -153,7 +153,7 @@ int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, Hel
         err = bpf_map__set_max_entries(skel->maps.events, HELPER_RINGBUF_SIZE);
         if (err < 0)
                 return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
-        skel->rodata->watch_netns = (uint32_t) net_ino;
+        skel->rodata->watch_netns = req->flags & BPF_REQUEST_ALL_NETNS ? 0 : (uint32_t) net_ino;
         skel->rodata->self_pidns_dev = pid_dev;
         skel->rodata->self_pidns_ino = pid_ino;
         skel->rodata->self_pid = req->pids[0];

@@ -21,6 +21,7 @@
 JsonMode arg_json = JSON_OFF;
 bool arg_legend = true;
 const char *arg_host = NULL;
+const char *arg_netns = NULL;
 const char *arg_machine = NULL;
 bool arg_persistent = false;
 unsigned arg_revert = 0;
@@ -272,6 +273,13 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
                 /* A name typed with bytes that are not UTF-8 travels in the form igmpd shows it
                  * ("bad\xff"); any other is sent as typed: igmpd takes it as a name it shows, else
                  * as the name itself. */
+                /* --netns NAME: the link of that name in that namespace (NETNS/IFNAME). */
+                _cleanup_free_ char *qualified = NULL;
+                if (arg_netns && !strchr(link, '/')) {
+                        if (asprintf(&qualified, "%s/%s", arg_netns, link) < 0)
+                                return -ENOMEM;
+                        link = qualified;
+                }
                 bool valid = utf8_is_valid(link);
                 _cleanup_free_ char *escaped = valid ? NULL : utf8_escape_dup(link, UTF8_ESCAPE_INVALID);
 

@@ -30,6 +30,7 @@ void client_link_done(ClientLink *l)
         free(l->mac_address);
         free(l->state);
         free(l->last_error);
+        free(l->netns);
         strv_freep(&l->alternative_names);
         strv_freep(&l->matched_files);
         strv_freep(&l->ignored_sources);
@@ -144,6 +145,8 @@ static int link_property(sd_bus_message *m, const char *name, void *userdata)
                 lr->changed |= CLIENT_PROP_KNOBS;
                 return read_knobs_variant(m, lr->link);
         }
+        if (streq(name, "Namespace"))
+                return bus_read_variant_string(m, "s", &lr->link->netns);
         for (const ClientLinkField *f = client_link_fields; f < client_link_fields + CLIENT_LINK_FIELDS; f++) {
                 if (!streq(name, f->name))
                         continue;

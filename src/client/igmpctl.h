@@ -42,6 +42,8 @@ extern JsonMode arg_json;
 extern bool arg_legend;
 extern const char *arg_host;
 extern const char *arg_machine; /* -M: a local container's system bus (systemd-machined) */
+#define NETNS_NAME_MAX 255 /* NAME_MAX: a name under /run/netns */
+extern const char *arg_netns;   /* -n: names LINKs in this network namespace (as ip -n) */
 extern bool arg_persistent;
 extern unsigned arg_revert; /* --revert: the knobs to revert (bits 1 << Knob), 0 without it */
 extern bool arg_follow;
@@ -92,6 +94,7 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
 typedef struct ClientLink {
         int ifindex;
         char *name, *kind, *type, *mac_address, *state, *last_error;
+        char *netns; /* Namespace (GetAll): NULL or ".host" for igmpd's own */
         char **alternative_names, **matched_files, **ignored_sources;
         int64_t kernel[_KNOB_MAX], policy[_KNOB_MAX];
         char *source[_KNOB_MAX];
@@ -134,7 +137,9 @@ void client_link_status(const ClientLink *l, LinkStatus *ret);
  * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
  * link, fetched on the first glob; the caller frees it). */
 int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all, int **ret,
-                            size_t *ret_n);
+                            char ***ret_paths, size_t *ret_n);
+/* (*ret_paths)[i] is the object path of a followed namespace's link, NULL for igmpd's own
+ * namespace's (found by its ifindex, (*ret)[i]); a NULL-terminated strv. */
 
 /* The problems of the daemon's configuration: NConfigProblems and the first of them,
  * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,10 +95,13 @@ static void help(void)
                "     --no-ask-password     Do not let polkit ask for a password\n"
                "  -H --host=[USER@]HOST    Operate on a remote host (over ssh)\n"
                "  -M --machine=CONTAINER   Operate on a local container (systemd-machined)\n"
+               "  -n --netns=NAME          LINKs are in network namespace NAME (Namespaces=named;\n"
+               "                           .host is igmpd's own); list shows that namespace only\n"
                "     --follow              With audit: keep printing new events\n"
                "\n"
-               "LINK is an interface name, alternative name or index; a PATTERN is a LINK or a shell\n"
-               "glob over names and alternative names ('iptv*'). See igmpctl(1).\n");
+               "LINK is an interface name, alternative name or index, or NETNS/IFNAME for a link of\n"
+               "a followed namespace; a PATTERN is a LINK or a shell glob over names and alternative\n"
+               "names ('iptv*'). See igmpctl(1).\n");
 }
 
 /* --revert, or --revert=KNOB[,KNOB...] with the knob options' names (v3-interval) or the kernel's. */
@@ -150,6 +154,7 @@ static int parse_argv(int argc, char *argv[])
                 { "no-legend",  no_argument,       NULL, ARG_NO_LEGEND },
                 { "host",       required_argument, NULL, 'H' },
                 { "machine",    required_argument, NULL, 'M' },
+                { "netns",      required_argument, NULL, 'n' },
                 { "persistent", no_argument,       NULL, ARG_PERSISTENT },
                 { "revert",     optional_argument, NULL, ARG_REVERT },
                 { "follow",     no_argument,       NULL, ARG_FOLLOW },
@@ -172,7 +177,7 @@ static int parse_argv(int argc, char *argv[])
 
         opterr = 0;
         /* The leading ':' makes a missing value ':' rather than '?' (an unknown option). */
-        while ((c = getopt_long(argc, argv, ":hH:M:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hH:M:n:", options, NULL)) >= 0) {
                 if (c >= ARG_KNOB_BASE && c < ARG_KNOB_BASE + _KNOB_MAX) {
                         Knob k = (Knob) (c - ARG_KNOB_BASE);
                         char range[64];
@@ -218,6 +223,13 @@ static int parse_argv(int argc, char *argv[])
                         if (isempty(optarg))
                                 return usage_error("option '-M' needs a container name, not an empty string.");
                         arg_machine = optarg;
+                        break;
+                case 'n':
+                        if (isempty(optarg) || strchr(optarg, '/') || strlen(optarg) > NAME_MAX ||
+                            streq(optarg, ".") || streq(optarg, ".."))
+                                return usage_error("option '-n' needs a network namespace name (as in "
+                                                   "/run/netns, or .host), not '%s'.", optarg);
+                        arg_netns = optarg;
                         break;
                 case ARG_PERSISTENT:
                         arg_persistent = true;

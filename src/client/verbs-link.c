@@ -13,8 +13,31 @@
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
+#include "strv.h"
 #include "terminal.h"
 #include "utf8.h"
+
+/* A link of a followed namespace is named NETNS/IFNAME (no interface name has a '/'): its
+ * namespace, or ".host" for igmpd's own; *ret_ifname is the rest. */
+static const char *link_netns(const char *name, char buf[static NETNS_NAME_MAX + 1], const char **ret_ifname)
+{
+        const char *slash = name ? strchr(name, '/') : NULL;
+
+        *ret_ifname = slash ? slash + 1 : strempty(name);
+        if (!slash)
+                return ".host";
+        snprintf(buf, NETNS_NAME_MAX + 1, "%.*s", (int) MIN((size_t) (slash - name), (size_t) NETNS_NAME_MAX), name);
+        return buf;
+}
+
+/* --netns NAME: only that namespace's links. */
+static bool link_listed(const ClientLink *l)
+{
+        char buf[NETNS_NAME_MAX + 1];
+        const char *ifname;
+
+        return !arg_netns || streq(link_netns(l->name, buf, &ifname), arg_netns);
+}
 
 int verb_list(int argc, char **argv, sd_bus *bus)
 {
@@ -22,7 +45,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         Table *t = NULL;
         size_t n = 0;
         char age[64];
-        bool old;
+        bool old, netns = false;
         int r;
 
         /* The states come from igmpd's cached kernel values: how old they are, before the read
@@ -32,6 +55,9 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
         pager_open(arg_no_pager);
+        /* More than one namespace followed (Namespaces=named): a NETNS column. */
+        for (size_t i = 0; i < n; i++)
+                netns = netns || (links[i].name && strchr(links[i].name, '/'));
 
         if (arg_json != JSON_OFF) {
                 JsonWriter w;
@@ -40,12 +66,20 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 json_begin_array(&w);
                 for (size_t i = 0; i < n; i++) {
                         const ClientLink *l = &links[i];
+                        char buf[NETNS_NAME_MAX + 1];
+                        const char *ifname, *ns = link_netns(l->name, buf, &ifname);
 
+                        if (!link_listed(l))
+                                continue;
                         json_begin_object(&w);
                         json_key(&w, "index");
                         json_int(&w, l->ifindex);
+                        if (netns) {
+                                json_key(&w, "netns");
+                                json_string(&w, ns);
+                        }
                         json_key(&w, "name");
-                        json_string(&w, strempty(l->name));
+                        json_string(&w, netns ? ifname : strempty(l->name));
                         json_key(&w, "kind");
                         json_string(&w, isempty(l->kind) ? NULL : l->kind);
                         json_key(&w, "state");
@@ -57,19 +91,26 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 goto finish;
         }
 
-        t = table_new((const char *const[]) { "IDX", "LINK", "KIND", "STATE", NULL });
+        t = netns ? table_new((const char *const[]) { "IDX", "NETNS", "LINK", "KIND", "STATE", NULL })
+                  : table_new((const char *const[]) { "IDX", "LINK", "KIND", "STATE", NULL });
         if (!t) {
                 r = -ENOMEM;
                 goto finish;
         }
         table_set_align_right(t, 0);
-        table_set_ellipsize(t, 1, ELLIPSIZE_END);
+        table_set_ellipsize(t, netns ? 2 : 1, ELLIPSIZE_END);
         for (size_t i = 0; i < n && r >= 0; i++) {
                 const ClientLink *l = &links[i];
+                char buf[NETNS_NAME_MAX + 1];
+                const char *ifname, *ns = link_netns(l->name, buf, &ifname);
 
+                if (!link_listed(l))
+                        continue;
                 r = table_add_cellf(t, "%d", l->ifindex);
+                if (r >= 0 && netns)
+                        r = table_add_cell(t, ns);
                 if (r >= 0)
-                        r = table_add_cell(t, l->name);
+                        r = table_add_cell(t, netns ? ifname : l->name);
                 if (r >= 0)
                         r = table_add_cell(t, isempty(l->kind) ? "-" : l->kind);
                 if (r >= 0)
@@ -189,6 +230,12 @@ static bool name_matches(const char *name, const char *pattern)
 
 static bool link_matches(const ClientLink *l, const char *pattern)
 {
+        char buf[NETNS_NAME_MAX + 1];
+        const char *ifname, *ns = link_netns(l->name, buf, &ifname);
+
+        /* --netns NAME: that namespace's links, by their interface names. */
+        if (arg_netns)
+                return streq(ns, arg_netns) && name_matches(ifname, pattern);
         if (name_matches(l->name, pattern))
                 return true;
         for (char **a = l->alternative_names; a && *a; a++)
@@ -197,41 +244,71 @@ static bool link_matches(const ClientLink *l, const char *pattern)
         return false;
 }
 
-/* Appends x to v[0..n) unless it is there. 0 or -ENOMEM. */
-static int add_unique(int **v, size_t *n, int x)
+/* Appends the link (x, and path for a followed namespace's, else NULL) to v[0..n) and p[0..n)
+ * unless it is there. Takes path. 0 or -ENOMEM. */
+static int add_unique(int **v, char ***p, size_t *n, int x, char *path)
 {
+        _cleanup_free_ char *owned = path;
         int *a;
+        char **b;
 
         for (size_t i = 0; i < *n; i++)
-                if ((*v)[i] == x)
+                if ((*v)[i] == x && streq_ptr((*p)[i], path))
                         return 0;
         a = realloc(*v, (*n + 1) * sizeof *a);
         if (!a)
                 return -ENOMEM;
         *v = a;
-        a[(*n)++] = x;
+        b = realloc(*p, (*n + 2) * sizeof *b);
+        if (!b)
+                return -ENOMEM;
+        *p = b;
+        a[*n] = x;
+        b[*n] = TAKE_PTR(owned);
+        b[*n + 1] = NULL;
+        (*n)++;
+        return 0;
+}
+
+/* A followed namespace's link (NETNS/IFNAME) is found by that name: its path, else NULL. */
+static int netns_link_path(sd_bus *bus, const char *link, int *ifindex, char **ret)
+{
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        *ret = NULL;
+        r = client_resolve_link(bus, link, ifindex, &path);
+        if (r < 0)
+                return r;
+        if (strstr(path, "/link/ns"))
+                *ret = TAKE_PTR(path);
         return 0;
 }
 
 int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
-                            int **ret, size_t *ret_n)
+                            int **ret, char ***ret_paths, size_t *ret_n)
 {
         _cleanup_free_ int *idx = NULL;
+        char **paths = NULL;
         size_t n = 0;
         int r = 0;
 
         idx = calloc(1, sizeof *idx); /* grown below; never NULL on success */
-        if (!idx)
+        paths = calloc(1, sizeof *paths);
+        if (!idx || !paths) {
+                free(paths);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < n_args && r >= 0; i++) {
                 bool any = false;
 
                 if (!is_pattern(args[i])) {
+                        char *path;
                         int ifindex;
 
-                        r = client_resolve_link(bus, args[i], &ifindex, NULL);
+                        r = netns_link_path(bus, args[i], &ifindex, &path);
                         if (r >= 0)
-                                r = add_unique(&idx, &n, ifindex);
+                                r = add_unique(&idx, &paths, &n, ifindex, path);
                         continue;
                 }
 
@@ -242,8 +319,14 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                 }
                 for (size_t j = 0; j < *n_all && r >= 0; j++)
                         if (link_matches(&(*all)[j], args[i])) {
+                                char *path = NULL;
+                                int ifindex = (*all)[j].ifindex;
+
                                 any = true;
-                                r = add_unique(&idx, &n, (*all)[j].ifindex);
+                                if (strchr(strempty((*all)[j].name), '/'))
+                                        r = netns_link_path(bus, (*all)[j].name, &ifindex, &path);
+                                if (r >= 0)
+                                        r = add_unique(&idx, &paths, &n, ifindex, path);
                         }
                 if (r >= 0 && !any) {
                         _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_SHOWN);
@@ -253,9 +336,12 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                         r = -ENODEV;
                 }
         }
-        if (r < 0)
+        if (r < 0) {
+                strv_freep(&paths);
                 return r;
+        }
         *ret = TAKE_PTR(idx);
+        *ret_paths = paths;
         *ret_n = n;
         return 0;
 }
@@ -285,16 +371,27 @@ static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
 }
 
 /* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
-static int link_revert(sd_bus *bus, int ifindex, const char *link)
+/* A link of a followed namespace is reached at its object (its ifindex names no link alone). */
+static bool link_path_in_netns(const char *path)
+{
+        return path && strstr(path, "/link/ns");
+}
+
+static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const char *link)
 {
         uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
         sd_bus_message *call = NULL, *reply = NULL;
+        bool on_link = link_path_in_netns(link_path);
         const char *path, *values;
         int gone, r, n = 0;
 
-        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                           "RevertLinkKnobs");
-        if (r >= 0)
+        if (on_link)
+                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, link_path, IGMPD_LINK_INTERFACE,
+                                                   "RevertKnobs");
+        else
+                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                                                   IGMPD_MANAGER_INTERFACE, "RevertLinkKnobs");
+        if (r >= 0 && !on_link)
                 r = sd_bus_message_append(call, "i", (int32_t) ifindex);
         if (r >= 0)
                 r = sd_bus_message_open_container(call, 'a', "s");
@@ -364,16 +461,21 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                                    "which links it matches.", strna(shown), strna(shown));
         }
         sd_bus_error_free(&error);
-        r = client_resolve_link(bus, argv[1], &ifindex, NULL);
+        _cleanup_free_ char *path = NULL;
+        r = client_resolve_link(bus, argv[1], &ifindex, &path);
         if (r < 0)
                 return r;
 
         if (arg_revert)
-                r = link_revert(bus, ifindex, argv[1]);
+                r = link_revert(bus, ifindex, path, argv[1]);
         else {
-                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                                                   IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
-                if (r >= 0)
+                if (link_path_in_netns(path))
+                        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, path, IGMPD_LINK_INTERFACE,
+                                                           "SetKnobs");
+                else
+                        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
+                                                           IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
+                if (r >= 0 && !link_path_in_netns(path))
                         r = sd_bus_message_append(call, "i", (int32_t) ifindex);
                 if (r >= 0)
                         r = sd_bus_message_open_container(call, 'a', "{sv}");
@@ -390,7 +492,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
         }
         if (r < 0)
                 return r;
-        if (arg_persistent && !arg_revert)
+        if (arg_persistent && !arg_revert && !link_path_in_netns(path))
                 warn_shadowed(bus, ifindex, argv[1]);
         return 0;
 }
@@ -399,13 +501,14 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
 {
         ClientLink *all = NULL;
         _cleanup_free_ int *idx = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
         size_t n_all = 0, n = 0;
         int r;
 
         if (argc < 2)
                 return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
 
-        r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+        r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &paths, &n);
         client_links_free(all, n_all);
         if (r < 0)
                 return r;
@@ -413,8 +516,12 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
                 char what[64];
 
                 snprintf(what, sizeof what, "%d", idx[i]);
-                r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReconfigureLink", 0, "reconfigure the link", what,
-                                NULL, "i", (int32_t) idx[i]);
+                if (paths[i])
+                        r = client_call(bus, paths[i], IGMPD_LINK_INTERFACE, "Reconfigure", 0, "reconfigure the link",
+                                        what, NULL, NULL);
+                else
+                        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReconfigureLink", 0,
+                                        "reconfigure the link", what, NULL, "i", (int32_t) idx[i]);
         }
         return r;
 }

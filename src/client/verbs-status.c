@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "igmpctl.h"
+#include "strv.h"
 #include "macro.h"
 #include "output.h"
 #include "terminal.h"
@@ -50,7 +51,11 @@ static int print_link_status(const ClientLink *l)
 
         if (!name)
                 return -ENOMEM;
-        printf("%s%s%s %d: %s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex, name);
+        /* A followed namespace's link: NETNS/IFNAME, as list names it. */
+        bool other_ns = l->netns && !streq(l->netns, ".host") && !strchr(strempty(l->name), '/');
+        _cleanup_free_ char *ns = other_ns ? utf8_escape_dup(l->netns, UTF8_ESCAPE_SHOWN) : NULL;
+        printf("%s%s%s %d: %s%s%s\n", ansi(state), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), l->ifindex,
+               strempty(ns), ns ? "/" : "", name);
         /* Everything [Match] can match on, then what igmpd made of it. */
         print_field("Type", isempty(l->type) ? "-" : l->type);
         print_field("Kind", isempty(l->kind) ? "-" : l->kind);
@@ -281,6 +286,7 @@ int verb_status(int argc, char **argv, sd_bus *bus)
 {
         ClientLink *all = NULL;
         _cleanup_free_ int *idx = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
         size_t n_all = 0, n = 0;
         JsonWriter w;
         int r;
@@ -290,7 +296,7 @@ int verb_status(int argc, char **argv, sd_bus *bus)
         /* JSON of every link comes in one call. Named links are each read (GetAll: igmpd reads
          * the link's knobs from the kernel first), globs matched against every link. */
         if (argc > 1)
-                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &n);
+                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &paths, &n);
         else
                 r = client_links_get_all(bus, &all, &n_all);
         if (r < 0)
@@ -311,7 +317,8 @@ int verb_status(int argc, char **argv, sd_bus *bus)
                 char buf[16];
 
                 snprintf(buf, sizeof buf, "%d", idx[i]);
-                r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
+                r = paths[i] ? ((path = strdup(paths[i])) ? 0 : -ENOMEM)
+                             : sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
                 if (r >= 0)
                         r = client_link_fetch(bus, path, &l);
                 if (r < 0)

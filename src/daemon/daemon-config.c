@@ -141,6 +141,38 @@ static int parse_drift_action(ConfigContext *ctx, const char *key, const char *v
         return 0;
 }
 
+static const char *const netns_mode_table[_NETNS_MODE_MAX] = {
+        [NETNS_MODE_SELF] = "self",
+        [NETNS_MODE_NAMED] = "named",
+};
+
+const char *netns_mode_to_string(NetnsMode m)
+{
+        if (m < 0 || m >= _NETNS_MODE_MAX)
+                return NULL;
+        return netns_mode_table[m];
+}
+
+NetnsMode netns_mode_from_string(const char *s)
+{
+        for (NetnsMode m = 0; s && m < _NETNS_MODE_MAX; m++)
+                if (streq(netns_mode_table[m], s))
+                        return m;
+        return _NETNS_MODE_INVALID;
+}
+
+static int parse_netns_mode(ConfigContext *ctx, const char *key, const char *value, void *data)
+{
+        NetnsMode m = netns_mode_from_string(value);
+
+        if (m < 0) {
+                config_diag(ctx, "Invalid %s=%.64s (expected self or named), ignoring.", key, value);
+                return -EINVAL;
+        }
+        *(NetnsMode *) data = m;
+        return 0;
+}
+
 static const DaemonKey daemon_keys[] = {
         DAEMON_KEY("NetlinkReceiveBufferSize", parse_rcvbuf,        netlink_rcvbuf),
         DAEMON_KEY("AuditSources",             parse_audit_sources, audit_sources),
@@ -149,6 +181,7 @@ static const DaemonKey daemon_keys[] = {
         DAEMON_KEY("NetworkManager",           parse_nm_mode,       network_manager),
         DAEMON_KEY("DriftAction",              parse_drift_action,  drift_action),
         DAEMON_KEY("DriftWatch",               parse_bool_key,      drift_watch),
+        DAEMON_KEY("Namespaces",               parse_netns_mode,    namespaces),
 };
 
 void daemon_config_defaults(DaemonConfig *c)
@@ -161,6 +194,7 @@ void daemon_config_defaults(DaemonConfig *c)
                 .network_manager = NM_MODE_AUTO,
                 .drift_action = DRIFT_ACTION_REVERT,
                 .drift_watch = true,
+                .namespaces = NETNS_MODE_SELF,
         };
 }
 

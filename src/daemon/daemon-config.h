@@ -42,6 +42,17 @@ typedef enum DriftAction {
 const char *drift_action_to_string(DriftAction a);
 DriftAction drift_action_from_string(const char *s);
 
+/* Which network namespaces igmpd manages: its own, or every one bound under /run/netns too. */
+typedef enum NetnsMode {
+        NETNS_MODE_SELF,
+        NETNS_MODE_NAMED,
+        _NETNS_MODE_MAX,
+        _NETNS_MODE_INVALID = -22,
+} NetnsMode;
+
+const char *netns_mode_to_string(NetnsMode m);
+NetnsMode netns_mode_from_string(const char *s);
+
 typedef struct DaemonConfig {
         size_t netlink_rcvbuf;   /* NetlinkReceiveBufferSize= */
         unsigned audit_sources;  /* AuditSources=, AuditSourceMask */
@@ -50,6 +61,7 @@ typedef struct DaemonConfig {
         NMMode network_manager;  /* NetworkManager= */
         DriftAction drift_action; /* DriftAction= */
         bool drift_watch;        /* DriftWatch=: the BPF watch of foreign writes */
+        NetnsMode namespaces;    /* Namespaces= */
 } DaemonConfig;
 
 void daemon_config_defaults(DaemonConfig *c);

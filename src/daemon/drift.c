@@ -39,6 +39,7 @@ struct DriftWatch {
         char where[BPF_PROTOCOL_PATH_MAX]; /* where it is attached, as the helper said */
 
         BpfHelper *helper;        /* only while attaching: released afterwards */
+        bool all_netns;           /* watch every network namespace (drift_watch_set_all_netns()) */
         BpfHelperCall *call;
         sd_event_source *release_source;
 
@@ -361,6 +362,7 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
 {
         BpfRequest req = {
                 .op = BPF_OP_DRIFT_ATTACH,
+                .flags = d->all_netns ? BPF_REQUEST_ALL_NETNS : 0,
                 .n_pids = 1,
                 .pids = { (uint32_t) getpid() },
         };
@@ -386,6 +388,12 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
                 d->helper = bpf_helper_free(d->helper);
         }
         return r;
+}
+
+void drift_watch_set_all_netns(DriftWatch *d, bool all)
+{
+        if (d)
+                d->all_netns = all;
 }
 
 void drift_watch_start(DriftWatch *d, bool wanted)

@@ -47,7 +47,7 @@ static const char *knob_settings_describe(const KnobSetting set[_KNOB_MAX], char
 
 static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret)
 {
-        _cleanup_free_ char *dir = path_join_root(m->root, runtime_dirs[scope]);
+        _cleanup_free_ char *dir = runtime_config_dir(m->runtime, m->root, scope);
 
         if (!dir || asprintf(ret, "%s/%s.conf", dir, l->ifname) < 0)
                 return -ENOMEM;
@@ -69,7 +69,7 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata); /* applying may find it gone */
         BusContext *c = link_bus_context(l);
-        Manager *m = c->manager;
+        Manager *m = manager_of_link(l); /* its namespace's */
         _cleanup_free_ char *path = NULL;
         KnobArg args[KNOB_ARGS_MAX];
         KnobSetting set[_KNOB_MAX];
@@ -178,7 +178,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata);
         BusContext *c = link_bus_context(l);
-        Manager *m = c->manager;
+        Manager *m = manager_of_link(l); /* its namespace's */
         bool ex = endswith(strempty(sd_bus_message_get_member(message)), "Knobs");
         KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
         _cleanup_strv_free_ char **names = NULL;

@@ -40,7 +40,7 @@ static void link_bus_emit_changes(sd_bus *bus, Link *l, const LinkSnapshot *befo
         if (n == 0)
                 return;
 
-        r = link_bus_path(l->ifindex, &path);
+        r = link_bus_path(l, &path);
         if (r >= 0)
                 r = sd_bus_emit_properties_changed_strv(bus, path, BUS_LINK_INTERFACE, names);
         if (r < 0)
@@ -53,7 +53,7 @@ static void link_bus_emit_object(sd_bus *bus, Link *l, bool added)
         _cleanup_free_ char *path = NULL;
         int r;
 
-        r = link_bus_path(l->ifindex, &path);
+        r = link_bus_path(l, &path);
         if (r >= 0)
                 r = added ? sd_bus_emit_object_added(bus, path) : sd_bus_emit_object_removed(bus, path);
         if (r < 0)
@@ -93,7 +93,7 @@ void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata)
 
         if (!bus_is_up(c->bus))
                 return;
-        r = link_bus_path(l->ifindex, &path);
+        r = link_bus_path(l, &path);
         if (r >= 0) /* comm is escaped already (drift.c) */
                 r = sd_bus_emit_signal(c->bus, path, BUS_LINK_INTERFACE, "KnobOverridden", "siiiuss",
                                        knob_to_string(o->knob), old, o->new_value, o->value, o->pid, o->comm,

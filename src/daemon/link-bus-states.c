@@ -5,6 +5,9 @@
  */
 
 #include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "link-bus-internal.h"
@@ -19,6 +22,7 @@ typedef struct LinkStateRow {
         size_t first;
         uint32_t n_altnames, n_matched, n_ignored;
         char mac_buf[18]; /* the pool borrows it: rows do not move once filled */
+        char name_buf[NAME_MAX + 1 + IF_NAMESIZE + 1]; /* NETNS/IFNAME, borrowed likewise */
 } LinkStateRow;
 
 typedef struct IndexArray {
@@ -47,7 +51,10 @@ static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkS
 {
         int r;
 
-        r = strpool_add(pool, l->ifname, &row->name);
+        /* A followed namespace's link is listed as NETNS/IFNAME, as ListLinks lists it. */
+        if (l->ctx->netns_name)
+                snprintf(row->name_buf, sizeof row->name_buf, "%s/%s", l->ctx->netns_name, strempty(l->ifname));
+        r = strpool_add(pool, l->ctx->netns_name ? row->name_buf : l->ifname, &row->name);
         if (r >= 0)
                 r = strpool_intern(pool, l->type, &row->type);
         if (r >= 0)

@@ -12,6 +12,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,34 @@
 #include "manager.h"
 #include "strv.h"
 
-int link_bus_path(int ifindex, char **ret)
+/* igmpd's own namespace's links keep the paths they always had (…/link/_3N); a followed
+ * namespace's carry the namespace's inode too (…/link/ns4026532001_2fN): unique, and the same
+ * for as long as the link lives. */
+int link_bus_path(const Link *l, char **ret)
 {
-        char buf[16];
+        char buf[48];
 
-        snprintf(buf, sizeof buf, "%d", ifindex);
+        if (l->ctx->netns_name)
+                snprintf(buf, sizeof buf, "ns%" PRIu64 "/%d", l->ctx->netns_ino, l->ifindex);
+        else
+                snprintf(buf, sizeof buf, "%d", l->ifindex);
         return sd_bus_path_encode(BUS_LINK_PATH_PREFIX, buf, ret);
+}
+
+/* "N" or "nsINO/N": the decimal numbers, as link_bus_path() writes them (no sign, no leading 0). */
+static bool parse_decimal(const char *s, const char *end, uint64_t max, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        if (s == end || *s == '0' || end - s > 20)
+                return false;
+        for (; s < end; s++) {
+                if (*s < '0' || *s > '9' || v > (max - (uint64_t) (*s - '0')) / 10)
+                        return false;
+                v = v * 10 + (uint64_t) (*s - '0');
+        }
+        *ret = v;
+        return v > 0;
 }
 
 /* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
@@ -55,6 +78,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
                 .last_error = l->last_error,
                 .matched_files = matched,
                 .ignored_source = l->ignored_source,
+                .netns = l->ctx->netns_name,
         };
         (void) link_mac_string(l, ret->mac_address);
         for (size_t i = 0; i < l->n_matched; i++)
@@ -260,6 +284,29 @@ static int append_index(sd_bus_message *reply, const Link *l)
         return sd_bus_message_append_basic(reply, 'i', &l->ifindex);
 }
 
+/* The link's network namespace: its name under /run/netns, ".host" for igmpd's own. */
+static const char *link_netns_name(const Link *l)
+{
+        return l->ctx->netns_name ?: ".host";
+}
+
+static int append_netns_id(sd_bus_message *reply, const Link *l)
+{
+        return sd_bus_message_append_basic(reply, 't', &l->ctx->netns_ino);
+}
+
+static int property_get_namespace(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return bus_message_append_escaped(reply, link_netns_name(userdata));
+}
+
+static int property_get_namespace_id(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return append_netns_id(reply, userdata);
+}
+
 int link_bus_append_object(sd_bus_message *reply, const Link *l)
 {
         /* What sd-bus's own ObjectManager lists for an object before its vtable interfaces. */
@@ -272,7 +319,7 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
         char mac[18];
         int r;
 
-        r = link_bus_path(l->ifindex, &path);
+        r = link_bus_path(l, &path);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'e', "oa{sa{sv}}");
         if (r >= 0)
@@ -321,6 +368,10 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                 r = append_string_property(reply, "LastError", l->last_error);
         if (r >= 0)
                 r = append_property(reply, "IgnoredSources", "as", append_ignored_sources, l);
+        if (r >= 0)
+                r = append_string_property(reply, "Namespace", link_netns_name(l));
+        if (r >= 0)
+                r = append_property(reply, "NamespaceId", "t", append_netns_id, l);
         for (int i = 0; r >= 0 && i < 4; i++) /* a{sv}, {sa{sv}}, a{sa{sv}}, {oa{sa{sv}}} */
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -333,15 +384,23 @@ int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *us
 {
         _cleanup_free_ char *e = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
-        char *end;
-        long idx;
+        const char *idx_str;
+        uint64_t idx, ino;
         Link *l;
 
         if (sd_bus_path_decode(path, BUS_LINK_PATH_PREFIX, &e) <= 0 || isempty(e))
                 return 0;
-        errno = 0;
-        idx = strtol(e, &end, 10);
-        if (errno != 0 || *end != '\0' || idx <= 0 || idx > INT32_MAX || e[0] == '0' || e[0] == '+')
+        idx_str = e;
+        if (startswith(e, "ns")) {
+                char *slash = strchr(e, '/');
+                if (!slash || !parse_decimal(e + 2, slash, UINT64_MAX, &ino))
+                        return 0;
+                m = manager_netns_by_ino(m, ino);
+                if (!m)
+                        return 0;
+                idx_str = slash + 1;
+        }
+        if (!parse_decimal(idx_str, idx_str + strlen(idx_str), INT32_MAX, &idx))
                 return 0;
         l = manager_get_link(m, (int) idx);
         if (!l)
@@ -353,20 +412,20 @@ int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *us
 int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes,
                              sd_bus_error *error)
 {
-        _cleanup_free_ void **links = NULL;
+        _cleanup_free_ Link **links = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
         char **l;
         size_t n = 0;
         int r;
 
-        r = intmap_values(&m->links, &links, &n);
+        r = manager_sorted_links(m, &links, &n);
         if (r < 0)
                 return r;
         l = calloc(n + 1, sizeof *l);
         if (!l)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                r = link_bus_path(((Link *) links[i])->ifindex, &l[i]);
+                r = link_bus_path(links[i], &l[i]);
                 if (r < 0) {
                         strv_freep(&l);
                         return r;
@@ -393,6 +452,8 @@ const sd_bus_vtable link_vtable[] = {
         SD_BUS_PROPERTY("LastError", "s", property_get_last_error, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("IgnoredSources", "as", property_get_ignored_sources, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Namespace", "s", property_get_namespace, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("NamespaceId", "t", property_get_namespace_id, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 
         /* SD_BUS_VTABLE_UNPRIVILEGED: sd-bus's own check is no gate; the handlers authorize. */
         SD_BUS_METHOD_WITH_NAMES("SetKnobs", "a{sv}u", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,

@@ -17,7 +17,7 @@
 extern const sd_bus_vtable link_vtable[];
 
 /* Object path of a link. 0 or -ENOMEM. */
-int link_bus_path(int ifindex, char **ret);
+int link_bus_path(const Link *l, char **ret);
 
 /* Object finder and node enumerator of the link objects (userdata: the BusContext). */
 int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

@@ -108,7 +108,7 @@ static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *
                 fields[j] = f[j];
         fields[n] = NULL;
 
-        (void) log_internal_fields(LOG_WARNING, error, l->ifname, l->ifindex, DRIFT_MESSAGE_ID, fields,
+        (void) log_internal_link(LOG_WARNING, error, l->ctx->netns_name, l->ifname, l->ifindex, DRIFT_MESSAGE_ID, fields,
                                    "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
                                    i->name, old, o->new_value, who, o->value, source,
                                    o->action == LINK_OVERRIDE_REVERTED ? "reverted" :

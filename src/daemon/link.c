@@ -289,6 +289,7 @@ void link_to_info(const Link *l, LinkInfo *ret)
                 .type = l->type,
                 .mac = l->has_mac ? &l->mac : NULL,
                 .loopback = (l->flags & IFF_LOOPBACK) || streq(l->type, "loopback"),
+                .netns = l->ctx->netns_name,
         };
 }
 

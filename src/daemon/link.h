@@ -112,6 +112,10 @@ typedef void (*LinkOverrideFn)(Link *l, const LinkOverride *o, void *userdata);
  */
 typedef struct LinkContext {
         sd_event *event;
+        /* The network namespace of the links: its name under /run/netns, NULL for igmpd's own
+         * (".host" in [Match] Namespace=), and the inode of the namespace (0 if unknown). */
+        const char *netns_name;
+        uint64_t netns_ino;
         int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
         int ioctl_fd;                  /* for SIOCGIFNAME (see link_open_dirs()) */
         bool knob_supported[_KNOB_MAX];

@@ -26,7 +26,8 @@
  *     "drift_watch": { "state": "active"|…, "note": "…", "action": "revert"|"warn" },
  *     "namespace": { "igmp_qrv"|"mld_qrv": { "kernel": N|null, "wanted": N|null,
  *                                            "source": "<path>"|null }, … },   (null kernel: absent here)
- *     "links": [ <link, see json-link.h>, … ] }          (links ordered by ifindex) */
+ *     "links": [ <link, see json-link.h>, … ] }          (igmpd's own namespace's links by ifindex,
+ *                                                         then each followed namespace's: "netns") */
 int manager_describe(Manager *m, char **ret)
 {
         _cleanup_free_ Link **links = NULL;

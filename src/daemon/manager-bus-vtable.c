@@ -14,6 +14,7 @@
 #include "manager-bus-internal.h"
 #include "manager-bus.h"
 #include "manager.h"
+#include "netns-util.h"
 #include "utf8.h"
 
 /* ---- properties ---- */
@@ -166,12 +167,18 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 _cleanup_free_ char *path = NULL;
 
-                r = link_bus_path(links[i]->ifindex, &path);
+                r = link_bus_path(links[i], &path);
                 if (r >= 0)
                         r = sd_bus_message_open_container(reply, 'r', "iso");
                 if (r >= 0)
                         r = sd_bus_message_append_basic(reply, 'i', &links[i]->ifindex);
-                if (r >= 0)
+                /* A followed namespace's link is named NETNS/IFNAME (no interface name has a '/'). */
+                if (r >= 0 && links[i]->ctx->netns_name) {
+                        _cleanup_free_ char *full = NULL;
+                        r = asprintf(&full, "%s/%s", links[i]->ctx->netns_name, links[i]->ifname) < 0 ? -ENOMEM : 0;
+                        if (r >= 0)
+                                r = bus_message_append_escaped(reply, full);
+                } else if (r >= 0)
                         r = bus_message_append_escaped(reply, links[i]->ifname);
                 if (r >= 0)
                         r = sd_bus_message_append_basic(reply, 'o', path);
@@ -246,6 +253,24 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
+        /* NETNS/IFNAME: a link of a followed namespace (".host/IFNAME": igmpd's own). */
+        const char *slash = strchr(name, '/');
+        if (slash) {
+                _cleanup_free_ char *netns = strndup(name, (size_t) (slash - name));
+                if (!netns)
+                        return -ENOMEM;
+                /* Not NETNS/…: the name as a whole is refused below, as any name with a '/'. */
+                if (!netns_name_valid(netns))
+                        slash = NULL;
+                else if (!streq(netns, ".host")) {
+                        m = manager_netns_by_name(m, netns);
+                        if (!m)
+                                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK,
+                                                         "No network namespace '%s' is followed.", netns);
+                }
+                if (slash)
+                        name = slash + 1;
+        }
         r = bus_ifname_check("name", name, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
@@ -253,7 +278,7 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
         l = bus_manager_find_link_by_name(m, name);
         if (!l)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
-        r = link_bus_path(l->ifindex, &path);
+        r = link_bus_path(l, &path);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "io", l->ifindex, path);
@@ -293,7 +318,7 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
         r = bus_message_read_link(userdata, message, &l, error);
         if (r < 0)
                 return r;
-        r = link_bus_path(l->ifindex, &path);
+        r = link_bus_path(l, &path);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(message, &reply);

@@ -366,12 +366,9 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
         if (!b)
                 return -ENOMEM;
         b->ctx.manager = m;
-        m->link_ctx.observer = link_bus_on_link;
-        m->link_ctx.observer_userdata = &b->ctx;
+        manager_set_link_observers(m, link_bus_on_link, link_bus_on_override, &b->ctx);
         m->reloaded = manager_bus_on_reloaded;
         m->reloaded_userdata = b;
-        m->link_ctx.overridden = link_bus_on_override;
-        m->link_ctx.overridden_userdata = &b->ctx;
         drift_watch_set_observer(m->drift, manager_bus_on_drift, b);
         m->ns_knobs.changed = manager_bus_on_ns_knob;
         m->ns_knobs.changed_userdata = b;
@@ -402,12 +399,9 @@ ManagerBus *manager_bus_free(ManagerBus *b)
         if (!b)
                 return NULL;
         m = b->ctx.manager;
-        m->link_ctx.observer = NULL;
-        m->link_ctx.observer_userdata = NULL;
+        manager_set_link_observers(m, NULL, NULL, NULL);
         m->reloaded = NULL;
         m->reloaded_userdata = NULL;
-        m->link_ctx.overridden = NULL;
-        m->link_ctx.overridden_userdata = NULL;
         drift_watch_set_observer(m->drift, NULL, NULL);
         m->ns_knobs.changed = NULL;
         m->ns_knobs.changed_userdata = NULL;

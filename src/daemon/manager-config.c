@@ -78,10 +78,15 @@ static int config_set_load(Manager *m, ConfigSet *ret)
         if (r < 0)
                 return r;
         if (!ns_knobs_available(&m->ns_knobs, NS_KNOB_MLD_QRV))
-                policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV,
+                policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV, false,
                                              "sets net.ipv6.mld_qrv, one value for the whole host, which only the "
                                              "host's initial network namespace has (igmpd runs in another one, or "
                                              "IPv6 is off)", config_load_diag, &c);
+        else
+                policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV, true,
+                                             "sets net.ipv6.mld_qrv, one value for the whole host, but the file is for "
+                                             "other network namespaces (Namespace= does not match .host)",
+                                             config_load_diag, &c);
 
         r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
         if (r < 0)
@@ -122,13 +127,21 @@ int manager_load_config(Manager *m)
  * observes the links (or out of memory): no change is announced then. */
 static void manager_configure_all(Manager *m, Link **links, size_t n, const LinkSnapshot *before)
 {
+        size_t n_ns = manager_netns_count(m);
         bool batch = m->originals_batch;
 
-        /* One record for the whole pass, before its writes. */
+        /* One record for the whole pass, before its writes: one per namespace. */
         m->originals_batch = true;
+        for (size_t j = 0; j < n_ns; j++)
+                manager_netns_get(m, j)->originals_batch = true;
         for (size_t i = 0; i < n; i++)
                 (void) link_configure(links[i]);
         m->originals_batch = batch;
+        for (size_t j = 0; j < n_ns; j++) {
+                Manager *c = manager_netns_get(m, j);
+                c->originals_batch = false;
+                manager_end_batch(c, !before);
+        }
         manager_end_batch(m, !before);
         for (size_t i = 0; before && i < n; i++)
                 link_end_change(links[i], &before[i]);
@@ -171,10 +184,13 @@ int manager_reload(Manager *m)
 
         log_info("Reloading configuration.");
         (void) sd_notify(false, "RELOADING=1");
-        if (manager_ref_links(m, &links, &n) < 0) {
+        /* Every namespace's links: their snapshots borrow from the policy about to be replaced. */
+        if (manager_sorted_links(m, &links, &n) < 0) {
                 (void) sd_notify(false, "READY=1");
                 return log_oom(); /* the previous configuration stays in force */
         }
+        for (size_t i = 0; i < n; i++)
+                link_ref(links[i]);
         if (m->link_ctx.observer)
                 before = calloc(MAX(n, (size_t) 1), sizeof *before);
         for (size_t i = 0; before && i < n; i++)
@@ -187,11 +203,16 @@ int manager_reload(Manager *m)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
                 drift_watch_start(m->drift, m->config.drift_watch);
                 manager_configure_namespace(m);
+                manager_netns_reload(m);
                 manager_configure_all(m, links, n, before);
+        }
+        links_unref(links, n);
+        if (r >= 0) {
+                /* After the links are let go: turning Namespaces= off frees the children. */
+                manager_follow_netns(m);
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
         }
-        links_unref(links, n);
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
         return r;
@@ -201,7 +222,8 @@ void manager_configure_namespace(Manager *m)
 {
         KnobValue want[_NS_KNOB_MAX] = {};
 
-        policy_merge_namespace(m->policy, want);
+        /* A followed namespace's Manager has the policy of igmpd's own. */
+        policy_merge_namespace(m->parent ? m->parent->policy : m->policy, m->netns_name, want);
         ns_knobs_configure(&m->ns_knobs, want, !m->check_only);
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
                 refstr_unref(want[k].source);
@@ -210,7 +232,9 @@ void manager_configure_namespace(Manager *m)
 void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
 {
-        policy_merge(m->policy, info, out, matched, max_matched, ret_n_matched);
-        nm_merge(m->nm, info->ifindex, out);
+        /* A followed namespace's Manager has the policy of igmpd's own, and no NetworkManager. */
+        policy_merge(m->parent ? m->parent->policy : m->policy, info, out, matched, max_matched, ret_n_matched);
+        if (!m->parent)
+                nm_merge(m->nm, info->ifindex, out);
         runtime_config_merge(m->runtime, info->name, out);
 }

@@ -57,6 +57,12 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
 
         if (m->check_only)
                 return;
+        /* With Namespaces=named the watch sees every namespace: the write is its namespace's. */
+        if (w->netns != 0 && w->netns != (uint32_t) m->link_ctx.netns_ino) {
+                m = manager_netns_by_ino(m, w->netns);
+                if (!m)
+                        return; /* a namespace igmpd does not follow */
+        }
         if (w->scope == DRIFT_SCOPE_NAMESPACE) {
                 manager_check_namespace(m, w->ns_knob, &writer);
                 return;
@@ -95,6 +101,8 @@ void manager_on_drift_lost(void *userdata)
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
                 manager_check_namespace(m, k, NULL);
         manager_check_all(m, LINK_KNOBS_ALL, NULL);
+        for (size_t i = 0; i < manager_netns_count(m); i++)
+                manager_check_all(manager_netns_get(m, i), LINK_KNOBS_ALL, NULL);
 }
 
 void manager_on_drift_state(void *userdata)

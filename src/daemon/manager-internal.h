@@ -20,6 +20,10 @@
 
 typedef struct Manager Manager;
 
+/* manager.c: a Manager with its LinkContext wired to itself and nothing else set up; NULL on
+ * ENOMEM. manager_new() and manager-netns.c build on it. */
+Manager *manager_alloc(void);
+
 /* manager-links.c */
 /* Every link, each with a reference (a configuration pass may drop any of them from the
  * table); links_unref() drops them and frees the array. 0 or -ENOMEM. */

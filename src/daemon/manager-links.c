@@ -123,19 +123,31 @@ static int compare_links(const void *a, const void *b)
         return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
+/* igmpd's own namespace's links by ifindex, then each followed namespace's, in the order they
+ * were found. */
 int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
 {
-        void **links = NULL;
-        size_t n = 0;
-        int r;
+        size_t n = intmap_size(&m->links), k = 0, i = 0;
+        Link **links;
+        void *v;
 
-        r = intmap_values(&m->links, &links, &n);
-        if (r < 0)
-                return r;
-        if (n > 1)
-                qsort(links, n, sizeof *links, compare_links);
-        *ret = (Link **) links;
-        *ret_n = n;
+        for (size_t j = 0; j < manager_netns_count(m); j++)
+                n += intmap_size(&manager_netns_get(m, j)->links);
+        links = calloc(MAX(n, (size_t) 1), sizeof *links);
+        if (!links)
+                return -ENOMEM;
+        for (size_t j = 0; j <= manager_netns_count(m); j++) {
+                Manager *c = j == 0 ? m : manager_netns_get(m, j - 1);
+                size_t start = k;
+
+                i = 0;
+                while (k < n && intmap_iterate(&c->links, &i, &v))
+                        links[k++] = v;
+                if (k - start > 1)
+                        qsort(links + start, k - start, sizeof *links, compare_links);
+        }
+        *ret = links;
+        *ret_n = k;
         return 0;
 }
 
@@ -285,7 +297,8 @@ int manager_enumerate(Manager *m)
 
                 if (l->seen || l->gone)
                         continue;
-                if (!if_indextoname((unsigned) l->ifindex, name) && (errno == ENXIO || errno == ENODEV))
+                r = link_current_name(l, name); /* in the link's namespace, which may not be igmpd's */
+                if (r == -ENXIO || r == -ENODEV)
                         manager_drop_link(m, l);
         }
         links_unref(links, n);

@@ -157,15 +157,33 @@ static void manager_netns_id(Manager *m, char buf[ORIGINALS_NETNS_MAX])
         struct stat st;
 
         buf[0] = '\0';
+        if (m->parent) { /* a followed namespace: the one its fd holds */
+                snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
+                         (unsigned long long) m->link_ctx.netns_ino);
+                return;
+        }
         if (asprintf(&path, "%s/self/ns/net", m->proc_root) < 0 || stat(path, &st) < 0)
                 return;
         snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
                  (unsigned long long) st.st_ino);
 }
 
-int manager_read_originals(Manager *m, Originals *ret)
+/* ROOT/run/igmpd, and ROOT/run/igmpd/netns/NAME for a followed namespace. NULL on ENOMEM. */
+char *manager_originals_path(Manager *m)
 {
         _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+        char *p;
+
+        if (!dir || !m->parent)
+                return TAKE_PTR(dir);
+        if (asprintf(&p, "%s/netns/%s", dir, m->netns_name) < 0)
+                return NULL;
+        return p;
+}
+
+int manager_read_originals(Manager *m, Originals *ret)
+{
+        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
 
         if (!dir)
@@ -178,7 +196,7 @@ int manager_read_originals(Manager *m, Originals *ret)
  * record; the first pass writes it anew. */
 void manager_load_originals(Manager *m)
 {
-        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
         int r;
 

@@ -88,6 +88,9 @@ void manager_request_refresh(Manager *m)
 {
         ManagerRefresh *f = &m->refresh;
 
+        /* Reads cover every namespace's links: each followed one refreshes its own. */
+        for (size_t i = 0; i < manager_netns_count(m); i++)
+                manager_request_refresh(manager_netns_get(m, i));
         if (f->watched || !m->netlink || m->check_only)
                 return;
         f->n_requests++;
@@ -102,6 +105,8 @@ void manager_set_kernel_watched(Manager *m, bool watched)
 {
         ManagerRefresh *f = &m->refresh;
 
+        for (size_t i = 0; i < manager_netns_count(m); i++)
+                manager_set_kernel_watched(manager_netns_get(m, i), watched && m->drift_all_netns);
         if (f->watched == watched)
                 return;
         f->watched = watched;

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <systemd/sd-daemon.h>
@@ -53,18 +54,19 @@ static int manager_link_ignored(int ifindex, char **ret, void *userdata)
 {
         Manager *m = userdata;
 
+        if (m->parent) {
+                *ret = NULL; /* NetworkManager is igmpd's own namespace's only */
+                return 0;
+        }
         return nm_ignored_source(m->nm, ifindex, ret);
 }
 
-int manager_new(const char *root, Manager **ret)
+Manager *manager_alloc(void)
 {
-        _cleanup_(manager_freep) Manager *m = NULL;
-        sigset_t mask;
-        int r;
+        Manager *m = calloc(1, sizeof *m);
 
-        m = calloc(1, sizeof *m);
         if (!m)
-                return -ENOMEM;
+                return NULL;
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 m->link_ctx.conf_fd[f] = -EBADF;
         m->link_ctx.ioctl_fd = -EBADF;
@@ -78,6 +80,19 @@ int manager_new(const char *root, Manager **ret)
         m->link_ctx.renamed = manager_on_link_renamed;
         m->link_ctx.vanished = manager_on_link_vanished;
         m->link_ctx.table_userdata = m;
+        m->netns_fd = -EBADF;
+        return m;
+}
+
+int manager_new(const char *root, Manager **ret)
+{
+        _cleanup_(manager_freep) Manager *m = NULL;
+        sigset_t mask;
+        int r;
+
+        m = manager_alloc();
+        if (!m)
+                return -ENOMEM;
         daemon_config_defaults(&m->config);
 
         m->root = strdup(root ?: "");
@@ -128,6 +143,12 @@ int manager_new(const char *root, Manager **ret)
         m->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
+        {
+                _cleanup_free_ char *ns = NULL;
+                struct stat st;
+                if (asprintf(&ns, "%s/self/ns/net", m->proc_root) >= 0 && stat(ns, &st) >= 0)
+                        m->link_ctx.netns_ino = (uint64_t) st.st_ino; /* the Link's NamespaceId */
+        }
 
         r = drift_watch_new(m->event, manager_on_drift_write, manager_on_drift_lost, manager_on_drift_state, m,
                             &m->drift);
@@ -146,11 +167,12 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
 
+        manager_netns_done(m);
         /* A clean stop leaves the record whole and compact (or none, with nothing to undo). */
-        if (m->ready && !m->check_only)
+        if (m->ready && !m->check_only && !m->netns_forget)
                 manager_write_originals(m, true);
         /* Unlike a link's knobs, the namespace's are given back at a stop: nothing else owns them. */
-        if (m->ready && !m->check_only)
+        if (m->ready && !m->check_only && !m->netns_forget)
                 (void) ns_knobs_restore(&m->ns_knobs, NULL);
         ns_knobs_done(&m->ns_knobs);
         originals_done(&m->saved_originals);
@@ -184,6 +206,8 @@ Manager *manager_free(Manager *m)
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 safe_close(m->link_ctx.conf_fd[f]);
         safe_close(m->link_ctx.ioctl_fd);
+        safe_close(m->netns_fd);
+        free(m->netns_name);
         free(m->root);
         free(m->proc_root);
         free(m);
@@ -206,13 +230,23 @@ void manager_probe_kernel(Manager *m)
                 off += (size_t) snprintf(line + off, sizeof line - off, "%s%s %s", k > 0 ? ", " : "", i->name,
                                          ctx->knob_supported[k] ? "yes" : "no");
         }
-        log_info("Kernel knobs: %s%s.", line,
+        log_full(m->parent ? LOG_DEBUG : LOG_INFO, "%s%sKernel knobs: %s%s.", strempty(m->netns_name),
+                 m->parent ? ": " : "", line,
                  ctx->conf_fd[KNOB_FAMILY_IPV6] < 0 ? " (no IPv6 in this kernel or namespace)" : "");
 }
 
 void manager_notify_status(Manager *m)
 {
-        (void) sd_notifyf(false, "STATUS=Managing %zu links, %zu policies", intmap_size(&m->links),
+        size_t n = intmap_size(&m->links), n_ns = manager_netns_count(m);
+        char ns[64] = "";
+
+        if (m->parent)
+                return; /* igmpd's own Manager speaks for all */
+        for (size_t i = 0; i < n_ns; i++)
+                n += intmap_size(&manager_netns_get(m, i)->links);
+        if (n_ns > 0)
+                snprintf(ns, sizeof ns, " in %zu network namespaces", n_ns + 1);
+        (void) sd_notifyf(false, "STATUS=Managing %zu links%s, %zu policies", n, ns,
                           m->policy ? m->policy->n_files : 0);
 }
 
@@ -280,6 +314,8 @@ int manager_start(Manager *m)
         if (!m->check_only) {
                 manager_load_originals(m);
                 /* Asked now, attached while the first pass runs. */
+                m->drift_all_netns = m->config.namespaces == NETNS_MODE_NAMED;
+                drift_watch_set_all_netns(m->drift, m->drift_all_netns);
                 drift_watch_start(m->drift, m->config.drift_watch);
         }
         manager_configure_namespace(m);
@@ -288,6 +324,7 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
 
+        manager_follow_netns(m); /* Namespaces=named: the first pass of every other namespace too */
         manager_start_audit(m);
         m->ready = true;
         manager_log_ready(m);

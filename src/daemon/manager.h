@@ -66,6 +66,7 @@ typedef struct AuditManager AuditManager;
 typedef struct NMState NMState;
 typedef struct DriftWatch DriftWatch;
 typedef struct DriftEvent DriftEvent;
+typedef struct NetnsWatch NetnsWatch;
 typedef struct Manager Manager;
 
 typedef void (*ManagerReloadedFn)(Manager *m, void *userdata);
@@ -146,12 +147,31 @@ struct Manager {
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
 
+        /* Network namespaces (manager-netns.c). The Manager of igmpd's own namespace (parent
+         * NULL) follows the namespaces bound under /run/netns with [Daemon] Namespaces=named,
+         * and keeps one child Manager for each: the same event loop, policy and observers; its
+         * own netlink sockets and /proc/sys directories (made inside that namespace), link
+         * table, runtime overrides (runtime.d/netns/NAME/) and record of originals
+         * (/run/igmpd/netns/NAME/). Nothing else (bus, audit, drift watch, NetworkManager). */
+        Manager *parent;
+        char *netns_name;        /* a child's name under /run/netns; NULL for igmpd's own */
+        int netns_fd;            /* a child's namespace, -EBADF for igmpd's own */
+        uint64_t netns_dev;      /* the namespace's nsfs st_dev/st_ino (link_ctx.netns_ino) */
+        bool netns_forget;       /* the namespace went: freed without writing anything */
+        NetnsWatch *netns_watch; /* igmpd's own Manager: the followed namespaces */
+        bool drift_all_netns;    /* the drift watch was asked for every namespace (at start) */
+
         /* Observer of the manager itself (the D-Bus face): told after every reload. */
         ManagerReloadedFn reloaded;
         void *reloaded_userdata;
 };
 
 int manager_new(const char *root, Manager **ret);
+/* The Manager of the link (its own or a child), for what a link's namespace keeps. */
+static inline Manager *manager_of_link(const Link *l)
+{
+        return l->ctx->table_userdata;
+}
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
@@ -170,6 +190,14 @@ int manager_read_originals(Manager *m, Originals *ret);
 /* Takes what the last run recorded of the namespace knobs (ns_knobs_take_record()), and keeps
  * the record from now on. 0 or -ENOMEM. */
 int manager_take_namespace_record(Manager *m);
+/* The directory of m's record: ROOT/run/igmpd, or ROOT/run/igmpd/netns/NAME for a followed
+ * namespace. NULL on ENOMEM. */
+char *manager_originals_path(Manager *m);
+/* igmpd --restore: for each namespace with a record under ROOT/run/igmpd/netns/, calls fn with a
+ * Manager of that namespace (its conf directories open), the calling thread switched into the
+ * namespace meanwhile. A namespace that is gone had its links go with it: its record is
+ * removed and said so. */
+void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata);
 int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */
@@ -193,6 +221,30 @@ void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched);
 
 void manager_notify_status(Manager *m);
+
+/* manager-netns.c. At most NETNS_MAX namespaces are followed besides igmpd's own; each costs
+ * up to NETNS_FDS file descriptors (the namespace, two netlink sockets and, while one runs, the
+ * refresh dump's, the ipv4 and ipv6 conf directories, the ioctl socket, the record of originals
+ * while it is written); the drop-in's LimitNOFILE= leaves room for all. */
+#define NETNS_MAX 1024
+#define NETNS_FDS 8
+
+/* manager-netns.c. Starts or stops following the namespaces under /run/netns as [Daemon]
+ * Namespaces= says (at start and on reload); logs its own failures. */
+void manager_follow_netns(Manager *m);
+/* Frees every child, writing each one's record of originals whole (a stop). */
+void manager_netns_done(Manager *m);
+/* The followed namespaces: how many, and the i-th (in the order they were found). */
+size_t manager_netns_count(const Manager *m);
+Manager *manager_netns_get(const Manager *m, size_t i);
+/* The child whose namespace has this name or inode, or NULL (igmpd's own is no child). */
+Manager *manager_netns_by_name(const Manager *m, const char *name);
+Manager *manager_netns_by_ino(const Manager *m, uint64_t ino);
+/* Plugs the observers into every namespace's links, now and those followed later. */
+void manager_set_link_observers(Manager *m, LinkObserver observer, LinkOverrideFn overridden, void *userdata);
+/* A reload of m (the parent) took: each child takes its settings and reads its runtime
+ * overrides again (manager_reload() then configures every namespace's links). */
+void manager_netns_reload(Manager *m);
 
 /* manager-refresh.c. A read showed cached kernel values: make sure they are refreshed soon —
  * a dump that starts after this call, within MANAGER_REFRESH_INTERVAL_USEC, asynchronously,

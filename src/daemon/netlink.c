@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "netlink.h"
+#include "netns-util.h"
 
 /* Messages handled per wake-up before yielding to other event sources (signals, the bus). */
 #define NETLINK_BATCH 256
@@ -41,6 +42,7 @@ struct Netlink {
         /* The refresh dump (netlink_refresh()): opened on first use, its event source enabled
          * only while a dump runs (idle means idle). */
         int refresh_fd;
+        int netns_fd, home_netns_fd; /* netlink_set_netns(), or -EBADF */
         sd_event_source *refresh_io;
         uint32_t refresh_seq;
         bool refresh_running;
@@ -285,6 +287,7 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
         n->userdata = userdata;
         n->event = sd_event_ref(event);
         n->refresh_fd = -EBADF;
+        n->netns_fd = n->home_netns_fd = -EBADF;
 
         r = socket_open(n, &n->events);
         if (r < 0)
@@ -458,13 +461,28 @@ static int on_refresh_io(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
+void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd)
+{
+        n->netns_fd = netns_fd;
+        n->home_netns_fd = home_netns_fd;
+}
+
 static int refresh_open(Netlink *n)
 {
         int fd, r;
 
+        if (n->netns_fd >= 0) {
+                r = netns_enter(n->netns_fd);
+                if (r < 0)
+                        return r;
+        }
         fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        r = fd < 0 ? negative_errno() : 0;
+        /* Back home, or every later socket and /proc/sys path would be in the wrong namespace. */
+        if (n->netns_fd >= 0 && netns_enter(n->home_netns_fd) < 0)
+                abort();
         if (fd < 0)
-                return negative_errno();
+                return r;
         r = sd_event_add_io(n->event, &n->refresh_io, fd, EPOLLIN, on_refresh_io, n);
         /* The normal priority, so that it takes turns with link events and bus calls (sd-event
          * dispatches pending sources of one priority in the order they became pending): below

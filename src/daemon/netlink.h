@@ -57,6 +57,10 @@ typedef struct NetlinkHandlers {
 /* handlers (static storage) and userdata are used for every message from then on. */
 int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret);
 Netlink *netlink_free(Netlink *n);
+/* For a Netlink made in another network namespace (netlink_new() called while switched into
+ * it): the sockets it makes later (the refresh dump's) are made there too. Both fds are
+ * borrowed and must outlive n. */
+void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd);
 
 /* Dumps all links, each through handlers->link. 0, -EAGAIN if the kernel flagged the dump as
  * interrupted by concurrent changes (what was received is still valid), or -errno. */

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@ static void match_done(PolicyMatch *m)
         strv_freep(&m->names);
         strv_freep(&m->kinds);
         strv_freep(&m->types);
+        strv_freep(&m->namespaces);
         free(m->macs);
         *m = (PolicyMatch) {};
 }
@@ -179,9 +181,10 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
         bool invert = false;
         int r;
 
-        if (!streq(key, "Name") && !streq(key, "Kind") && !streq(key, "Type") && !streq(key, "MACAddress")) {
-                config_diag_invalid(ctx, "Unknown key '%.64s' in section [Match] (expected Name=, Kind=, Type= "
-                                    "or MACAddress=), file skipped.", key);
+        if (!streq(key, "Name") && !streq(key, "Kind") && !streq(key, "Type") && !streq(key, "MACAddress") &&
+            !streq(key, "Namespace")) {
+                config_diag_invalid(ctx, "Unknown key '%.64s' in section [Match] (expected Name=, Kind=, Type=, "
+                                    "MACAddress= or Namespace=), file skipped.", key);
                 return -EINVAL;
         }
         if (streq(key, "Name") && *value == '!') {
@@ -207,6 +210,19 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
                 if (invert)
                         m->names_invert = true;
                 return strv_move_all(&m->names, &words);
+        }
+        if (streq(key, "Namespace")) {
+                for (char **w = words; *w; w++) {
+                        const char *why = glob_invalid_reason(*w);
+                        if (!why && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
+                                why = strchr(*w, '/') ? "a namespace name has no '/'" : "too long";
+                        if (why) {
+                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in Namespace= (%s), file skipped.", *w,
+                                                    why);
+                                return -EINVAL;
+                        }
+                }
+                return strv_move_all(&m->namespaces, &words);
         }
         if (streq(key, "Kind"))
                 return strv_move_all(&m->kinds, &words);
@@ -327,7 +343,12 @@ bool policy_match_names_links(const PolicyMatch *m)
         return m->names || m->kinds || m->types || m->n_macs > 0;
 }
 
-void policy_merge_namespace(const Policy *p, KnobValue out[static _NS_KNOB_MAX])
+static bool policy_match_netns(const PolicyMatch *m, const char *netns)
+{
+        return m->namespaces ? strv_fnmatch(m->namespaces, netns ?: POLICY_HOST_NETNS) : netns == NULL;
+}
+
+void policy_merge_namespace(const Policy *p, const char *netns, KnobValue out[static _NS_KNOB_MAX])
 {
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
                 refstr_unref(out[k].source);
@@ -336,7 +357,7 @@ void policy_merge_namespace(const Policy *p, KnobValue out[static _NS_KNOB_MAX])
         for (size_t i = 0; p && i < p->n_files; i++) {
                 const PolicyFile *f = p->files[i];
 
-                if (f->match.invalid || policy_match_names_links(&f->match))
+                if (f->match.invalid || policy_match_names_links(&f->match) || !policy_match_netns(&f->match, netns))
                         continue;
                 for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
                         if (f->ns_knobs[k].line > 0)
@@ -344,13 +365,14 @@ void policy_merge_namespace(const Policy *p, KnobValue out[static _NS_KNOB_MAX])
         }
 }
 
-void policy_refuse_namespace_knob(Policy *p, NsKnob k, const char *why, ConfigDiagFn diag, void *userdata)
+void policy_refuse_namespace_knob(Policy *p, NsKnob k, bool host_ok, const char *why, ConfigDiagFn diag,
+                                  void *userdata)
 {
         for (size_t i = 0; p && i < p->n_files; i++) {
                 PolicyFile *f = p->files[i];
                 char msg[320];
 
-                if (f->ns_knobs[k].line == 0)
+                if (f->ns_knobs[k].line == 0 || (host_ok && policy_match_netns(&f->match, NULL)))
                         continue;
                 snprintf(msg, sizeof msg, "%s= in [%s] %s, ignoring.", ns_knob_info(k)->key, ns_knob_info(k)->section,
                          why);
@@ -364,6 +386,9 @@ void policy_refuse_namespace_knob(Policy *p, NsKnob k, const char *why, ConfigDi
 bool policy_match(const PolicyMatch *m, const LinkInfo *link)
 {
         if (m->invalid)
+                return false;
+
+        if (!policy_match_netns(m, link->netns))
                 return false;
 
         bool any = policy_match_names_links(m);

@@ -25,6 +25,10 @@ typedef struct PolicyMatch {
         char **types;
         struct ether_addr *macs;
         size_t n_macs;
+        /* Namespace=: shell globs over the name of the link's network namespace (POLICY_HOST_NETNS
+         * for igmpd's own). NULL: igmpd's own namespace only, so that [Daemon] Namespaces=named
+         * never widens a file written before it existed. */
+        char **namespaces;
         /* The file had a mistake that could widen it (unknown section or [Match] key, empty or
          * invalid [Match] value…): it matches nothing, and policy_load() drops it. */
         bool invalid;
@@ -63,7 +67,11 @@ typedef struct LinkInfo {
         const char *type;      /* "ether", "loopback", "none", … */
         const struct ether_addr *mac; /* NULL if the link has no 6-byte address */
         bool loopback;
+        const char *netns;     /* name of the link's network namespace; NULL: igmpd's own */
 } LinkInfo;
+
+/* The name [Match] Namespace= gives igmpd's own network namespace. */
+#define POLICY_HOST_NETNS ".host"
 
 /* The effective value of one knob and where it came from. Each value holds a reference of its
  * own to its source, so it stays valid whatever happens to the policy set or NetworkManager
@@ -104,13 +112,17 @@ bool policy_match(const PolicyMatch *m, const LinkInfo *link);
  * cannot set a namespace knob. */
 bool policy_match_names_links(const PolicyMatch *m);
 
-/* The namespace knobs: fills out[] (_NS_KNOB_MAX values) from every file that sets them, in
- * order, later files overriding earlier ones; what out[] held before is dropped. */
-void policy_merge_namespace(const Policy *p, KnobValue out[static _NS_KNOB_MAX]);
+/* The namespace knobs of namespace netns (NULL: igmpd's own): fills out[] (_NS_KNOB_MAX values)
+ * from every file whose Namespace= matches it (a file without Namespace=: igmpd's own only) and
+ * that sets them, in order, later files overriding earlier ones; what out[] held before is
+ * dropped. */
+void policy_merge_namespace(const Policy *p, const char *netns, KnobValue out[static _NS_KNOB_MAX]);
 /* A namespace knob that cannot be set here (mld_qrv outside the initial namespace): every line
  * that sets it is reported as "FILE:LINE: Robustness= in [MLD] <why>, ignoring." and dropped,
- * and counted in p->n_errors. */
-void policy_refuse_namespace_knob(Policy *p, NsKnob k, const char *why, ConfigDiagFn diag, void *userdata);
+ * and counted in p->n_errors; with host_ok, only the lines of files whose Namespace= does not
+ * match igmpd's own namespace. */
+void policy_refuse_namespace_knob(Policy *p, NsKnob k, bool host_ok, const char *why, ConfigDiagFn diag,
+                                  void *userdata);
 
 /* Fills out[] from every matching file, in order, later files overriding earlier ones; what
  * out[] held before (zeroed or valid values) is dropped. Sets ret_matched (may be NULL) to the

@@ -35,6 +35,11 @@ static uint64_t privileges_needed(const DaemonConfig *c, const char *root, const
         uint64_t keep = CAP_MASK(CAP_NET_ADMIN);
         char reason[256];
 
+        /* Namespaces=named: setns() into each namespace under /run/netns as it appears, to make
+         * its sockets and /proc/sys directories (manager-netns.c). */
+        if (c->namespaces == NETNS_MODE_NAMED)
+                keep |= CAP_MASK(CAP_SYS_ADMIN);
+
         if (audit_kmsg_wanted(c->audit_sources, kmsg_path, reason, sizeof reason))
                 keep |= CAP_MASK(CAP_SYSLOG);
         if (c->audit_sources & AUDIT_SOURCE_AUDIT)

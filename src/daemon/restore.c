@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 /* One link's entry. Returns the number of failed writes. */
 static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_restored)
 {
+        const char *ns = m->netns_name ?: "", *sep = m->netns_name ? "/" : "";
         unsigned n_failed = 0;
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
@@ -35,7 +37,7 @@ static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_re
                 fd = sysctl_open_link_dir(m->link_ctx.conf_fd[f], e->ifname);
                 /* Checked after opening: the directory stays the link's even if it is renamed now. */
                 if (fd < 0 || if_nametoindex(e->ifname) != (unsigned) e->ifindex) {
-                        printf("%s: gone or renamed since igmpd stopped, left as is\n", e->ifname);
+                        printf("%s%s%s: gone or renamed since igmpd stopped, left as is\n", ns, sep, e->ifname);
                         return 0;
                 }
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -47,54 +49,84 @@ static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_re
                                 continue;
                         r = sysctl_read_int_at(fd, name, &now);
                         if (r < 0) {
-                                printf("%s: %s unreadable (%s), left as is\n", e->ifname, name, strerror(-r));
+                                printf("%s%s%s: %s unreadable (%s), left as is\n", ns, sep, e->ifname, name, strerror(-r));
                                 continue;
                         }
                         if (!originals_entry_holds(e, k, now)) {
-                                printf("%s: %s is %d, not the %d igmpd had set: changed by someone else, left as is\n",
-                                       e->ifname, name, now, e->written[k]);
+                                printf("%s%s%s: %s is %d, not the %d igmpd had set: changed by someone else, left as is\n",
+                                       ns, sep, e->ifname, name, now, e->written[k]);
                                 continue;
                         }
                         r = sysctl_write_int_at(fd, name, e->original[k]);
                         if (r < 0) {
-                                log_error_errno(r, "%s: failed to set %s back to %d: %m", e->ifname, name,
-                                                e->original[k]);
+                                log_error_errno(r, "%s%s%s: failed to set %s back to %d: %m", ns, sep, e->ifname,
+                                                name, e->original[k]);
                                 n_failed++;
                                 continue;
                         }
-                        printf("%s: %s %d -> %d\n", e->ifname, name, now, e->original[k]);
+                        printf("%s%s%s: %s %d -> %d\n", ns, sep, e->ifname, name, now, e->original[k]);
                         (*n_restored)++;
                 }
         }
         return n_failed;
 }
 
-int restore_run(Manager *m)
+/* One namespace's record (igmpd's own, or a followed one's, switched into it): restores it,
+ * removes it when every write went through. The number of failed writes. */
+static unsigned restore_record(Manager *m, unsigned *n_restored)
 {
         _cleanup_(originals_done) Originals o = {};
-        unsigned n_failed = 0, n_restored = 0;
+        unsigned n_failed = 0;
         int r;
 
-        m->check_only = true; /* the Manager must not save anything when freed */
-
         r = manager_read_originals(m, &o);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the saved original knob values: %m");
+        if (r < 0) {
+                log_error_errno(r, "%s%sFailed to read the saved original knob values: %m", strempty(m->netns_name),
+                                m->netns_name ? ": " : "");
+                return 1;
+        }
         for (size_t i = 0; i < o.n; i++)
-                n_failed += restore_entry(m, &o.entries[i], &n_restored);
-        /* The namespace knobs: a stop gives them back itself, so only a crash leaves a record. */
-        if (manager_take_namespace_record(m) < 0)
-                return log_oom();
-        n_failed += ns_knobs_restore(&m->ns_knobs, &n_restored);
-        printf("Restored %u knob value%s.\n", n_restored, n_restored == 1 ? "" : "s");
+                n_failed += restore_entry(m, &o.entries[i], n_restored);
+        /* The namespace knobs (igmpd's own namespace): a stop gives them back itself, so only a
+         * crash leaves a record. */
+        if (!m->parent) {
+                if (manager_take_namespace_record(m) < 0) {
+                        log_oom();
+                        return n_failed + 1;
+                }
+                n_failed += ns_knobs_restore(&m->ns_knobs, n_restored);
+        }
         /* Used once: what is left in it is someone else's now. Kept if a write failed, so
          * that the same command can be run again. */
         if (r > 0 && n_failed == 0) {
-                _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
+                _cleanup_free_ char *dir = manager_originals_path(m);
 
                 r = dir ? originals_remove(dir) : -ENOMEM;
                 if (r < 0)
                         log_warning_errno(r, "Failed to remove %s/" ORIGINALS_NAME ", ignoring: %m", strna(dir));
+                if (dir && m->parent)
+                        (void) rmdir(dir);
         }
-        return n_failed > 0;
+        return n_failed;
+}
+
+static int restore_netns(Manager *c, void *userdata)
+{
+        unsigned *counts = userdata;
+
+        counts[0] += restore_record(c, &counts[1]);
+        return 0;
+}
+
+int restore_run(Manager *m)
+{
+        unsigned counts[2] = {}; /* failed, restored */
+
+        m->check_only = true; /* the Manager must not save anything when freed */
+
+        counts[0] += restore_record(m, &counts[1]);
+        /* Namespaces=named: each followed namespace's record, in its namespace. */
+        manager_netns_foreach_record(m, restore_netns, counts);
+        printf("Restored %u knob value%s.\n", counts[1], counts[1] == 1 ? "" : "s");
+        return counts[0] > 0;
 }

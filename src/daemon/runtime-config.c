@@ -29,8 +29,21 @@ RuntimeConfig *runtime_config_free(RuntimeConfig *c)
         for (size_t i = 0; i < c->n; i++)
                 free(c->entries[i].ifname);
         free(c->entries);
+        free(c->netns);
         free(c);
         return NULL;
+}
+
+char *runtime_config_dir(const RuntimeConfig *c, const char *root, RuntimeScope scope)
+{
+        _cleanup_free_ char *dir = path_join_root(root, runtime_dirs[scope]);
+        char *p;
+
+        if (!dir || !c || !c->netns)
+                return TAKE_PTR(dir);
+        if (asprintf(&p, "%s/netns/%s", dir, c->netns) < 0)
+                return NULL;
+        return p;
 }
 
 static RuntimeEntry *find_mutable(const RuntimeConfig *c, const char *ifname)
@@ -66,7 +79,8 @@ static RuntimeEntry *entry_get_or_add(RuntimeConfig *c, const char *ifname)
         return e;
 }
 
-int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret)
+int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn diag, ConfigFileFn file,
+                              void *userdata, RuntimeConfig **ret)
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = NULL;
         int r;
@@ -74,9 +88,11 @@ int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, 
         c = calloc(1, sizeof *c);
         if (!c)
                 return -ENOMEM;
+        if (netns && !(c->netns = strdup(netns)))
+                return -ENOMEM;
 
         for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
-                _cleanup_free_ char *dir = path_join_root(root, runtime_dirs[s]);
+                _cleanup_free_ char *dir = runtime_config_dir(c, root, s);
                 DIR *dp;
                 struct dirent *de;
 
@@ -189,7 +205,7 @@ char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
 
 /* Writes (or removes, when nothing is left) the file of one scope. 0, or 1 when a file was
  * removed; -errno. */
-static int scope_store(const char *root, const char *ifname, RuntimeScope scope, const KnobSetting knobs[_KNOB_MAX])
+static int scope_store(const RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope, const KnobSetting knobs[_KNOB_MAX])
 {
         _cleanup_free_ char *dir = NULL, *name = NULL, *content = NULL;
         bool any = false;
@@ -197,7 +213,7 @@ static int scope_store(const char *root, const char *ifname, RuntimeScope scope,
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 any = any || knobs[k].line > 0;
 
-        dir = path_join_root(root, runtime_dirs[scope]);
+        dir = runtime_config_dir(c, root, scope);
         if (!dir || asprintf(&name, "%s.conf", ifname) < 0)
                 return -ENOMEM;
         if (!any) {
@@ -213,6 +229,11 @@ static int scope_store(const char *root, const char *ifname, RuntimeScope scope,
         if (!content)
                 return -ENOMEM;
         return write_file_atomic(dir, name, content);
+}
+
+int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret)
+{
+        return runtime_config_load_netns(root, NULL, diag, file, userdata, ret);
 }
 
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
@@ -250,13 +271,13 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
         if (!slot)
                 return -ENOMEM;
 
-        r = scope_store(root, ifname, scope, merged);
+        r = scope_store(c, root, ifname, scope, merged);
         if (r < 0)
                 return r;
         memcpy(slot->knobs[scope], merged, sizeof merged);
 
         if (run_changed) {
-                r = scope_store(root, ifname, RUNTIME_SCOPE_RUN, run);
+                r = scope_store(c, root, ifname, RUNTIME_SCOPE_RUN, run);
                 if (r < 0) {
                         /* The /etc file is written: that part did change. */
                         if (ret_persisted)
@@ -293,7 +314,7 @@ int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname
                 /* Storing nothing removes the file: with every knob, also one igmpd had not read. */
                 if (!changed && !all)
                         continue;
-                r = scope_store(root, ifname, s, keep);
+                r = scope_store(c, root, ifname, s, keep);
                 if (r < 0)
                         return r;
                 any = any || changed || r > 0;

@@ -33,11 +33,18 @@ typedef struct RuntimeEntry {
 typedef struct RuntimeConfig {
         RuntimeEntry *entries;
         size_t n;
+        char *netns; /* a followed namespace's (runtime.d/netns/NAME/), NULL for igmpd's own */
 } RuntimeConfig;
 
 /* file (may be NULL) hears of every runtime file read. 0 or -ENOMEM. */
 int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret);
+/* The same for the links of a followed network namespace: runtime.d/netns/NETNS/IF.conf in both
+ * scopes (set and revert of the result write there). */
+int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn diag, ConfigFileFn file,
+                              void *userdata, RuntimeConfig **ret);
 RuntimeConfig *runtime_config_free(RuntimeConfig *c);
+/* The directory of scope's files for c (root joined). NULL on ENOMEM. */
+char *runtime_config_dir(const RuntimeConfig *c, const char *root, RuntimeScope scope);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RuntimeConfig *, runtime_config_free);
 
 const RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname);

@@ -46,7 +46,9 @@ typedef enum BpfFdRole {
 
 enum {
         BPF_REQUEST_SWEEP = 1 << 0, /* look at every process, not only pids[] */
-        _BPF_REQUEST_ALL = BPF_REQUEST_SWEEP,
+        BPF_REQUEST_ALL_NETNS = 1 << 1, /* drift watch: writes in every network namespace, not only
+                                         * the one of the fd sent ([Daemon] Namespaces=named) */
+        _BPF_REQUEST_ALL = BPF_REQUEST_SWEEP | BPF_REQUEST_ALL_NETNS,
 };
 
 enum {

@@ -32,6 +32,10 @@ void json_write_link(JsonWriter *w, const LinkStatus *s)
         json_begin_object(w);
         json_key(w, "index");
         json_int(w, s->ifindex);
+        if (s->netns) {
+                json_key(w, "netns");
+                json_string(w, s->netns);
+        }
         json_key(w, "name");
         json_string(w, strempty(s->name));
         json_key(w, "alternative_names");

@@ -7,6 +7,7 @@
  *
  *   {
  *     "index": 3,                      ifindex
+ *     "netns": "cni-1234",             only for a link of a followed network namespace
  *     "name": "v0",
  *     "alternative_names": [ "uplink" ],  IFLA_ALT_IFNAME, in the kernel's order
  *     "kind": "veth",                  IFLA_INFO_KIND, or null for none
@@ -57,6 +58,7 @@ typedef struct LinkStatus {
         const char *const *matched_files; /* NULL-terminated, may be NULL */
         const char *ignored_source; /* NULL or "" for none */
         KnobStatus knobs[_KNOB_MAX];
+        const char *netns;      /* a followed network namespace's name; NULL for igmpd's own (no key) */
 } LinkStatus;
 
 void json_write_link(JsonWriter *w, const LinkStatus *s);

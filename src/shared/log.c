@@ -74,10 +74,10 @@ int log_get_max_level(void)
 
 #define LOG_FIELDS_MAX 16
 
-int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                        const char *const *fields, const char *fmt, ...)
+int log_internal_link(int level, int error, const char *netns, const char *ifname, int ifindex,
+                      const char *message_id, const char *const *fields, const char *fmt, ...)
 {
-        char buf[1024];
+        char buf[1024], shown[320];
         int saved = errno;
         va_list ap;
 
@@ -91,16 +91,26 @@ int log_internal_fields(int level, int error, const char *ifname, int ifindex, c
         va_start(ap, fmt);
         vsnprintf(buf, sizeof buf, fmt, ap);
         va_end(ap);
+        /* A link of a followed namespace: NETNS/IFNAME in the text, NETNS= in the journal. */
+        const char *prefix = ifname;
+        if (ifname && netns) {
+                snprintf(shown, sizeof shown, "%s/%s", netns, ifname);
+                prefix = shown;
+        }
 
         if (log_target == LOG_TARGET_JOURNAL) {
-                char msg[1100], prio[16], ifx[32], ifn[64], mid[64], err[32];
-                struct iovec iov[6 + LOG_FIELDS_MAX];
+                char msg[1400], prio[16], ifx[32], ifn[64], mid[64], err[32], nsf[280];
+                struct iovec iov[7 + LOG_FIELDS_MAX];
                 int n = 0;
 
-                snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(ifname), ifname ? ": " : "", buf);
+                snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(prefix), prefix ? ": " : "", buf);
                 iov[n++] = (struct iovec) { msg, strlen(msg) };
                 snprintf(prio, sizeof prio, "PRIORITY=%d", level);
                 iov[n++] = (struct iovec) { prio, strlen(prio) };
+                if (ifname && netns) {
+                        snprintf(nsf, sizeof nsf, "NETNS=%s", netns);
+                        iov[n++] = (struct iovec) { nsf, strlen(nsf) };
+                }
                 if (ifname) {
                         snprintf(ifn, sizeof ifn, "INTERFACE=%s", ifname);
                         iov[n++] = (struct iovec) { ifn, strlen(ifn) };
@@ -119,8 +129,8 @@ int log_internal_fields(int level, int error, const char *ifname, int ifindex, c
                         iov[n++] = (struct iovec) { (char *) fields[i], strlen(fields[i]) };
                 (void) sd_journal_sendv(iov, n);
         } else {
-                if (ifname)
-                        fprintf(stderr, "%s: %s\n", ifname, buf);
+                if (prefix)
+                        fprintf(stderr, "%s: %s\n", prefix, buf);
                 else
                         fprintf(stderr, "%s\n", buf);
         }

@@ -24,9 +24,12 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 
 /* fields (may be NULL): also sent to the journal ("KEY=value", NULL-terminated, at most 16);
- * the console gets the message alone. */
-int log_internal_fields(int level, int error, const char *ifname, int ifindex, const char *message_id,
-                        const char *const *fields, const char *fmt, ...) _printf_(7, 8);
+ * the console gets the message alone. netns (NULL: igmpd's own namespace) for a link of a
+ * followed namespace: "NETNS/IFNAME: …" and a NETNS= field. */
+int log_internal_link(int level, int error, const char *netns, const char *ifname, int ifindex,
+                      const char *message_id, const char *const *fields, const char *fmt, ...) _printf_(8, 9);
+#define log_internal_fields(level, error, ifname, ifindex, message_id, fields, ...)                           \
+        log_internal_link(level, error, NULL, ifname, ifindex, message_id, fields, __VA_ARGS__)
 #define log_internal(level, error, ifname, ifindex, message_id, ...)                                          \
         log_internal_fields(level, error, ifname, ifindex, message_id, NULL, __VA_ARGS__)
 
@@ -44,9 +47,11 @@ int log_internal_fields(int level, int error, const char *ifname, int ifindex, c
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, e, __VA_ARGS__)
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, e, __VA_ARGS__)
 
-/* Per-link messages: "eth0: …" on the console, INTERFACE=eth0 in the journal. */
+/* Per-link messages: "eth0: …" on the console, INTERFACE=eth0 in the journal ("pod/eth0: …" and
+ * NETNS=pod too for a link of a followed namespace). */
 #define log_link_full_errno(link, level, error, ...) \
-        log_internal(level, error, (link) ? (link)->ifname : NULL, (link) ? (link)->ifindex : 0, NULL, __VA_ARGS__)
+        log_internal_link(level, error, (link) ? (link)->ctx->netns_name : NULL, (link) ? (link)->ifname : NULL, \
+                          (link) ? (link)->ifindex : 0, NULL, NULL, __VA_ARGS__)
 #define log_link_full(link, level, ...) (void) log_link_full_errno(link, level, 0, __VA_ARGS__)
 
 #define log_link_debug(link, ...) log_link_full(link, LOG_DEBUG, __VA_ARGS__)

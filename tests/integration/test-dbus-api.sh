@@ -191,7 +191,7 @@ jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | .knobs.forc
 jq_true "$T_TMP/describe.json" ".links[] | select(.name == \"v0\") | (.knobs | keys | length) == 6"
 
 info "ObjectManager and Audit skeleton"
-expect_out "\"$P\" [0-9]+ .*\"org.igmpd1.Link\" 12 \"Index\" i $IDX " bctl call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects
+expect_out "\"$P\" [0-9]+ .*\"org.igmpd1.Link\" 14 \"Index\" i $IDX " bctl call org.igmpd1 /org/igmpd1 org.freedesktop.DBus.ObjectManager GetManagedObjects
 expect_out '^a\(tsussaisu\) [0-9]+' bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Audit ListEvents
 expect_out '^as [0-9]+' bctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Audit Sources
 

@@ -31,6 +31,23 @@ Test(daemon_config, defaults)
         cr_expect_eq(c.network_manager, NM_MODE_AUTO);
         cr_expect_eq(c.drift_action, DRIFT_ACTION_REVERT);
         cr_expect(c.drift_watch);
+        cr_expect_eq(c.namespaces, NETNS_MODE_SELF);
+}
+
+Test(daemon_config, namespaces)
+{
+        DaemonConfig c;
+        cr_assert_eq(parse(&c, "[Daemon]\nNamespaces=named\n"), 0);
+        cr_expect_eq(c.namespaces, NETNS_MODE_NAMED);
+        cr_assert_eq(parse(&c, "[Daemon]\nNamespaces=named\nNamespaces=all\n"), 1);
+        cr_expect(strstr(diags, "igmpd.conf:3: Invalid Namespaces=all (expected self or named), ignoring.") != NULL,
+                  "%s", diags);
+        cr_expect_eq(c.namespaces, NETNS_MODE_NAMED);
+        cr_assert_eq(parse(&c, "[Daemon]\nNamespaces=named\nNamespaces=\n"), 0);
+        cr_expect_eq(c.namespaces, NETNS_MODE_SELF);
+        cr_expect_str_eq(netns_mode_to_string(NETNS_MODE_NAMED), "named");
+        cr_expect_eq(netns_mode_from_string("self"), NETNS_MODE_SELF);
+        cr_expect_eq(netns_mode_from_string(NULL), _NETNS_MODE_INVALID);
 }
 
 Test(daemon_config, every_key)

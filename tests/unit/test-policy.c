@@ -86,9 +86,9 @@ static const struct {
         const char *diag;
 } skip_cases[] = {
         { "[Match]\nColor=red\n[IGMP]\nVersion=2\n",
-          "t.conf:2: Unknown key 'Color' in section [Match] (expected Name=, Kind=, Type= or MACAddress=), file skipped.\n" },
+          "t.conf:2: Unknown key 'Color' in section [Match] (expected Name=, Kind=, Type=, MACAddress= or Namespace=), file skipped.\n" },
         { "[Match]\nNmae=stb1\n[IGMP]\nVersion=2\n",
-          "t.conf:2: Unknown key 'Nmae' in section [Match] (expected Name=, Kind=, Type= or MACAddress=), file skipped.\n" },
+          "t.conf:2: Unknown key 'Nmae' in section [Match] (expected Name=, Kind=, Type=, MACAddress= or Namespace=), file skipped.\n" },
         { "[Match]\nMACAddress=00:11:22:33:44:5g\n[IGMP]\nVersion=2\n",
           "t.conf:2: Invalid MAC address '00:11:22:33:44:5g' in MACAddress=, file skipped.\n" },
         { "[Match]\nMACAddress=02:00:00:00:00:01 zz:00:00:00:00:00\n[IGMP]\nVersion=2\n",
@@ -202,6 +202,50 @@ Test(policy, match_name_globs_and_invert)
         cr_expect(matches("[Match]\nName=eth\\0\n", &eth0));
         /* Name=* is an explicit condition: it matches loopback too. */
         cr_expect(matches("[Match]\nName=*\n", &lo));
+}
+
+Test(policy, match_namespace)
+{
+        LinkInfo host = { .name = "eth0", .type = "ether" };
+        LinkInfo pod = { .name = "eth0", .type = "ether", .netns = "cni-1234" };
+        LinkInfo other = { .name = "eth0", .type = "ether", .netns = "blue" };
+        LinkInfo podlo = { .name = "lo", .type = "loopback", .loopback = true, .netns = "cni-1234" };
+
+        /* Without Namespace=, a file stays in igmpd's own namespace, whatever else it says. */
+        cr_expect(matches("[IGMP]\nVersion=2\n", &host));
+        cr_expect(!matches("[IGMP]\nVersion=2\n", &pod));
+        cr_expect(!matches("[Match]\nName=*\n", &pod));
+        cr_expect(!matches("[Match]\nName=eth0\n", &other));
+        cr_expect(matches("[Match]\nNamespace=cni-*\n", &pod));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\n", &other));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\n", &host));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\n", &podlo)); /* still not loopback */
+        cr_expect(matches("[Match]\nNamespace=.host\n", &host));
+        cr_expect(!matches("[Match]\nNamespace=.host\n", &pod));
+        cr_expect(matches("[Match]\nNamespace=.host blue\n", &other));
+        cr_expect(matches("[Match]\nNamespace=*\n", &host));
+        cr_expect(matches("[Match]\nNamespace=cni-*\nName=eth0\n", &pod));
+        cr_expect(!matches("[Match]\nNamespace=cni-*\nName=eth1\n", &pod));
+}
+
+Test(policy, bad_namespace_skips_file)
+{
+        static const struct {
+                const char *text, *diag;
+        } cases[] = {
+                { "[Match]\nNamespace=\n", "t.conf:2: Namespace= in [Match] has no value, file skipped.\n" },
+                { "[Match]\nNamespace=cni-[\n", "t.conf:2: Invalid pattern 'cni-[' in Namespace= ('[' without ']'), file skipped.\n" },
+                { "[Match]\nNamespace=a/b\n", "t.conf:2: Invalid pattern 'a/b' in Namespace= (a namespace name has no '/'), file skipped.\n" },
+                { "[Match]\nNamspace=cni-*\n", "t.conf:2: Unknown key 'Namspace' in section [Match] (expected Name=, Kind=, Type=, MACAddress= or Namespace=), file skipped.\n" },
+        };
+        LinkInfo pod = { .name = "eth0", .type = "ether", .netns = "cni-1234" };
+
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                _cleanup_(policy_file_freep) PolicyFile *f = parse(cases[i].text);
+                cr_expect(f->match.invalid, "%s", cases[i].text);
+                cr_expect(strstr(diags, cases[i].diag) != NULL, "%s", diags);
+                cr_expect(!policy_match(&f->match, &pod));
+        }
 }
 
 Test(policy, absent_match_is_everything_but_loopback)
@@ -518,7 +562,7 @@ Test(policy, merge_namespace_later_file_wins)
         _cleanup_(policy_freep) Policy *p = policy_of(texts, ELEMENTSOF(texts));
         KnobValue out[_NS_KNOB_MAX] = {};
 
-        policy_merge_namespace(p, out);
+        policy_merge_namespace(p, NULL, out);
         cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 5);
         cr_expect_str_eq(knob_value_source(&out[NS_KNOB_IGMP_QRV]), "/etc/igmpd/conf.d/20.conf");
         cr_expect_eq(out[NS_KNOB_MLD_QRV].value, 4);
@@ -526,14 +570,47 @@ Test(policy, merge_namespace_later_file_wins)
 
         /* mld_qrv where the namespace has none: each line is a problem, and nothing is wanted. */
         diags[0] = '\0';
-        policy_refuse_namespace_knob(p, NS_KNOB_MLD_QRV, "is not here", diag, NULL);
+        policy_refuse_namespace_knob(p, NS_KNOB_MLD_QRV, false, "is not here", diag, NULL);
         cr_expect_str_eq(diags, "/etc/igmpd/conf.d/00.conf:4: Robustness= in [MLD] is not here, ignoring.\n");
         cr_expect_eq(p->n_errors, 1);
-        policy_merge_namespace(p, out);
+        policy_merge_namespace(p, NULL, out);
         cr_expect(!out[NS_KNOB_MLD_QRV].set);
         cr_expect_null(out[NS_KNOB_MLD_QRV].source);
         cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 5);
 
-        policy_merge_namespace(NULL, out);
+        policy_merge_namespace(NULL, NULL, out);
         cr_expect(!out[NS_KNOB_IGMP_QRV].set);
+}
+
+/* Robustness= follows Namespace= like every key: a file without it is igmpd's own namespace's
+ * only, a file for pods never sets the host's igmp_qrv, and mld_qrv (the host's alone) in a file
+ * for other namespaces is a problem. */
+Test(policy, merge_namespace_by_namespace)
+{
+        const char *texts[] = {
+                "[IGMP]\nRobustness=2\n",
+                "[Match]\nNamespace=cni-*\n[IGMP]\nRobustness=4\n[MLD]\nRobustness=4\n",
+                "[Match]\nNamespace=.host cni-b\n[IGMP]\nRobustness=6\n",
+        };
+        _cleanup_(policy_freep) Policy *p = policy_of(texts, ELEMENTSOF(texts));
+        KnobValue out[_NS_KNOB_MAX] = {};
+
+        policy_merge_namespace(p, NULL, out);
+        cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 6);
+        cr_expect(!out[NS_KNOB_MLD_QRV].set);
+        policy_merge_namespace(p, "cni-a", out);
+        cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 4);
+        policy_merge_namespace(p, "cni-b", out);
+        cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 6);
+        policy_merge_namespace(p, "pod", out);
+        cr_expect(!out[NS_KNOB_IGMP_QRV].set);
+
+        diags[0] = '\0';
+        policy_refuse_namespace_knob(p, NS_KNOB_MLD_QRV, true, "is for other namespaces", diag, NULL);
+        cr_expect_str_eq(diags, "/etc/igmpd/conf.d/10.conf:6: Robustness= in [MLD] is for other namespaces, ignoring.\n");
+        policy_merge_namespace(p, "cni-a", out);
+        cr_expect(!out[NS_KNOB_MLD_QRV].set);
+        cr_expect_eq(out[NS_KNOB_IGMP_QRV].value, 4);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+                refstr_unref(out[k].source);
 }

@@ -220,3 +220,39 @@ Test(runtime_config, persistent_stored_but_run_not_updated, .init = setup_root, 
         cr_assert_lt(runtime_config_set(c, root, "eth0", RUNTIME_SCOPE_PERSIST, set, &persisted), 0);
         cr_assert_not(persisted);
 }
+
+/* A followed namespace's overrides: runtime.d/netns/NAME/IF.conf, apart from igmpd's own
+ * namespace's file of the same link name, and read back by that namespace only. */
+Test(runtime_config, per_namespace, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *own = NULL, *pod = NULL, *again = NULL, *other = NULL;
+        KnobSetting set[_KNOB_MAX] = {};
+        KnobValue out[_KNOB_MAX] = {};
+
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, &own), 0);
+        cr_assert_eq(runtime_config_load_netns(root, "cni-1", NULL, NULL, NULL, &pod), 0);
+        set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 90, .line = 1 };
+        cr_assert_eq(runtime_config_set(pod, root, "eth0", RUNTIME_SCOPE_RUN, set, NULL), 0);
+
+        _cleanup_free_ char *run = slurp("/run/igmpd/runtime.d/netns/cni-1/eth0.conf");
+        cr_assert_not_null(run);
+        cr_expect(strstr(run, "V3UnsolicitedReportInterval=90ms\n") != NULL, "%s", run);
+        _cleanup_free_ char *own_file = slurp("/run/igmpd/runtime.d/eth0.conf");
+        cr_expect_null(own_file);
+
+        cr_assert_eq(runtime_config_load_netns(root, "cni-1", NULL, NULL, NULL, &again), 0);
+        runtime_config_merge(again, "eth0", out);
+        cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 90);
+        knob_values_clear(out);
+        cr_assert_eq(runtime_config_load_netns(root, "cni-2", NULL, NULL, NULL, &other), 0);
+        cr_expect_null(runtime_config_find(other, "eth0"));
+        runtime_config_free(own);
+        own = NULL;
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, &own), 0);
+        cr_expect_null(runtime_config_find(own, "eth0")); /* the netns/ directory is no link's file */
+
+        KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
+        cr_expect_eq(runtime_config_revert(again, root, "eth0", RUNTIME_SCOPES_ALL, RUNTIME_KNOBS_ALL, removed), 1);
+        _cleanup_free_ char *gone = slurp("/run/igmpd/runtime.d/netns/cni-1/eth0.conf");
+        cr_expect_null(gone);
+}
