@@ -288,7 +288,7 @@ if [ -f "$readme" ]; then
                 # shellcheck disable=SC2086 # globs ("data/examples/*.conf") are meant to expand
                 compgen -G "$SRCDIR/${p%%:*}" > /dev/null || missing+=("$p")
         done < <({ grep -oE '`[^` ]+`' "$readme" | tr -d '`' | grep -E "^(\.ci|${tops%|})/"
-                   grep -oE '\b[A-Za-z0-9_-]+\.md\b' "$readme"; } | sort -u)
+                   grep -oE '\b[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*\.md\b' "$readme"; } | sort -u)
         if [ "${#missing[@]}" -eq 0 ]; then
                 ok "the $n files README.md cites exist"
         else
