@@ -44,7 +44,7 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
 {
         Manager *m = userdata;
         const DriftWrite *w = &e->write;
-        const KnobInfo *i = knob_info(w->knob);
+        const KnobInfo *i;
         LinkWriter writer = {
                 .pid = w->pid,
                 .uid = w->uid,
@@ -67,6 +67,8 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
                 manager_check_namespace(m, w->ns_knob, &writer);
                 return;
         }
+        /* Only now: a namespace knob's write has no link knob (w->knob is -EINVAL). */
+        i = knob_info(w->knob);
         if (w->scope == DRIFT_SCOPE_LINK) {
                 l = manager_get_link_by_name(m, w->ifname);
                 if (!l) {
