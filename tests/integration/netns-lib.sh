@@ -29,3 +29,14 @@ zns_add() {
 named_conf() {
         printf '[Daemon]\nNamespaces=named\n' > "$T_ROOT/etc/igmpd/igmpd.conf.d/50-named.conf"
 }
+
+# pods_conf: 20-pods.conf, V3UnsolicitedReportInterval=150 on eth0 of every zns-PID-pod-*.
+pods_conf() {
+        conf_put 20-pods.conf <<C
+[Match]
+Namespace=zns-$$-pod-*
+Name=eth0
+[IGMP]
+V3UnsolicitedReportInterval=150
+C
+}

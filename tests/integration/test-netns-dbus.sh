@@ -23,13 +23,7 @@ veth_add "$HOST" eth0 peer0
 veth_add "$PODA" eth0 peer0
 veth_add "$PODB" eth0 peer0
 named_conf
-conf_put 20-pods.conf <<C
-[Match]
-Namespace=zns-$$-pod-*
-Name=eth0
-[IGMP]
-V3UnsolicitedReportInterval=150
-C
+pods_conf
 igmpd_start "$HOST"
 igmpd_wait_bus
 expect_knob "$PODA" ipv4 eth0 $V3 150

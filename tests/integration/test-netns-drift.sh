@@ -22,13 +22,7 @@ cat > "$T_ROOT/etc/igmpd/igmpd.conf.d/60-drift.conf" <<'CONF'
 DriftWatch=yes
 NetworkManager=no
 CONF
-conf_put 20-pods.conf <<C
-[Match]
-Namespace=zns-$$-pod-*
-Name=eth0
-[IGMP]
-V3UnsolicitedReportInterval=150
-C
+pods_conf
 igmpd_start "$HOST"
 wait_until "grep -q 'Drift watch is active' '$T_LOG'" || skip "the drift watch is not active here: $(grep -i 'drift watch' "$T_LOG" | tail -1)"
 expect_knob "$POD" ipv4 eth0 $V3 150

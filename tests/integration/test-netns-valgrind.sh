@@ -23,13 +23,7 @@ HOST=$(zns_add host)
 POD1=$(zns_add pod-a)
 veth_add "$POD1" eth0 peer0
 named_conf
-conf_put 20-pods.conf <<C
-[Match]
-Namespace=zns-$$-pod-*
-Name=eth0
-[IGMP]
-V3UnsolicitedReportInterval=150
-C
+pods_conf
 igmpd_start "$HOST"
 expect_knob "$POD1" ipv4 eth0 $V3 150
 POD2=$(zns_add pod-b)
