@@ -88,12 +88,7 @@ static int bus_audit_method_list_events(sd_bus_message *message, void *userdata,
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_close_and_send(reply, r);
 }
 
 static int property_get_sources(sd_bus *bus, const char *path, const char *interface, const char *property,

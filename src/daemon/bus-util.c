@@ -418,3 +418,13 @@ int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const c
                 return sd_bus_error_set(error, name, e);
         return sd_bus_error_set_errnof(error, r, "%s", e);
 }
+
+int bus_reply_close_and_send(sd_bus_message *reply, int r)
+{
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}

@@ -96,6 +96,9 @@ int bus_validate_error(sd_bus_error *error, int r, const char *msg);
  * they entered igmpd (the comm, exe and path of audit events, the writer's comm of drift
  * reports), which are in that form already. 0 or -errno. */
 int bus_message_append_escaped(sd_bus_message *m, const char *s);
+/* The end of a method reply built with one open container: closes it and sends the reply if r
+ * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
+int bus_reply_close_and_send(sd_bus_message *reply, int r);
 /* The same for a NULL-terminated list, as "as". */
 int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);
 /* Sets error name (or, with name NULL, the error of errno r) with a message formatted like

@@ -164,12 +164,7 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
                 if (r >= 0)
                         r = sd_bus_message_append(reply, "(sbs)", path, gone, values);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_close_and_send(reply, r);
 }
 
 /* Revert(u flags) and RevertKnobs(as knobs, u flags): flags choose the layers (0: both); knobs

@@ -185,12 +185,7 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_close_and_send(reply, r);
 }
 
 /* Everything igmpctl list/status show, in one compact reply: a knob table, a string table and a
