@@ -248,6 +248,9 @@ static void audit_libc_rescan_now(AuditLibc *l)
                 log_warning_errno(r, "Audit source libc: cannot ask the BPF helper for a rescan, ignoring: %m");
                 return;
         }
+        /* Calls run one at a time, each counted when it ends: this is rescan n_rescans + 1. */
+        if (l->sweep)
+                log_debug("Audit source libc: rescan %" PRIu64 " looks at every process.", l->n_rescans + 1);
         memcpy(l->running, l->pending, l->n_pending * sizeof l->pending[0]);
         l->n_running = l->n_pending;
         l->sweeping = l->sweep;

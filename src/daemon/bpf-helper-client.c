@@ -314,6 +314,28 @@ static bool fds_in_reserve(const int *fds, size_t n_fds)
         return false;
 }
 
+/* How many descriptors a reply may bring before one would surely land in the reserve: they take
+ * the lowest free numbers, so n of them reach at least lowest + n - 1. A reply with more is
+ * refused anyway; the kernel then drops them unopened (else igmpd would hold them, reserve
+ * included, until it closed them again). */
+static size_t fds_room(int sock)
+{
+        struct rlimit rl;
+        rlim_t line;
+        int lowest;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return BPF_PROTOCOL_MAX_FDS;
+        if (rl.rlim_cur <= BPF_HELPER_FD_RESERVE)
+                return 0; /* no number is below the line: not even a probe */
+        line = rl.rlim_cur - BPF_HELPER_FD_RESERVE;
+        lowest = fcntl(sock, F_DUPFD_CLOEXEC, 0);
+        if (lowest < 0)
+                return 0; /* EMFILE: none is free at all */
+        safe_close(lowest);
+        return (rlim_t) lowest >= line ? 0 : (size_t) MIN(line - (rlim_t) lowest, (rlim_t) BPF_PROTOCOL_MAX_FDS);
+}
+
 static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         BpfHelper *h = userdata;
@@ -327,7 +349,7 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
                 call_fail(h, ENOMEM, "out of memory");
                 return 0;
         }
-        r = bpf_protocol_recv(fd, reply, sizeof *reply, &len, fds, ELEMENTSOF(fds), &n_fds);
+        r = bpf_protocol_recv_room(fd, reply, sizeof *reply, &len, fds, ELEMENTSOF(fds), fds_room(fd), &n_fds);
         if (r == -EAGAIN) {
                 free(reply);
                 return 0;

@@ -115,16 +115,25 @@ int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, siz
 int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds,
                       size_t *ret_n_fds)
 {
+        return bpf_protocol_recv_room(sock, buf, size, ret_len, fds, max_fds, BPF_PROTOCOL_MAX_FDS, ret_n_fds);
+}
+
+int bpf_protocol_recv_room(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds, size_t room,
+                           size_t *ret_n_fds)
+{
         union {
                 struct cmsghdr h;
                 char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
         } control = {};
         struct iovec iov = { .iov_base = buf, .iov_len = size };
+        /* The kernel installs as many descriptors as the control buffer holds, (len -
+         * sizeof(struct cmsghdr)) / sizeof(int), and drops the rest unopened: CMSG_LEN, not
+         * CMSG_SPACE, whose padding would hold one more. */
         struct msghdr mh = {
                 .msg_iov = &iov,
                 .msg_iovlen = 1,
-                .msg_control = control.buf,
-                .msg_controllen = sizeof control.buf,
+                .msg_control = room > 0 ? control.buf : NULL,
+                .msg_controllen = room > 0 ? CMSG_LEN(sizeof(int) * MIN(room, (size_t) BPF_PROTOCOL_MAX_FDS)) : 0,
         };
         size_t n_fds = 0;
         bool too_many = false;

@@ -120,3 +120,12 @@ int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, siz
  */
 int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds,
                       size_t *ret_n_fds);
+
+/*
+ * The same, but the kernel installs at most room descriptors (room 0: none at all); the rest are
+ * dropped without ever being opened in this process, and the datagram is refused with -EMFILE
+ * like one truncated for lack of descriptors. For a receiver that would refuse them anyway: it
+ * never holds them, not even for a moment. bpf_protocol_recv() is room BPF_PROTOCOL_MAX_FDS.
+ */
+int bpf_protocol_recv_room(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds, size_t room,
+                           size_t *ret_n_fds);

@@ -13,6 +13,9 @@
 #   adv_note               the libc source's description (igmpctl kernel's line)
 #   adv_rescans            the number of rescans in it
 #   adv_fds                igmpd's open file descriptors
+#   adv_fd_list            the same, one "fd -> target" each (for a failure message)
+#   adv_sweep              `igmpctl reload`, then waits until the rescan of every process that it
+#                          asks for has ended (the log names the rescan by its number)
 #   adv_helper             the pid of igmpd's BPF helper child ("" if none)
 #   adv_link NAME          adds a veth NAME (matching the policy); prints the milliseconds from
 #                          `ip link add` until its IGMPv3 interval reads 200 (and how long ip
@@ -83,6 +86,25 @@ adv_rescans() {
 
 adv_fds() {
         ls "/proc/$T_IGMPD_PID/fd" | wc -l
+}
+
+adv_fd_list() {
+        local f
+        for f in /proc/"$T_IGMPD_PID"/fd/*; do
+                printf '%s -> %s; ' "${f##*/}" "$(readlink "$f" 2>/dev/null)"
+        done
+}
+
+# Any sweep that starts after the reload request is logged looks at what exists by then. Its
+# number: the counter of rescans reaches it when it ends (one rescan runs at a time).
+adv_sweep() {
+        local from n
+        from=$(($(wc -l < "$T_LOG") + 1))
+        "$IGMPCTL" reload > /dev/null || fail "igmpctl reload failed"
+        WAIT_SECS=60 wait_until "tail -n +$from '$T_LOG' | grep -qE 'Audit source libc: rescan [0-9]+ looks at every process'" ||
+                fail "the reload started no rescan of every process: $(adv_note)"
+        n=$(tail -n +"$from" "$T_LOG" | sed -n 's/.*Audit source libc: rescan \([0-9]*\) looks at every process.*/\1/p' | head -n 1)
+        WAIT_SECS=60 wait_until "[ \"\$(adv_rescans)\" -ge $n ]" || fail "rescan $n (of every process) did not end: $(adv_note)"
 }
 
 adv_helper() {

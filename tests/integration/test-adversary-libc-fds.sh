@@ -40,10 +40,9 @@ WAIT_SECS=30 wait_until "[ \$(grep -c '/n20/.*libc.so.6' /proc/$last/maps 2>/dev
 for i in 1 2 3; do
         info "link adv$i configured in $(adv_link "adv$i") ms while the copies are mapped"
 done
-r0=$(adv_rescans)
-igmpctl_reload() { "$IGMPCTL" reload >/dev/null; }
-igmpctl_reload || fail "igmpctl reload failed"
-WAIT_SECS=60 wait_until "[ \"\$(adv_rescans)\" -gt $r0 ]" || fail "no rescan after the reload: $(adv_note)"
+# Not "the count of rescans grew": rescans of other new namespaces (the test's own commands,
+# under a slow sanitizer build) end meanwhile, one may have been under way before the reload.
+adv_sweep
 fds1=$(adv_fds)
 info "after the sweep: $fds1 descriptors (before: $fds0); $(adv_note)"
 grep -q 'probing sysctl@GLIBC_2.2.5 in .*/n[0-9]*/' "$T_LOG" && fail "igmpd probes a file nobody made: $(grep -m1 'probing .*/n[0-9]*/' "$T_LOG")"

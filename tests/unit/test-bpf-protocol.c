@@ -187,3 +187,71 @@ Test(bpf_protocol, recv_out_of_fds)
         free(out);
         free(in);
 }
+
+/* The slots of this process's descriptor table: grown (64, 128…) for a descriptor beyond it,
+ * never shrunk; so it tells whether one was ever opened there. */
+static long fd_table_slots(void)
+{
+        char line[128];
+        long slots = -1;
+        FILE *f = fopen("/proc/self/status", "re");
+
+        cr_assert_not_null(f);
+        while (fgets(line, sizeof line, f))
+                if (sscanf(line, "FDSize: %ld", &slots) == 1)
+                        break;
+        fclose(f);
+        return slots;
+}
+
+/* A receiver with room for fewer descriptors than a datagram carries: -EMFILE, the next datagram
+ * is read in step, and with no room the descriptors were never opened here (64 of them would
+ * have grown the descriptor table). */
+Test(bpf_protocol, recv_room)
+{
+        int sv[2], fds[BPF_PROTOCOL_MAX_FDS], got[BPF_PROTOCOL_MAX_FDS], probe, lowest;
+        BpfReply *out = reply_new(), *in = reply_new();
+        size_t len = 0, n = 0;
+        long slots;
+
+        cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+        fds[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fds[0], 0);
+        for (size_t i = 1; i < BPF_PROTOCOL_MAX_FDS; i++)
+                fds[i] = fds[0];
+        lowest = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(lowest, 0);
+        close(lowest);
+
+        /* Room for exactly as many as sent: received. */
+        cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, fds, 3), 0);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, 3, &n), 0);
+        cr_expect_eq(n, 3);
+        for (size_t i = 0; i < n; i++)
+                close(got[i]);
+
+        /* One short: refused as out of descriptors, in step with the next datagram. */
+        cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, fds, 3), 0);
+        out->reason[0] = 'x';
+        cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, NULL, 0), 0);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, 2, &n), -EMFILE);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, 0, &n), 0);
+        cr_expect_eq(in->reason[0], 'x');
+        cr_expect_eq(n, 0);
+
+        /* No room: 64 descriptors dropped unopened. */
+        slots = fd_table_slots();
+        cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, fds, BPF_PROTOCOL_MAX_FDS), 0);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, 0, &n), -EMFILE);
+        probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        cr_expect_eq(probe, lowest, "a descriptor was left open");
+        close(probe);
+        if (lowest + BPF_PROTOCOL_MAX_FDS > slots)
+                cr_expect_eq(fd_table_slots(), slots, "the descriptors were opened (the table grew from %ld slots)",
+                             slots);
+        close(fds[0]);
+        close(sv[0]);
+        close(sv[1]);
+        free(out);
+        free(in);
+}
