@@ -171,8 +171,28 @@ static void print_state_names(const ClientLink *links, size_t n, const char *sta
                 output_field_color(stdout, FIELD_WIDTH, label, line, state_color(state));
 }
 
-/* "3 from /etc/igmpd/conf.d/10-ns.conf": a namespace knob (Manager.IGMPRobustness,
- * MLDRobustness), its value and where it came from. Nothing from an igmpd without it. */
+/* "3 from /etc/igmpd/conf.d/10-ns.conf": a namespace knob's value (now; -1: the knob is not
+ * there) and where igmpd's (want; -1: none) came from. Returns the colour to show it in. */
+static Color ns_knob_line(NsKnob k, int32_t now, int32_t want, const char *source, char *line, size_t size)
+{
+        if (now < 0) {
+                snprintf(line, size, "unavailable (%s exists only in the host's initial network namespace)%s%s",
+                         ns_knob_sysctl_name(k), want >= 0 ? "; wanted by " : "", want >= 0 ? strempty(source) : "");
+                return COLOR_GREY;
+        }
+        if (want < 0)
+                snprintf(line, size, "%" PRIi32 " (%s: no file sets it, igmpd leaves it)", now, ns_knob_sysctl_name(k));
+        else if (now != want) {
+                snprintf(line, size, "%" PRIi32 "* (igmpd's value is %" PRIi32 " from %s: another process changed it)",
+                         now, want, strempty(source));
+                return COLOR_YELLOW;
+        } else
+                snprintf(line, size, "%" PRIi32 " from %s", now, strempty(source));
+        return COLOR_NORMAL;
+}
+
+/* A namespace knob of igmpd's own namespace (Manager.IGMPRobustness, MLDRobustness). Nothing from
+ * an igmpd without it. */
 static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -180,7 +200,7 @@ static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
         const char *source = NULL;
         int32_t now = -1, want = -1;
         char line[512];
-        Color color = COLOR_NORMAL;
+        Color color;
 
         if (sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
                                 ns_knob_info(k)->property, &error, &reply, "(iis)") < 0 ||
@@ -188,20 +208,43 @@ static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
                 sd_bus_error_free(&error);
                 return;
         }
-        if (now < 0) {
-                snprintf(line, sizeof line, "unavailable (%s exists only in the host's initial network namespace)%s%s",
-                         ns_knob_sysctl_name(k), want >= 0 ? "; wanted by " : "", want >= 0 ? strempty(source) : "");
-                color = COLOR_GREY;
-        } else if (want < 0)
-                snprintf(line, sizeof line, "%" PRIi32 " (%s: no file sets it, igmpd leaves it)", now,
-                         ns_knob_sysctl_name(k));
-        else if (now != want) {
-                snprintf(line, sizeof line, "%" PRIi32 "* (igmpd's value is %" PRIi32 " from %s: another process "
-                         "changed it)", now, want, strempty(source));
-                color = COLOR_YELLOW;
-        } else
-                snprintf(line, sizeof line, "%" PRIi32 " from %s", now, strempty(source));
+        color = ns_knob_line(k, now, want, source, line, sizeof line);
         output_field_color(stdout, FIELD_WIDTH, label, line, color);
+}
+
+/* igmp_qrv of each followed namespace a file sets it in (or someone changed it in), then how many
+ * others keep the kernel's: "pod-a: 5 from /etc/igmpd/conf.d/30-pods.conf". */
+static void print_ns_robustness(sd_bus *bus)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *netns, *source;
+        int32_t now, want;
+        size_t n_left = 0;
+        char line[600], text[512];
+        int r;
+
+        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                "IGMPRobustnessByNamespace", &error, &reply, "a{s(iis)}");
+        sd_bus_error_free(&error);
+        if (r < 0 || sd_bus_message_enter_container(reply, 'a', "{s(iis)}") < 0)
+                return; /* an igmpd without it */
+        while (sd_bus_message_read(reply, "{s(iis)}", &netns, &now, &want, &source) > 0) {
+                Color color;
+
+                if (want < 0) {
+                        n_left++;
+                        continue;
+                }
+                color = ns_knob_line(NS_KNOB_IGMP_QRV, now, want, source, text, sizeof text);
+                snprintf(line, sizeof line, "%s: %s", netns, text);
+                output_field_color(stdout, FIELD_WIDTH, "", line, color);
+        }
+        if (n_left > 0) {
+                snprintf(line, sizeof line, "%zu other followed namespace%s: no file sets igmp_qrv", n_left,
+                         n_left == 1 ? "" : "s");
+                output_field_color(stdout, FIELD_WIDTH, "", line, COLOR_GREY);
+        }
 }
 
 /* networkctl status without arguments: a summary, not every link in full. */
@@ -249,6 +292,7 @@ static int status_summary(sd_bus *bus)
                 print_field_list("Policy files", files, "none (every knob is left as it is)");
         sd_bus_error_free(&error);
         print_ns_knob(bus, NS_KNOB_IGMP_QRV, "IGMP robustness");
+        print_ns_robustness(bus);
         print_ns_knob(bus, NS_KNOB_MLD_QRV, "MLD robustness");
         if (get_drift_info(bus, &drift) >= 0 && drift.state) {
                 snprintf(line, sizeof line, "%s, DriftAction=%s%s%s", drift.state, drift.action,

@@ -88,6 +88,30 @@ static int property_get_mld_robustness(sd_bus *bus, const char *path, const char
         return property_get_ns_knob(((BusContext *) userdata)->manager, NS_KNOB_MLD_QRV, reply);
 }
 
+/* IGMPRobustnessByNamespace: {NETNS: (kernel, wanted, source)} of every followed namespace
+ * (Namespaces=named), as IGMPRobustness is igmpd's own. */
+static int property_get_igmp_robustness_netns(sd_bus *bus, const char *path, const char *interface,
+                                              const char *property, sd_bus_message *reply, void *userdata,
+                                              sd_bus_error *error)
+{
+        Manager *m = ((BusContext *) userdata)->manager;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
+        for (size_t i = 0; r >= 0 && i < manager_netns_count(m); i++) {
+                Manager *c = manager_netns_get(m, i);
+
+                r = sd_bus_message_open_container(reply, 'e', "s(iis)");
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, c->netns_name);
+                if (r >= 0)
+                        r = property_get_ns_knob(c, NS_KNOB_IGMP_QRV, reply);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static int property_get_kernel_values_age(sd_bus *bus, const char *path, const char *interface,
                                           const char *property, sd_bus_message *reply, void *userdata,
                                           sd_bus_error *error)
@@ -423,6 +447,7 @@ const sd_bus_vtable manager_vtable[] = {
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("MLDRobustness", "(iis)", property_get_mld_robustness, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("IGMPRobustnessByNamespace", "a{s(iis)}", property_get_igmp_robustness_netns, 0, 0),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */

@@ -24,6 +24,13 @@ veth_add "$PODA" eth0 peer0
 veth_add "$PODB" eth0 peer0
 named_conf
 pods_conf
+# pod-a's igmp_qrv from a file; pod-b's left as the kernel has it.
+conf_put 25-qrv.conf <<C
+[Match]
+Namespace=$PODA
+[IGMP]
+Robustness=4
+C
 igmpd_start "$HOST"
 igmpd_wait_bus
 expect_knob "$PODA" ipv4 eth0 $V3 150
@@ -50,6 +57,14 @@ jq -e --arg ns "$PODA" '[.links[] | select(.netns == $ns and .name == "eth0")] |
         fail "Describe() lacks $PODA's eth0 with its netns"
 jq -e '[.links[] | select(.netns == null)] | length >= 2' "$T_TMP/describe.json" > /dev/null ||
         fail "Describe(): igmpd's own links carry no netns key"
+
+info "each followed namespace's igmp_qrv: on the bus and in igmpctl status"
+bctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Manager IGMPRobustnessByNamespace > "$T_TMP/qrv"
+grep -q "\"$PODA\" 4 4 \"[^\"]*25-qrv.conf\"" "$T_TMP/qrv" || fail "IGMPRobustnessByNamespace lacks $PODA's 4: $(cat "$T_TMP/qrv")"
+grep -qE "\"$PODB\" [0-9]+ -1 \"\"" "$T_TMP/qrv" || fail "IGMPRobustnessByNamespace lacks $PODB: $(cat "$T_TMP/qrv")"
+ctl status > "$T_TMP/status"
+grep -qE "$PODA: 4 from .*25-qrv.conf" "$T_TMP/status" || fail "igmpctl status lacks $PODA's igmp_qrv: $(cat "$T_TMP/status")"
+grep -q "1 other followed namespace: no file sets igmp_qrv" "$T_TMP/status" || fail "igmpctl status does not count $PODB: $(cat "$T_TMP/status")"
 
 info "igmpctl list: a NETNS column; --netns shows one namespace"
 ctl list > "$T_TMP/list"
