@@ -52,7 +52,13 @@ wait_until "[ \$(fds) = $FDS0 ]" || fail "fds: $(fds) after $CYCLES cycles, $FDS
 RSS2=$(rss)
 info "after $CYCLES cycles: $(fds) fds, $(nlinks) links, $RSS2 kB RSS (+$((RSS2 - RSS1)) kB since cycle 20)"
 # Flat: what 130 more cycles add is allocator noise, far below a namespace's own cost each.
-[ $((RSS2 - RSS1)) -lt 1024 ] || fail "RSS grew by $((RSS2 - RSS1)) kB over $((CYCLES - 20)) cycles"
+if igmpd_linked_with libasan; then
+        # ASan keeps freed memory in quarantine, so RSS says nothing there (+24 MB over 130
+        # cycles in a fresh clone's ASan stage); LeakSanitizer checks at igmpd's exit instead.
+        info "ASan build: RSS not compared (quarantine), LeakSanitizer checks at exit"
+else
+        [ $((RSS2 - RSS1)) -lt 1024 ] || fail "RSS grew by $((RSS2 - RSS1)) kB over $((CYCLES - 20)) cycles"
+fi
 [ -z "$(ls -A "$T_ROOT/run/igmpd/netns" 2>/dev/null)" ] || fail "records of gone namespaces left: $(ls "$T_ROOT/run/igmpd/netns")"
 [ "$(log_count 'Following network namespace zns-')" -ge "$CYCLES" ] || fail "not every namespace was followed"
 [ "$(log_count 'Network namespace zns-.* is gone')" -ge "$CYCLES" ] || fail "not every namespace was forgotten"
