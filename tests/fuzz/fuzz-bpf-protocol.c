@@ -32,7 +32,7 @@ static void check_request(const BpfRequest *req, size_t len)
         assert(bpf_op_to_string(req->op));
         assert(req->n_pids <= BPF_PROTOCOL_MAX_PIDS && req->n_known <= BPF_PROTOCOL_MAX_KNOWN);
         assert(req->max_copies <= req->max_probes);
-        assert(!(req->flags & ~BPF_REQUEST_SWEEP));
+        assert(!(req->flags & ~_BPF_REQUEST_ALL));
 }
 
 static void check_reply(const BpfReply *reply, size_t len, size_t n_fds)
