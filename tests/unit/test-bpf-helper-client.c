@@ -214,5 +214,10 @@ Test(bpf_helper_client, refused_reply_no_room)
 /* Room for 36 below the reserve: the reply of 64 is refused; at most 36 were ever held. */
 Test(bpf_helper_client, refused_reply_some_room)
 {
+        /* qemu-user (the cross builds' tests) receives SCM_RIGHTS into a control buffer of its
+         * own and opens every descriptor whatever room the program gave: only a kernel does what
+         * is tested here. */
+        if (getenv("MESON_EXE_WRAPPER") && *getenv("MESON_EXE_WRAPPER"))
+                cr_skip_test("under qemu-user, which opens every passed descriptor itself");
         run(256 + 36);
 }

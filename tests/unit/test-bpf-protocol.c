@@ -214,6 +214,12 @@ Test(bpf_protocol, recv_room)
         size_t len = 0, n = 0;
         long slots;
 
+        /* qemu-user (the cross builds' tests) receives SCM_RIGHTS into a control buffer of its
+         * own and opens every descriptor whatever room the program gave: only a kernel does what
+         * is tested here. */
+        if (getenv("MESON_EXE_WRAPPER") && *getenv("MESON_EXE_WRAPPER"))
+                cr_skip_test("under qemu-user, which opens every passed descriptor itself");
+
         cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
         fds[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
         cr_assert_geq(fds[0], 0);
