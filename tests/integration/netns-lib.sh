@@ -12,6 +12,8 @@ if [ -z "${_ZNS_PRIVATE:-}" ]; then
         command -v unshare >/dev/null || { echo "SKIP: unshare(1) is not installed"; exit 77; }
         mkdir -p /run/netns
         export _ZNS_PRIVATE=1
+        # lib.sh's temp dir of this first process: exec leaves no one to run its EXIT trap.
+        rm -rf "$T_TMP"
         exec unshare --mount --propagation private "$0" "$@"
 fi
 mount -t tmpfs -o mode=0755,size=1m zns-netns /run/netns || fail "cannot mount a private /run/netns"
