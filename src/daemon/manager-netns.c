@@ -229,11 +229,11 @@ static void netns_forget(NetnsWatch *w, size_t i)
                 dir = strdup(c->originals.dir);
                 (void) originals_remove(dir ?: "");
                 if (dir) {
-                        int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                        _cleanup_free_ char *record = NULL;
 
-                        if (dfd >= 0) /* the namespace knobs' record ([IGMP] Robustness=) */
-                                (void) unlinkat(dfd, NS_KNOBS_RECORD_NAME, 0);
-                        safe_close(dfd);
+                        /* the namespace knobs' record ([IGMP] Robustness=) */
+                        if (asprintf(&record, "%s/" NS_KNOBS_RECORD_NAME, dir) >= 0)
+                                (void) unlink(record);
                         (void) rmdir(dir);
                 }
         }
