@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "conf-files.h"
-#include "fs-util.h"
 #include "link.h"
 #include "log.h"
 #include "manager-internal.h"

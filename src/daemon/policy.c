@@ -82,6 +82,13 @@ PolicyFile *policy_file_free(PolicyFile *f)
         return NULL;
 }
 
+/* Whether [Match] has a condition on links (Name=, Kind=, Type=, MACAddress=): such a file
+ * cannot set a namespace knob. */
+static bool policy_match_names_links(const PolicyMatch *m)
+{
+        return m->names || m->kinds || m->types || m->n_macs > 0;
+}
+
 typedef struct ParseState {
         PolicyMatch *match;       /* NULL for runtime files */
         KnobSetting *knobs;
@@ -336,11 +343,6 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
         if (ret_n_errors)
                 *ret_n_errors = (unsigned) r;
         return 0;
-}
-
-bool policy_match_names_links(const PolicyMatch *m)
-{
-        return m->names || m->kinds || m->types || m->n_macs > 0;
 }
 
 static bool policy_match_netns(const PolicyMatch *m, const char *netns)

@@ -108,9 +108,6 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
                         KnobSetting ret[_KNOB_MAX], unsigned *ret_n_errors);
 
 bool policy_match(const PolicyMatch *m, const LinkInfo *link);
-/* Whether [Match] has a condition on links (Name=, Kind=, Type=, MACAddress=): such a file
- * cannot set a namespace knob. */
-bool policy_match_names_links(const PolicyMatch *m);
 
 /* The namespace knobs of namespace netns (NULL: igmpd's own): fills out[] (_NS_KNOB_MAX values)
  * from every file whose Namespace= matches it (a file without Namespace=: igmpd's own only) and

@@ -14,7 +14,8 @@
 #include "fs-util.h"
 #include "macro.h"
 
-int mkdir_p(const char *path, mode_t mode)
+/* mkdir -p: creates path and every missing parent with mode. */
+static int mkdir_p(const char *path, mode_t mode)
 {
         _cleanup_free_ char *p = strdup(path);
 

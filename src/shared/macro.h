@@ -16,9 +16,6 @@
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _pure_ __attribute__((pure))
-#define _likely_(x) (__builtin_expect(!!(x), 1))
-#define _unlikely_(x) (__builtin_expect(!!(x), 0))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 #define STRLEN(x) (sizeof("" x "") - 1)
@@ -131,7 +128,6 @@ static inline void *mfree(void *p)
         return NULL;
 }
 
-/* Replaces *p with a copy of s (or NULL). Returns 0 or -ENOMEM. */
 /* Value of a hex digit, or -EINVAL. */
 static inline int unhexchar(char c)
 {
@@ -144,6 +140,7 @@ static inline int unhexchar(char c)
         return -EINVAL;
 }
 
+/* Replaces *p with a copy of s (or NULL). Returns 0 or -ENOMEM. */
 static inline int free_and_strdup(char **p, const char *s)
 {
         char *t = NULL;

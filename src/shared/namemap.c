@@ -89,23 +89,20 @@ int namemap_put(NameMap *m, const char *name, void *value)
         return 0;
 }
 
-/* Unlinks the entry for name (if value, only if it maps to value) and returns its value. */
-static void *namemap_unlink(NameMap *m, const char *name, const void *value)
+bool namemap_remove_value(NameMap *m, const char *name, const void *value)
 {
         NameMapEntry *head, *prev = NULL;
         int key;
 
-        if (!name || m->n == 0)
-                return NULL;
+        if (!name || !value || m->n == 0)
+                return false;
         key = namemap_key_of(name);
         head = intmap_get(&m->buckets, key);
         for (NameMapEntry *e = head; e; prev = e, e = e->next) {
-                void *v = e->value;
-
                 if (strcmp(e->name, name) != 0)
                         continue;
-                if (value && v != value)
-                        return NULL;
+                if (e->value != value)
+                        return false;
                 if (prev)
                         prev->next = e->next;
                 else if (e->next)
@@ -114,19 +111,9 @@ static void *namemap_unlink(NameMap *m, const char *name, const void *value)
                         (void) intmap_remove(&m->buckets, key);
                 free(e);
                 m->n--;
-                return v;
+                return true;
         }
-        return NULL;
-}
-
-void *namemap_remove(NameMap *m, const char *name)
-{
-        return namemap_unlink(m, name, NULL);
-}
-
-bool namemap_remove_value(NameMap *m, const char *name, const void *value)
-{
-        return value && namemap_unlink(m, name, value);
+        return false;
 }
 
 void namemap_done(NameMap *m)

@@ -24,14 +24,8 @@ typedef struct NameMap {
 void *namemap_get(const NameMap *m, const char *name);
 /* Maps name to value, replacing what it mapped to. value must not be NULL. 0 or -ENOMEM. */
 int namemap_put(NameMap *m, const char *name, void *value);
-/* Removes name and returns what it mapped to, or NULL. */
-void *namemap_remove(NameMap *m, const char *name);
 /* Removes name only if it maps to value. Returns whether it did. */
 bool namemap_remove_value(NameMap *m, const char *name, const void *value);
 void namemap_done(NameMap *m);
 /* The IntMap key a name hashes to (for tests). */
 int namemap_key_of(const char *name);
-static inline size_t namemap_size(const NameMap *m)
-{
-        return m->n;
-}

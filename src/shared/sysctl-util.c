@@ -108,35 +108,3 @@ int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
                 return negative_errno();
         return write_fd_int(fd, value);
 }
-
-int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
-                         bool (*matches)(int32_t want, int32_t have, const void *userdata),
-                         const void *userdata, int32_t *ret_old, bool *ret_written)
-{
-        _cleanup_close_ int fd = -EBADF;
-        int32_t old;
-        int r;
-
-        fd = openat(dir_fd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-
-        r = read_fd_int(fd, &old);
-        if (r < 0)
-                return r;
-        if (ret_old)
-                *ret_old = old;
-
-        if (matches ? matches(value, old, userdata) : value == old) {
-                if (ret_written)
-                        *ret_written = false;
-                return 0;
-        }
-
-        r = write_fd_int(fd, value);
-        if (r < 0)
-                return r;
-        if (ret_written)
-                *ret_written = true;
-        return 0;
-}

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,10 +23,3 @@ size_t sysctl_format_int(char *buf, int32_t value);
 
 int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret);
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value);
-
-/* Opens the knob once read-write: reads the current value into *ret_old, and writes value
- * unless matches(value, old) says it is already there. Sets *ret_written accordingly.
- * On failure to write, *ret_old is still set if the read succeeded (returns -errno). */
-int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
-                         bool (*matches)(int32_t want, int32_t have, const void *userdata),
-                         const void *userdata, int32_t *ret_old, bool *ret_written);

@@ -105,17 +105,6 @@ char *utf8_escape_dup(const char *s, Utf8EscapeMode mode)
         return buf ? utf8_escape(s, mode, buf) : NULL;
 }
 
-static int unhex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 int utf8_unescape(const char *s, char *buf, size_t size)
 {
         size_t n = 0;
@@ -123,8 +112,8 @@ int utf8_unescape(const char *s, char *buf, size_t size)
         while (*s) {
                 char c = *s++;
 
-                if (c == '\\' && s[0] == 'x' && unhex(s[1]) >= 0 && unhex(s[2]) >= 0) {
-                        c = (char) (unhex(s[1]) << 4 | unhex(s[2]));
+                if (c == '\\' && s[0] == 'x' && unhexchar(s[1]) >= 0 && unhexchar(s[2]) >= 0) {
+                        c = (char) (unhexchar(s[1]) << 4 | unhexchar(s[2]));
                         if (c == '\0')
                                 return -EINVAL;
                         s += 3;
