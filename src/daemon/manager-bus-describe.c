@@ -99,7 +99,7 @@ int manager_describe(Manager *m, char **ret)
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
                 const NsKnobState *s = &m->ns_knobs.knobs[k];
 
-                json_key(&w, ns_knob_to_string(k));
+                json_key(&w, ns_knob_info(k)->name);
                 json_begin_object(&w);
                 json_key(&w, "kernel");
                 if (s->available && s->kernel_known)

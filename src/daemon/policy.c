@@ -3,13 +3,13 @@
  * Policy files: parse, load in order, match, merge.
  */
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf-files.h"
+#include "parse-util.h"
 #include "policy.h"
 #include "strv.h"
 
@@ -36,17 +36,10 @@ int parse_ether_addr(const char *s, struct ether_addr *ret)
                 return -EINVAL;
         for (int i = 0; i < 6; i++) {
                 const char *p = s + i * 3;
-                unsigned v = 0;
+                uint64_t v;
 
-                for (int j = 0; j < 2; j++) {
-                        int c = tolower((unsigned char) p[j]);
-                        if (c >= '0' && c <= '9')
-                                v = v * 16 + (unsigned) (c - '0');
-                        else if (c >= 'a' && c <= 'f')
-                                v = v * 16 + (unsigned) (c - 'a' + 10);
-                        else
-                                return -EINVAL;
-                }
+                if (parse_unsigned_range(p, p + 2, 16, UINT8_MAX, &v) < 0)
+                        return -EINVAL;
                 if (i < 5) {
                         if (p[2] != ':' && p[2] != '-')
                                 return -EINVAL;
@@ -206,40 +199,29 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
                 return -EINVAL;
         }
 
-        if (streq(key, "Name")) {
+        if (streq(key, "Name") || streq(key, "Namespace")) {
+                bool netns = streq(key, "Namespace");
+
                 for (char **w = words; *w; w++) {
                         const char *why = glob_invalid_reason(*w);
-                        if (why) {
-                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in Name= (%s), file skipped.", *w, why);
-                                return -EINVAL;
-                        }
-                }
-                if (invert)
-                        m->names_invert = true;
-                return strv_move_all(&m->names, &words);
-        }
-        if (streq(key, "Namespace")) {
-                for (char **w = words; *w; w++) {
-                        const char *why = glob_invalid_reason(*w);
-                        if (!why && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
+                        if (!why && netns && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
                                 why = strchr(*w, '/') ? "a namespace name has no '/'" : "too long";
                         if (why) {
-                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in Namespace= (%s), file skipped.", *w,
-                                                    why);
+                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in %s= (%s), file skipped.", *w, key, why);
                                 return -EINVAL;
                         }
                 }
-                return strv_move_all(&m->namespaces, &words);
+                if (netns)
+                        return strv_move_all(&m->namespaces, &words);
+                m->names_invert = m->names_invert || invert;
+                return strv_move_all(&m->names, &words);
         }
         if (streq(key, "Kind"))
                 return strv_move_all(&m->kinds, &words);
         if (streq(key, "Type"))
                 return strv_move_all(&m->types, &words);
 
-        size_t n = 0;
-        while (words[n])
-                n++;
-        struct ether_addr *macs = reallocarray(m->macs, m->n_macs + n, sizeof *macs);
+        struct ether_addr *macs = reallocarray(m->macs, m->n_macs + strv_length(words), sizeof *macs);
         if (!macs)
                 return -ENOMEM;
         m->macs = macs;
@@ -310,15 +292,12 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
 
         /* Known only once the whole file is read: [Match] may come after the line. */
         for (NsKnob k = 0; k < _NS_KNOB_MAX && !f->match.invalid && policy_match_names_links(&f->match); k++) {
-                char msg[320];
-
                 if (f->ns_knobs[k].line == 0)
                         continue;
-                snprintf(msg, sizeof msg, "%s= in [%s] sets %s, one value per network namespace: not allowed in a "
-                         "file whose [Match] names links (Name=, Kind=, Type=, MACAddress=), ignoring.",
-                         ns_knob_info(k)->key, ns_knob_info(k)->section, ns_knob_sysctl_name(k));
-                if (diag)
-                        diag(userdata, path, f->ns_knobs[k].line, msg);
+                config_diagf(diag, userdata, path, f->ns_knobs[k].line,
+                             "%s= in [%s] sets %s, one value per network namespace: not allowed in a file whose "
+                             "[Match] names links (Name=, Kind=, Type=, MACAddress=), ignoring.",
+                             ns_knob_info(k)->key, ns_knob_info(k)->section, ns_knob_sysctl_name(k));
                 f->ns_knobs[k] = (KnobSetting) {};
                 r++;
         }
@@ -372,14 +351,11 @@ void policy_refuse_namespace_knob(Policy *p, NsKnob k, bool host_ok, const char 
 {
         for (size_t i = 0; p && i < p->n_files; i++) {
                 PolicyFile *f = p->files[i];
-                char msg[320];
 
                 if (f->ns_knobs[k].line == 0 || (host_ok && policy_match_netns(&f->match, NULL)))
                         continue;
-                snprintf(msg, sizeof msg, "%s= in [%s] %s, ignoring.", ns_knob_info(k)->key, ns_knob_info(k)->section,
-                         why);
-                if (diag)
-                        diag(userdata, f->path, f->ns_knobs[k].line, msg);
+                config_diagf(diag, userdata, f->path, f->ns_knobs[k].line, "%s= in [%s] %s, ignoring.",
+                             ns_knob_info(k)->key, ns_knob_info(k)->section, why);
                 f->ns_knobs[k] = (KnobSetting) {};
                 p->n_errors++;
         }
@@ -488,11 +464,8 @@ int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *us
         for (size_t i = 0; file && i < list.n_masked; i++)
                 file(userdata, list.masked[i].path, CONFIG_FILE_MASKED);
         if (list.n_dropped > 0) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "Too many policy files, ignoring %zu beyond the first %d.",
-                         list.n_dropped, CONF_FILES_MAX);
-                if (diag)
-                        diag(userdata, NULL, 0, msg);
+                config_diagf(diag, userdata, NULL, 0, "Too many policy files, ignoring %zu beyond the first %d.",
+                             list.n_dropped, CONF_FILES_MAX);
                 p->n_errors++;
         }
 
@@ -510,11 +483,8 @@ int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *us
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        char msg[256];
-                        snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.",
-                                 r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-                        if (diag)
-                                diag(userdata, list.files[i].path, 0, msg);
+                        config_diagf(diag, userdata, list.files[i].path, 0, "Failed to read file: %s, ignoring.",
+                                     r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
                         if (file)
                                 file(userdata, list.files[i].path, CONFIG_FILE_SKIPPED);
                         p->n_errors++;

@@ -15,24 +15,35 @@
 #include <sys/stat.h>
 
 #include "conf-parser.h"
+#include "strv.h"
 
-static void config_vdiag(ConfigContext *ctx, const char *fmt, va_list ap)
+static void config_vdiagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt,
+                          va_list ap)
 {
         char msg[512];
 
-        ctx->n_errors++;
-        if (!ctx->diag)
+        if (!diag)
                 return;
         vsnprintf(msg, sizeof msg, fmt, ap);
-        ctx->diag(ctx->userdata, ctx->filename, ctx->line, msg);
+        diag(userdata, file, line, msg);
+}
+
+void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        config_vdiagf(diag, userdata, file, line, fmt, ap);
+        va_end(ap);
 }
 
 void config_diag(ConfigContext *ctx, const char *fmt, ...)
 {
         va_list ap;
 
+        ctx->n_errors++;
         va_start(ap, fmt);
-        config_vdiag(ctx, fmt, ap);
+        config_vdiagf(ctx->diag, ctx->userdata, ctx->filename, ctx->line, fmt, ap);
         va_end(ap);
 }
 
@@ -40,18 +51,27 @@ void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...)
 {
         va_list ap;
 
+        ctx->n_errors++;
         ctx->invalid = true;
         va_start(ap, fmt);
-        config_vdiag(ctx, fmt, ap);
+        config_vdiagf(ctx->diag, ctx->userdata, ctx->filename, ctx->line, fmt, ap);
         va_end(ap);
 }
 
-static bool strv_has(const char *const *l, const char *s)
+/* A mistake in the structure of the file: with strict, it skips the file (see strict_sections);
+ * else it ignores the line, or what ignoring names. */
+_printf_(4, 5) static void config_diag_strict(ConfigContext *ctx, bool strict, const char *ignoring, const char *fmt, ...)
 {
-        for (const char *const *p = l; p && *p; p++)
-                if (streq(*p, s))
-                        return true;
-        return false;
+        char msg[448];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (strict)
+                config_diag_invalid(ctx, "%s, file skipped.", msg);
+        else
+                config_diag(ctx, "%s, ignoring%s.", msg, ignoring);
 }
 
 static char *strip(char *s)
@@ -68,7 +88,7 @@ static char *strip(char *s)
 
 static bool section_known(ConfigContext *ctx, const char *section)
 {
-        return !ctx->sections || strv_has(ctx->sections, section);
+        return !ctx->sections || strv_contains((char *const *) ctx->sections, section);
 }
 
 /* Prints at most 40 bytes of untrusted text, with anything unprintable shown as '?'. */
@@ -107,19 +127,13 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                 /* An unreadable line in a strict section (or before any section) may have been a
                  * match condition: skip the file rather than the line. */
                 bool strict = ctx->strict_sections &&
-                              (!section || section_ignored || strv_has(ctx->strict_sections, section));
+                              (!section || section_ignored || strv_contains((char *const *) ctx->strict_sections, section));
                 if (memchr(raw, '\0', n)) {
-                        if (strict)
-                                config_diag_invalid(ctx, "Line contains a NUL byte (binary file?), file skipped.");
-                        else
-                                config_diag(ctx, "Line contains a NUL byte (binary file?), ignoring.");
+                        config_diag_strict(ctx, strict, "", "Line contains a NUL byte (binary file?)");
                         continue;
                 }
                 if (n > CONFIG_LINE_MAX) {
-                        if (strict)
-                                config_diag_invalid(ctx, "Line longer than %d bytes, file skipped.", CONFIG_LINE_MAX);
-                        else
-                                config_diag(ctx, "Line longer than %d bytes, ignoring.", CONFIG_LINE_MAX);
+                        config_diag_strict(ctx, strict, "", "Line longer than %d bytes", CONFIG_LINE_MAX);
                         continue;
                 }
                 memcpy(line, raw, n);
@@ -132,12 +146,8 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                 if (*l == '[') {
                         size_t k = strlen(l);
                         if (k < 3 || l[k - 1] != ']') {
-                                if (ctx->strict_sections)
-                                        config_diag_invalid(ctx, "Invalid section header '%s', file skipped.",
-                                                            sanitize(l, tmp, sizeof tmp));
-                                else
-                                        config_diag(ctx, "Invalid section header '%s', ignoring the section.",
-                                                    sanitize(l, tmp, sizeof tmp));
+                                config_diag_strict(ctx, ctx->strict_sections, " the section", "Invalid section header '%s'",
+                                                   sanitize(l, tmp, sizeof tmp));
                                 free(section);
                                 section = NULL;
                                 section_ignored = true;
@@ -149,33 +159,24 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                         if (!section)
                                 return -ENOMEM;
                         section_ignored = !section_known(ctx, section);
-                        if (section_ignored && ctx->strict_sections)
-                                config_diag_invalid(ctx, "Unknown section [%s], file skipped.",
-                                                    sanitize(section, tmp, sizeof tmp));
-                        else if (section_ignored)
-                                config_diag(ctx, "Unknown section [%s], ignoring.",
-                                            sanitize(section, tmp, sizeof tmp));
+                        if (section_ignored)
+                                config_diag_strict(ctx, ctx->strict_sections, "", "Unknown section [%s]",
+                                                   sanitize(section, tmp, sizeof tmp));
                         continue;
                 }
 
                 eq = strchr(l, '=');
                 if (!eq) {
-                        if (strict && !section_ignored)
-                                config_diag_invalid(ctx, "Missing '=' in '%s'%s%s%s, file skipped.",
-                                                    sanitize(l, tmp, sizeof tmp),
-                                                    section ? " in section [" : "", section ?: "",
-                                                    section ? "]" : "");
-                        else
-                                config_diag(ctx, "Missing '=' in '%s', ignoring.", sanitize(l, tmp, sizeof tmp));
+                        strict = strict && !section_ignored;
+                        config_diag_strict(ctx, strict, "", "Missing '=' in '%s'%s%s%s", sanitize(l, tmp, sizeof tmp),
+                                           strict && section ? " in section [" : "", strict && section ? section : "",
+                                           strict && section ? "]" : "");
                         continue;
                 }
                 if (section_ignored)
                         continue;
                 if (!section) {
-                        if (ctx->strict_sections)
-                                config_diag_invalid(ctx, "Assignment outside of a section, file skipped.");
-                        else
-                                config_diag(ctx, "Assignment outside of a section, ignoring.");
+                        config_diag_strict(ctx, ctx->strict_sections, "", "Assignment outside of a section");
                         continue;
                 }
                 *eq = '\0';

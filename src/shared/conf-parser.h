@@ -53,6 +53,9 @@ struct ConfigContext {
         bool invalid; /* set by config_diag_invalid(): the caller must not use the file */
 };
 
+/* Formats a message for diag (which may be NULL), outside of config_parse_buffer(). */
+void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt, ...)
+        _printf_(5, 6);
 void config_diag(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
 /* Like config_diag(), and marks the file invalid; the message should end in "file skipped.". */
 void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);

@@ -241,13 +241,6 @@ const NsKnobInfo ns_knob_table[_NS_KNOB_MAX] = {
         },
 };
 
-const char *ns_knob_to_string(NsKnob k)
-{
-        if (k < 0 || k >= _NS_KNOB_MAX)
-                return NULL;
-        return ns_knob_table[k].name;
-}
-
 NsKnob ns_knob_from_string(const char *s)
 {
         if (!s)

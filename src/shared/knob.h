@@ -113,9 +113,6 @@ typedef struct NsKnobInfo {
         bool initial_netns_only;  /* exists only in the host's initial network namespace */
 } NsKnobInfo;
 
-#define NS_KNOB_QRV_MIN 1
-#define NS_KNOB_QRV_MAX 7
-
 extern const NsKnobInfo ns_knob_table[_NS_KNOB_MAX];
 
 static inline const NsKnobInfo *ns_knob_info(NsKnob k)
@@ -123,9 +120,11 @@ static inline const NsKnobInfo *ns_knob_info(NsKnob k)
         return &ns_knob_table[k];
 }
 
-const char *ns_knob_to_string(NsKnob k);
 NsKnob ns_knob_from_string(const char *s);
 NsKnob ns_knob_from_config_key(const char *section, const char *key);
+
+#define NS_KNOB_QRV_MIN 1
+#define NS_KNOB_QRV_MAX 7
 /* "1", …, "7". 0, -EINVAL (syntax) or -ERANGE. */
 int ns_knob_parse_value(NsKnob k, const char *s, int32_t *ret);
 /* "net.ipv4.igmp_qrv", as sysctl names it. */

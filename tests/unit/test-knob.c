@@ -117,8 +117,8 @@ Test(knob, namespace_knobs)
                 { "three", -EINVAL, 0 }, { "3x", -EINVAL, 0 }, { "auto", -EINVAL, 0 },
         };
 
-        cr_expect_str_eq(ns_knob_to_string(NS_KNOB_IGMP_QRV), "igmp_qrv");
-        cr_expect_str_eq(ns_knob_to_string(NS_KNOB_MLD_QRV), "mld_qrv");
+        cr_expect_str_eq(ns_knob_info(NS_KNOB_IGMP_QRV)->name, "igmp_qrv");
+        cr_expect_str_eq(ns_knob_info(NS_KNOB_MLD_QRV)->name, "mld_qrv");
         cr_expect_str_eq(ns_knob_sysctl_name(NS_KNOB_IGMP_QRV), "net.ipv4.igmp_qrv");
         cr_expect_str_eq(ns_knob_sysctl_name(NS_KNOB_MLD_QRV), "net.ipv6.mld_qrv");
         cr_expect_eq(ns_knob_from_config_key("IGMP", "Robustness"), NS_KNOB_IGMP_QRV);
