@@ -57,11 +57,6 @@ struct NetnsWatch {
         unsigned n_rescans;
 };
 
-static Manager *netns_child_free(Manager *c)
-{
-        return manager_free(c);
-}
-
 size_t manager_netns_count(const Manager *m)
 {
         return m->netns_watch ? m->netns_watch->n_children : 0;
@@ -128,6 +123,37 @@ static int netns_child_open(Manager *c, int home_fd)
         return 0;
 }
 
+/* A child Manager of m for the namespace name, fd (taken, also on failure) and id. */
+static int netns_child_new(Manager *m, const char *name, int fd, NetnsId id, Manager **ret)
+{
+        _cleanup_(manager_freep) Manager *c = manager_alloc();
+
+        if (!c) {
+                safe_close(fd);
+                return log_oom();
+        }
+        c->parent = m;
+        c->netns_fd = fd;
+        c->netns_dev = id.dev;
+        c->netns_name = strdup(name);
+        c->root = strdup(m->root);
+        c->proc_root = strdup(m->proc_root);
+        if (!c->netns_name || !c->root || !c->proc_root)
+                return log_oom();
+        c->link_ctx.netns_name = c->netns_name;
+        c->link_ctx.netns_ino = id.ino;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+static void netns_child_observe(Manager *c, const Manager *m)
+{
+        c->link_ctx.observer = m->link_ctx.observer;
+        c->link_ctx.observer_userdata = m->link_ctx.observer_userdata;
+        c->link_ctx.overridden = m->link_ctx.overridden;
+        c->link_ctx.overridden_userdata = m->link_ctx.overridden_userdata;
+}
+
 /* Follows one namespace: takes fd. */
 static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
 {
@@ -135,29 +161,14 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         _cleanup_(manager_freep) Manager *c = NULL;
         int r;
 
-        c = manager_alloc();
-        if (!c) {
-                safe_close(fd);
-                return log_oom();
-        }
-        c->netns_fd = fd;
-        c->parent = m;
-        c->netns_name = strdup(name);
-        c->root = strdup(m->root);
-        c->proc_root = strdup(m->proc_root);
-        if (!c->netns_name || !c->root || !c->proc_root)
-                return log_oom();
-        c->netns_dev = id.dev;
+        r = netns_child_new(m, name, fd, id, &c);
+        if (r < 0)
+                return r;
         c->config = m->config;
         c->event = sd_event_ref(m->event);
         c->link_ctx.event = c->event;
-        c->link_ctx.netns_name = c->netns_name;
-        c->link_ctx.netns_ino = id.ino;
         c->link_ctx.drift_action = m->config.drift_action;
-        c->link_ctx.observer = m->link_ctx.observer;
-        c->link_ctx.observer_userdata = m->link_ctx.observer_userdata;
-        c->link_ctx.overridden = m->link_ctx.overridden;
-        c->link_ctx.overridden_userdata = m->link_ctx.overridden_userdata;
+        netns_child_observe(c, m);
         /* Its writes reach igmpd only if the drift watch covers every namespace (from the start). */
         c->refresh.watched = m->refresh.watched && m->drift_all_netns;
 
@@ -236,7 +247,7 @@ static void netns_forget(NetnsWatch *w, size_t i)
                         (void) rmdir(dir);
                 }
         }
-        netns_child_free(c);
+        manager_free(c);
 }
 
 static bool netns_failed(NetnsWatch *w, NetnsId id)
@@ -260,11 +271,6 @@ static void netns_add_failed(NetnsWatch *w, NetnsId id)
                 w->failed = a;
         }
         w->failed[w->n_failed++] = id;
-}
-
-static bool netns_is_dot(const char *name)
-{
-        return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
 /* Starts watching NETNS_RUN_DIR, creating it as ip netns does if it is missing; until it exists,
@@ -318,7 +324,7 @@ static void netns_rescan(NetnsWatch *w)
                 size_t i;
                 int fd;
 
-                if (netns_is_dot(de->d_name))
+                if (!netns_name_valid(de->d_name))
                         continue;
                 for (i = 0; i < n_before; i++)
                         if (!seen[i] && streq(w->children[i]->netns_name, de->d_name)) {
@@ -355,10 +361,8 @@ static void netns_rescan(NetnsWatch *w)
                         safe_close(fd);
                         continue;
                 }
-                if (netns_failed(w, id))
+                if (netns_failed(w, id) || w->denied)
                         safe_close(fd); /* said when it failed; a new bind is another namespace */
-                else if (w->denied)
-                        safe_close(fd);
                 else if (netns_follow(w, de->d_name, fd, id) < 0 && !w->denied)
                         netns_add_failed(w, id);
         }
@@ -425,7 +429,7 @@ static NetnsWatch *netns_watch_free(NetnsWatch *w)
         if (!w)
                 return NULL;
         for (size_t i = 0; i < w->n_children; i++)
-                netns_child_free(w->children[i]);
+                manager_free(w->children[i]);
         free(w->children);
         free(w->failed);
         sd_event_source_disable_unref(w->inotify_source);
@@ -534,13 +538,8 @@ void manager_set_link_observers(Manager *m, LinkObserver observer, LinkOverrideF
         m->link_ctx.observer_userdata = userdata;
         m->link_ctx.overridden = overridden;
         m->link_ctx.overridden_userdata = userdata;
-        for (size_t i = 0; i < manager_netns_count(m); i++) {
-                Manager *c = m->netns_watch->children[i];
-                c->link_ctx.observer = observer;
-                c->link_ctx.observer_userdata = userdata;
-                c->link_ctx.overridden = overridden;
-                c->link_ctx.overridden_userdata = userdata;
-        }
+        for (size_t i = 0; i < manager_netns_count(m); i++)
+                netns_child_observe(m->netns_watch->children[i], m);
 }
 
 void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata)
@@ -564,7 +563,7 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
                 NetnsId id;
                 int fd;
 
-                if (netns_is_dot(de->d_name) || !netns_name_valid(de->d_name))
+                if (!netns_name_valid(de->d_name))
                         continue;
                 fd = run_fd >= 0 ? netns_open_at(run_fd, de->d_name, &id) : -ENOENT;
                 if (fd < 0) {
@@ -577,19 +576,9 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
                         }
                         continue;
                 }
-                c = manager_alloc();
-                if (!c || !(c->netns_name = strdup(de->d_name)) || !(c->root = strdup(m->root)) ||
-                    !(c->proc_root = strdup(m->proc_root))) {
-                        safe_close(fd);
-                        log_oom();
+                if (netns_child_new(m, de->d_name, fd, id, &c) < 0)
                         break;
-                }
-                c->parent = m;
                 c->check_only = true;
-                c->netns_fd = fd;
-                c->netns_dev = id.dev;
-                c->link_ctx.netns_name = c->netns_name;
-                c->link_ctx.netns_ino = id.ino;
                 if (home_fd < 0 || netns_enter(fd) < 0) {
                         log_error_errno(-errno, "%s: cannot enter the network namespace, left as is: %m", de->d_name);
                         continue;

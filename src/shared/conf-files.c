@@ -30,8 +30,7 @@ char *path_join_root(const char *root, const char *path)
 }
 
 typedef struct Entry {
-        char *name;
-        char *path;
+        ConfFile file;
         unsigned priority; /* index of the directory: lower wins */
         bool masked;
 } Entry;
@@ -39,7 +38,7 @@ typedef struct Entry {
 static int entry_cmp(const void *a, const void *b)
 {
         const Entry *x = a, *y = b;
-        int c = strcmp(x->name, y->name);
+        int c = strcmp(x->file.name, y->file.name);
 
         if (c != 0)
                 return c;
@@ -77,14 +76,13 @@ static int entry_state(int dfd, const char *name, bool *ret_masked)
         return 0;
 }
 
-static void entries_free(Entry *e, size_t n)
+static void conf_file_done(ConfFile *f)
 {
-        for (size_t i = 0; i < n; i++) {
-                free(e[i].name);
-                free(e[i].path);
-        }
-        free(e);
+        free(f->name);
+        free(f->path);
 }
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
 int conf_files_list(const char *root, const char *const *dirs, const char *suffix, ConfFileList *ret)
 {
@@ -96,7 +94,7 @@ int conf_files_list(const char *root, const char *const *dirs, const char *suffi
         /* Collect every candidate with the rank of its directory … */
         for (unsigned prio = 0; dirs[prio]; prio++) {
                 _cleanup_free_ char *dir = path_join_root(root, dirs[prio]);
-                DIR *dp;
+                _cleanup_(closedirp) DIR *dp = NULL;
                 struct dirent *de;
 
                 if (!dir) {
@@ -122,24 +120,21 @@ int conf_files_list(const char *root, const char *const *dirs, const char *suffi
                                 size_t na = allocated ? allocated * 2 : 32;
                                 Entry *ne = realloc(entries, na * sizeof *ne);
                                 if (!ne) {
-                                        closedir(dp);
                                         r = -ENOMEM;
                                         goto finish;
                                 }
                                 entries = ne;
                                 allocated = na;
                         }
-                        entries[n] = (Entry) { .name = strdup(de->d_name), .priority = prio, .masked = masked };
-                        if (asprintf(&entries[n].path, "%s/%s", dir, de->d_name) < 0)
-                                entries[n].path = NULL;
-                        n++;
-                        if (!entries[n - 1].name || !entries[n - 1].path) {
-                                closedir(dp);
+                        Entry *e = &entries[n++];
+                        *e = (Entry) { .file.name = strdup(de->d_name), .priority = prio, .masked = masked };
+                        if (asprintf(&e->file.path, "%s/%s", dir, de->d_name) < 0)
+                                e->file.path = NULL;
+                        if (!e->file.name || !e->file.path) {
                                 r = -ENOMEM;
                                 goto finish;
                         }
                 }
-                closedir(dp);
         }
 
         /* … then sort by name and directory rank: the first of each name wins, and a masked
@@ -155,22 +150,23 @@ int conf_files_list(const char *root, const char *const *dirs, const char *suffi
         }
         const char *prev = NULL; /* name of the previous winner (still owned by entries or l) */
         for (size_t i = 0; i < n; i++) {
-                if (prev && streq(entries[i].name, prev))
+                if (prev && streq(entries[i].file.name, prev))
                         continue;
-                prev = entries[i].name;
-                if (entries[i].masked) {
-                        l.masked[l.n_masked++] = (ConfFile) { .name = TAKE_PTR(entries[i].name),
-                                                              .path = TAKE_PTR(entries[i].path) };
-                        continue;
-                }
-                l.files[l.n++] = (ConfFile) { .name = TAKE_PTR(entries[i].name), .path = TAKE_PTR(entries[i].path) };
+                prev = entries[i].file.name;
+                if (entries[i].masked)
+                        l.masked[l.n_masked++] = entries[i].file;
+                else
+                        l.files[l.n++] = entries[i].file;
+                entries[i].file = (ConfFile) {};
         }
         l.n_dropped = n_dropped;
         *ret = l;
         l = (ConfFileList) {};
 
 finish:
-        entries_free(entries, n);
+        for (size_t i = 0; i < n; i++)
+                conf_file_done(&entries[i].file);
+        free(entries);
         conf_file_list_done(&l);
         return r;
 }
@@ -179,14 +175,10 @@ void conf_file_list_done(ConfFileList *l)
 {
         if (!l)
                 return;
-        for (size_t i = 0; i < l->n; i++) {
-                free(l->files[i].name);
-                free(l->files[i].path);
-        }
-        for (size_t i = 0; i < l->n_masked; i++) {
-                free(l->masked[i].name);
-                free(l->masked[i].path);
-        }
+        for (size_t i = 0; i < l->n; i++)
+                conf_file_done(&l->files[i]);
+        for (size_t i = 0; i < l->n_masked; i++)
+                conf_file_done(&l->masked[i]);
         free(l->files);
         free(l->masked);
         *l = (ConfFileList) {};

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#define CONF_FILES_MAX 16384 /* beyond this, further files are not read (reported via ret_truncated) */
+#define CONF_FILES_MAX 16384 /* beyond this, further files are not read (counted in n_dropped) */
 
 typedef struct ConfFile {
         char *name; /* file name, e.g. "50-iptv.conf" */

@@ -34,6 +34,17 @@ void *intmap_get(const IntMap *m, int key)
         return e ? e->value : NULL;
 }
 
+/* Puts e in the first free slot from its home on (there is one: the load factor is at most 1/2). */
+static void place(IntMap *m, IntMapEntry e)
+{
+        size_t i = slot_of(m, e.key);
+
+        while (m->slots[i].value)
+                i = (i + 1) & (m->n_slots - 1);
+        m->slots[i] = e;
+        m->n++;
+}
+
 static int resize(IntMap *m, size_t n_slots)
 {
         IntMap new = { .n_slots = n_slots };
@@ -41,15 +52,9 @@ static int resize(IntMap *m, size_t n_slots)
         new.slots = calloc(n_slots, sizeof *new.slots);
         if (!new.slots)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_slots; i++) {
-                if (!m->slots[i].value)
-                        continue;
-                size_t j = slot_of(&new, m->slots[i].key);
-                while (new.slots[j].value)
-                        j = (j + 1) & (n_slots - 1);
-                new.slots[j] = m->slots[i];
-                new.n++;
-        }
+        for (size_t i = 0; i < m->n_slots; i++)
+                if (m->slots[i].value)
+                        place(&new, m->slots[i]);
         free(m->slots);
         *m = new;
         return 0;
@@ -73,28 +78,20 @@ int intmap_put(IntMap *m, int key, void *value)
                 if (r < 0)
                         return r;
         }
-        for (size_t i = slot_of(m, key);; i = (i + 1) & (m->n_slots - 1))
-                if (!m->slots[i].value) {
-                        m->slots[i] = (IntMapEntry) { .key = key, .value = value };
-                        m->n++;
-                        return 0;
-                }
+        place(m, (IntMapEntry) { .key = key, .value = value });
+        return 0;
 }
 
 void *intmap_remove(IntMap *m, int key)
 {
+        IntMapEntry *e = find(m, key);
         size_t mask = m->n_slots - 1, i;
         void *v;
 
-        if (m->n_slots == 0)
+        if (!e)
                 return NULL;
-        for (i = slot_of(m, key);; i = (i + 1) & mask) {
-                if (!m->slots[i].value)
-                        return NULL;
-                if (m->slots[i].key == key)
-                        break;
-        }
-        v = m->slots[i].value;
+        i = (size_t) (e - m->slots);
+        v = e->value;
         m->slots[i] = (IntMapEntry) {};
         m->n--;
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fnv.h"
 #include "strpool.h"
 #include "utf8.h"
 
@@ -75,34 +74,10 @@ int strpool_add(StrPool *p, const char *s, uint32_t *ret)
         return strpool_append(p, s, ret);
 }
 
-static int strpool_grow(StrPool *p)
-{
-        size_t n_slots = p->n_slots ? p->n_slots * 2 : 64;
-        uint32_t *slots = calloc(n_slots, sizeof *slots);
-
-        if (!slots)
-                return -ENOMEM;
-        for (size_t i = 0; i < p->n_slots; i++) {
-                uint32_t v = p->slots[i];
-                size_t j;
-
-                if (v == 0)
-                        continue;
-                j = (size_t) fnv1a64_str(FNV1A64_INIT, p->strings[v - 1]) & (n_slots - 1);
-                while (slots[j] != 0)
-                        j = (j + 1) & (n_slots - 1);
-                slots[j] = v;
-        }
-        free(p->slots);
-        p->slots = slots;
-        p->n_slots = n_slots;
-        return 0;
-}
-
 int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
 {
         bool owned;
-        size_t j;
+        void *v;
         int r;
 
         if (!s || !*s) {
@@ -112,25 +87,17 @@ int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
         s = strpool_valid(p, s, &owned);
         if (!s)
                 return -ENOMEM;
-        if ((p->n_interned + 1) * 2 > p->n_slots) {
-                r = strpool_grow(p);
-                if (r < 0)
-                        return r;
+        v = namemap_get(&p->interned, s);
+        if (v) {
+                *ret = (uint32_t) ((uintptr_t) v - 1);
+                if (owned) /* the copy just made is not needed */
+                        free(p->owned[--p->n_owned]);
+                return 0;
         }
-        j = (size_t) fnv1a64_str(FNV1A64_INIT, s) & (p->n_slots - 1);
-        for (; p->slots[j] != 0; j = (j + 1) & (p->n_slots - 1))
-                if (strcmp(p->strings[p->slots[j] - 1], s) == 0) {
-                        *ret = p->slots[j] - 1;
-                        if (owned) /* the copy just made is not needed */
-                                free(p->owned[--p->n_owned]);
-                        return 0;
-                }
         r = strpool_append(p, s, ret);
         if (r < 0)
                 return r;
-        p->slots[j] = *ret + 1;
-        p->n_interned++;
-        return 0;
+        return namemap_put(&p->interned, s, (void *) ((uintptr_t) *ret + 1));
 }
 
 void strpool_done(StrPool *p)
@@ -139,6 +106,6 @@ void strpool_done(StrPool *p)
                 free(p->owned[i]);
         free(p->owned);
         free(p->strings);
-        free(p->slots);
+        namemap_done(&p->interned);
         *p = (StrPool) {};
 }

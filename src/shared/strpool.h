@@ -8,18 +8,18 @@
  * what each link has of its own: names, addresses). A string that is not valid UTF-8 (D-Bus
  * refuses those) is stored with each invalid byte written "\xNN" (utf8_escape()), as igmpd
  * shows names everywhere on the bus.
- * Other strings are borrowed: the pool must not outlive them. The content hash is FNV-1a: feed
- * it only strings that no unprivileged peer chooses (fnv.h).
+ * Other strings are borrowed: the pool must not outlive them.
  */
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "namemap.h"
+
 typedef struct StrPool {
         const char **strings; /* n strings, NULL-terminated */
         size_t n, n_alloc;
-        uint32_t *slots;      /* open addressing over interned strings: index + 1, 0 = free */
-        size_t n_slots, n_interned;
+        NameMap interned;     /* content → index + 1 of the interned strings */
         char **owned;         /* replacements made for invalid UTF-8 */
         size_t n_owned;
 } StrPool;
