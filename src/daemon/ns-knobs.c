@@ -50,8 +50,7 @@ int ns_knobs_init(NsKnobs *n, const char *proc_root, sd_event *event)
 void ns_knobs_done(NsKnobs *n)
 {
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                if (n->dir_fd[f] >= 0)
-                        safe_close(n->dir_fd[f]);
+                safe_close(n->dir_fd[f]);
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
                 refstr_unref(n->knobs[k].want.source);
         free(n->record_dir);
@@ -167,6 +166,23 @@ static void ns_knobs_save(NsKnobs *n)
         n->record_failed = r < 0;
 }
 
+/* Writes value, recording first (ns_knobs_save()) what it writes and, at igmpd's first change of
+ * the knob, the value found (now). */
+static int ns_knobs_write_recorded(NsKnobs *n, NsKnob k, int32_t now, int32_t value)
+{
+        NsKnobState *s = &n->knobs[k];
+
+        if (!s->changed || s->written != value) {
+                if (!s->changed) {
+                        s->original = now;
+                        s->changed = true;
+                }
+                s->written = value;
+                ns_knobs_save(n);
+        }
+        return ns_knobs_write(n, k, value);
+}
+
 int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
 {
         _cleanup_free_ char *path = NULL, *text = NULL;
@@ -243,15 +259,7 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                 goto finish;
 
         if (want->set && now != want->value) {
-                if (!s->changed || s->written != want->value) {
-                        if (!s->changed) {
-                                s->original = now;
-                                s->changed = true;
-                        }
-                        s->written = want->value;
-                        ns_knobs_save(n);
-                }
-                r = ns_knobs_write(n, k, want->value);
+                r = ns_knobs_write_recorded(n, k, now, want->value);
                 if (r < 0)
                         log_warning_errno(r, "Failed to set %s to %" PRIi32 " (from %s), ignoring: %m", name,
                                           want->value, refstr_str(want->source));
@@ -312,11 +320,10 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         NsKnobState *s = &n->knobs[k];
         const char *name = ns_knob_sysctl_name(k), *result;
         char who[160], old[16], more[96] = "", f[8][64];
-        const char *fields[ELEMENTSOF(f) + 1];
+        const char *fields[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], NULL };
         unsigned suppressed = 0;
         bool old_known;
         int32_t now, old_value;
-        size_t i = 0;
         int r;
 
         if (!s->available || ns_knobs_read(n, k, &now) < 0)
@@ -338,15 +345,7 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         if (action == DRIFT_ACTION_WARN)
                 result = "kept (DriftAction=warn)";
         else {
-                if (!s->changed || s->written != s->want.value) {
-                        if (!s->changed) {
-                                s->original = now;
-                                s->changed = true;
-                        }
-                        s->written = s->want.value;
-                        ns_knobs_save(n);
-                }
-                r = ns_knobs_write(n, k, s->want.value);
+                r = ns_knobs_write_recorded(n, k, now, s->want.value);
                 result = r < 0 ? "writing it back failed: %m" : "reverted";
         }
         ns_knobs_notify(n, k);
@@ -365,18 +364,14 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         if (suppressed > 0)
                 snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
                          suppressed == 1 ? "" : "s");
-        snprintf(f[i], sizeof f[i], "KNOB=%s", ns_knob_info(k)->name), i++;
-        snprintf(f[i], sizeof f[i], "OLD_VALUE=%s", old), i++;
-        snprintf(f[i], sizeof f[i], "NEW_VALUE=%" PRIi32, now), i++;
-        snprintf(f[i], sizeof f[i], "IGMPD_VALUE=%" PRIi32, s->want.value), i++;
-        snprintf(f[i], sizeof f[i], "WRITER_PID=%" PRIu32, w ? w->pid : 0), i++;
-        snprintf(f[i], sizeof f[i], "WRITER_UID=%" PRIu32, w ? w->uid : 0), i++;
-        snprintf(f[i], sizeof f[i], "WRITER_COMM=%s", w ? strempty(w->comm) : ""), i++;
-        snprintf(f[i], sizeof f[i], "DRIFT_ACTION=%s",
-                 action == DRIFT_ACTION_WARN ? "kept" : r < 0 ? "failed" : "reverted"), i++;
-        for (size_t j = 0; j < i; j++)
-                fields[j] = f[j];
-        fields[i] = NULL;
+        snprintf(f[0], sizeof f[0], "KNOB=%s", ns_knob_info(k)->name);
+        snprintf(f[1], sizeof f[1], "OLD_VALUE=%s", old);
+        snprintf(f[2], sizeof f[2], "NEW_VALUE=%" PRIi32, now);
+        snprintf(f[3], sizeof f[3], "IGMPD_VALUE=%" PRIi32, s->want.value);
+        snprintf(f[4], sizeof f[4], "WRITER_PID=%" PRIu32, w ? w->pid : 0);
+        snprintf(f[5], sizeof f[5], "WRITER_UID=%" PRIu32, w ? w->uid : 0);
+        snprintf(f[6], sizeof f[6], "WRITER_COMM=%s", w ? strempty(w->comm) : "");
+        snprintf(f[7], sizeof f[7], "DRIFT_ACTION=%s", action == DRIFT_ACTION_WARN ? "kept" : r < 0 ? "failed" : "reverted");
         (void) log_internal_fields(LOG_WARNING, r, NULL, 0, DRIFT_MESSAGE_ID, fields,
                                    "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
                                    name, old, now, who, s->want.value, refstr_str(s->want.source), result, more);

@@ -251,17 +251,12 @@ int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
 
 int parse_boolean(const char *s)
 {
-        static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
-        static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+        /* The first half says no, the second yes. */
+        static const char *const words[] = { "0", "no", "n", "false", "f", "off", "1", "yes", "y", "true", "t", "on" };
 
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
-                if (strcasecmp(s, yes[i]) == 0)
-                        return 1;
-        for (size_t i = 0; i < ELEMENTSOF(no); i++)
-                if (strcasecmp(s, no[i]) == 0)
-                        return 0;
+        for (size_t i = 0; s && i < ELEMENTSOF(words); i++)
+                if (strcasecmp(s, words[i]) == 0)
+                        return i >= ELEMENTSOF(words) / 2;
         return -EINVAL;
 }
 

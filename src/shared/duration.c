@@ -65,15 +65,12 @@ int parse_duration_ms(const char *s, int64_t *ret)
                 while (n > 0 && isspace((unsigned char) p[n - 1]))
                         n--;
 
-                bool found = false;
-                for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                        if (strlen(units[i].suffix) == n && strncmp(units[i].suffix, p, n) == 0) {
-                                mult = units[i].ms;
-                                found = true;
-                                break;
-                        }
-                if (!found)
+                size_t i = 0;
+                while (i < ELEMENTSOF(units) && !(strlen(units[i].suffix) == n && strncmp(units[i].suffix, p, n) == 0))
+                        i++;
+                if (i == ELEMENTSOF(units))
                         return -EINVAL;
+                mult = units[i].ms;
         } else if (frac_div > 1)
                 /* "1.5" without a unit: milliseconds cannot be fractional */
                 return -EINVAL;

@@ -100,9 +100,7 @@ const char *knob_to_string(Knob k)
 
 Knob knob_from_string(const char *s)
 {
-        if (!s)
-                return _KNOB_INVALID;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
+        for (Knob k = 0; s && k < _KNOB_MAX; k++)
                 if (streq(knob_table[k].name, s))
                         return k;
         return _KNOB_INVALID;
@@ -110,9 +108,7 @@ Knob knob_from_string(const char *s)
 
 Knob knob_from_config_key(const char *section, const char *key)
 {
-        if (!section || !key)
-                return _KNOB_INVALID;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
+        for (Knob k = 0; section && key && k < _KNOB_MAX; k++)
                 if (streq(knob_table[k].section, section) && streq(knob_table[k].key, key))
                         return k;
         return _KNOB_INVALID;
@@ -120,9 +116,7 @@ Knob knob_from_config_key(const char *section, const char *key)
 
 Knob knob_from_option(const char *option)
 {
-        if (!option)
-                return _KNOB_INVALID;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
+        for (Knob k = 0; option && k < _KNOB_MAX; k++)
                 if (streq(knob_table[k].option, option))
                         return k;
         return _KNOB_INVALID;
@@ -149,34 +143,37 @@ int knob_check_value(Knob k, int64_t v)
         return v >= min && v <= knob_max_value(k) ? 0 : -ERANGE;
 }
 
+/* A decimal number without sign or spaces; above INT32_MAX it is INT64_MAX (out of every range). */
+static int parse_decimal(const char *s, int64_t *ret)
+{
+        unsigned long long u;
+        char *end;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        u = strtoull(s, &end, 10);
+        if (errno != 0 || *end != '\0')
+                return errno == ERANGE ? -ERANGE : -EINVAL;
+        *ret = u > INT32_MAX ? INT64_MAX : (int64_t) u;
+        return 0;
+}
+
 int knob_parse_value(Knob k, const char *s, int32_t *ret)
 {
         const KnobInfo *i = knob_info(k);
-        int64_t v;
-        int r;
+        int64_t v = 0; /* "auto" */
+        int r = 0;
 
         if (!s)
                 return -EINVAL;
 
-        if (i->kind == KNOB_KIND_INTERVAL) {
+        if (i->kind == KNOB_KIND_INTERVAL)
                 r = parse_duration_ms(s, &v);
-                if (r < 0)
-                        return r;
-        } else {
-                char *end;
-
-                if (strcasecmp(s, "auto") == 0)
-                        v = 0;
-                else {
-                        if (*s < '0' || *s > '9')
-                                return -EINVAL;
-                        errno = 0;
-                        unsigned long long u = strtoull(s, &end, 10);
-                        if (errno != 0 || *end != '\0')
-                                return errno == ERANGE ? -ERANGE : -EINVAL;
-                        v = u > INT32_MAX ? INT64_MAX : (int64_t) u;
-                }
-        }
+        else if (strcasecmp(s, "auto") != 0)
+                r = parse_decimal(s, &v);
+        if (r < 0)
+                return r;
 
         r = knob_check_value(k, v);
         if (r < 0)
@@ -243,9 +240,7 @@ const NsKnobInfo ns_knob_table[_NS_KNOB_MAX] = {
 
 NsKnob ns_knob_from_string(const char *s)
 {
-        if (!s)
-                return _NS_KNOB_INVALID;
-        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+        for (NsKnob k = 0; s && k < _NS_KNOB_MAX; k++)
                 if (streq(ns_knob_table[k].name, s))
                         return k;
         return _NS_KNOB_INVALID;
@@ -253,9 +248,7 @@ NsKnob ns_knob_from_string(const char *s)
 
 NsKnob ns_knob_from_config_key(const char *section, const char *key)
 {
-        if (!section || !key)
-                return _NS_KNOB_INVALID;
-        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
+        for (NsKnob k = 0; section && key && k < _NS_KNOB_MAX; k++)
                 if (streq(ns_knob_table[k].section, section) && streq(ns_knob_table[k].key, key))
                         return k;
         return _NS_KNOB_INVALID;
@@ -263,20 +256,17 @@ NsKnob ns_knob_from_config_key(const char *section, const char *key)
 
 int ns_knob_parse_value(NsKnob k, const char *s, int32_t *ret)
 {
-        unsigned long long u;
-        char *end;
+        int64_t v;
+        int r;
 
-        if (k < 0 || k >= _NS_KNOB_MAX || !s || *s < '0' || *s > '9')
+        if (k < 0 || k >= _NS_KNOB_MAX || !s)
                 return -EINVAL;
-        errno = 0;
-        u = strtoull(s, &end, 10);
-        if (errno == ERANGE)
+        r = parse_decimal(s, &v);
+        if (r < 0)
+                return r;
+        if (v < NS_KNOB_QRV_MIN || v > NS_KNOB_QRV_MAX)
                 return -ERANGE;
-        if (errno != 0 || *end != '\0')
-                return -EINVAL;
-        if (u < NS_KNOB_QRV_MIN || u > NS_KNOB_QRV_MAX)
-                return -ERANGE;
-        *ret = (int32_t) u;
+        *ret = (int32_t) v;
         return 0;
 }
 

@@ -59,9 +59,7 @@ bool strv_equal(char *const *a, char *const *b)
 
 bool strv_contains(char *const *l, const char *s)
 {
-        if (!s)
-                return false;
-        for (char *const *p = l; p && *p; p++)
+        for (char *const *p = l; s && p && *p; p++)
                 if (streq(*p, s))
                         return true;
         return false;
@@ -69,9 +67,7 @@ bool strv_contains(char *const *l, const char *s)
 
 bool strv_fnmatch(char *const *patterns, const char *s)
 {
-        if (!s)
-                return false;
-        for (char *const *p = patterns; p && *p; p++)
+        for (char *const *p = patterns; s && p && *p; p++)
                 if (fnmatch(*p, s, 0) == 0)
                         return true;
         return false;
