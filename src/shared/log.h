@@ -43,7 +43,6 @@ int log_internal_link(int level, int error, const char *netns, const char *ifnam
 #define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
 
 #define log_debug_errno(e, ...) log_full_errno(LOG_DEBUG, e, __VA_ARGS__)
-#define log_info_errno(e, ...) log_full_errno(LOG_INFO, e, __VA_ARGS__)
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, e, __VA_ARGS__)
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, e, __VA_ARGS__)
 
@@ -56,11 +55,8 @@ int log_internal_link(int level, int error, const char *netns, const char *ifnam
 
 #define log_link_debug(link, ...) log_link_full(link, LOG_DEBUG, __VA_ARGS__)
 #define log_link_info(link, ...) log_link_full(link, LOG_INFO, __VA_ARGS__)
-#define log_link_notice(link, ...) log_link_full(link, LOG_NOTICE, __VA_ARGS__)
 #define log_link_warning(link, ...) log_link_full(link, LOG_WARNING, __VA_ARGS__)
-#define log_link_error(link, ...) log_link_full(link, LOG_ERR, __VA_ARGS__)
 #define log_link_warning_errno(link, e, ...) log_link_full_errno(link, LOG_WARNING, e, __VA_ARGS__)
-#define log_link_error_errno(link, e, ...) log_link_full_errno(link, LOG_ERR, e, __VA_ARGS__)
 #define log_link_debug_errno(link, e, ...) log_link_full_errno(link, LOG_DEBUG, e, __VA_ARGS__)
 
 #define log_oom() log_error_errno(ENOMEM, "Out of memory.")

@@ -60,21 +60,8 @@ int strpool_init(StrPool *p)
         return strpool_append(p, "", &i);
 }
 
-int strpool_add(StrPool *p, const char *s, uint32_t *ret)
-{
-        bool owned;
-
-        if (!s || !*s) {
-                *ret = 0;
-                return 0;
-        }
-        s = strpool_valid(p, s, &owned);
-        if (!s)
-                return -ENOMEM;
-        return strpool_append(p, s, ret);
-}
-
-int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
+/* Appends s, or with intern finds an equal string first. */
+static int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
 {
         bool owned;
         void *v;
@@ -87,7 +74,7 @@ int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
         s = strpool_valid(p, s, &owned);
         if (!s)
                 return -ENOMEM;
-        v = namemap_get(&p->interned, s);
+        v = intern ? namemap_get(&p->interned, s) : NULL;
         if (v) {
                 *ret = (uint32_t) ((uintptr_t) v - 1);
                 if (owned) /* the copy just made is not needed */
@@ -95,9 +82,19 @@ int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
                 return 0;
         }
         r = strpool_append(p, s, ret);
-        if (r < 0)
+        if (r < 0 || !intern)
                 return r;
         return namemap_put(&p->interned, s, (void *) ((uintptr_t) *ret + 1));
+}
+
+int strpool_add(StrPool *p, const char *s, uint32_t *ret)
+{
+        return strpool_put(p, s, false, ret);
+}
+
+int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
+{
+        return strpool_put(p, s, true, ret);
 }
 
 void strpool_done(StrPool *p)

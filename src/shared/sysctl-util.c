@@ -34,33 +34,21 @@ int sysctl_open_link_dir(int conf_fd, const char *ifname)
         return fd < 0 ? negative_errno() : fd;
 }
 
-static int parse_int32(const char *buf, int32_t *ret)
-{
-        char *end;
-        long long v;
-
-        errno = 0;
-        v = strtoll(buf, &end, 10);
-        if (errno != 0 || end == buf)
-                return -EIO;
-        while (*end == '\n' || *end == ' ' || *end == '\t')
-                end++;
-        if (*end != '\0' || v < INT32_MIN || v > INT32_MAX)
-                return -EIO;
-        *ret = (int32_t) v;
-        return 0;
-}
-
 static int read_fd_int(int fd, int32_t *ret)
 {
         char buf[32];
         ssize_t n;
+        int v;
 
-        n = pread(fd, buf, sizeof buf - 1, 0);
+        n = pread(fd, buf, sizeof buf, 0);
         if (n < 0)
                 return negative_errno();
-        buf[n] = '\0';
-        return parse_int32(buf, ret);
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+                n--;
+        if (parse_int_range(buf, buf + n, &v) < 0)
+                return -EIO;
+        *ret = v;
+        return 0;
 }
 
 /* Decimal of value and a newline into buf (SYSCTL_INT_MAX bytes); returns the length. By hand, not
