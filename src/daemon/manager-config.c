@@ -77,16 +77,13 @@ static int config_set_load(Manager *m, ConfigSet *ret)
         r = policy_load(m->root, config_load_diag, config_load_file, &c, &s.policy);
         if (r < 0)
                 return r;
-        if (!ns_knobs_available(&m->ns_knobs, NS_KNOB_MLD_QRV))
-                policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV, false,
-                                             "sets net.ipv6.mld_qrv, one value for the whole host, which only the "
-                                             "host's initial network namespace has (igmpd runs in another one, or "
-                                             "IPv6 is off)", config_load_diag, &c);
-        else
-                policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV, true,
-                                             "sets net.ipv6.mld_qrv, one value for the whole host, but the file is for "
-                                             "other network namespaces (Namespace= does not match .host)",
-                                             config_load_diag, &c);
+        bool host = ns_knobs_available(&m->ns_knobs, NS_KNOB_MLD_QRV);
+        policy_refuse_namespace_knob(s.policy, NS_KNOB_MLD_QRV, host,
+                                     host ? "sets net.ipv6.mld_qrv, one value for the whole host, but the file is for "
+                                            "other network namespaces (Namespace= does not match .host)"
+                                          : "sets net.ipv6.mld_qrv, one value for the whole host, which only the "
+                                            "host's initial network namespace has (igmpd runs in another one, or "
+                                            "IPv6 is off)", config_load_diag, &c);
 
         r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
         if (r < 0)

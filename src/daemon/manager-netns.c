@@ -212,12 +212,23 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         return 0;
 }
 
+/* Removes the records of a namespace that went (its links' and its namespace knobs') and their
+ * directory: what they held went with it. */
+static void netns_records_remove(const char *dir)
+{
+        _cleanup_free_ char *record = NULL;
+
+        (void) originals_remove(dir);
+        if (asprintf(&record, "%s/" NS_KNOBS_RECORD_NAME, dir) >= 0)
+                (void) unlink(record);
+        (void) rmdir(dir);
+}
+
 /* The namespace went (or its name now means another one): its links are dropped without a
  * write (they went with it), its record too. */
 static void netns_forget(NetnsWatch *w, size_t i)
 {
         Manager *c = w->children[i];
-        _cleanup_free_ char *dir = NULL;
         Link **links = NULL;
         size_t n = 0;
 
@@ -235,18 +246,8 @@ static void netns_forget(NetnsWatch *w, size_t i)
                 }
                 links_unref(links, n);
         }
-        if (c->originals.dir) {
-                dir = strdup(c->originals.dir);
-                (void) originals_remove(dir ?: "");
-                if (dir) {
-                        _cleanup_free_ char *record = NULL;
-
-                        /* the namespace knobs' record ([IGMP] Robustness=) */
-                        if (asprintf(&record, "%s/" NS_KNOBS_RECORD_NAME, dir) >= 0)
-                                (void) unlink(record);
-                        (void) rmdir(dir);
-                }
-        }
+        if (c->originals.dir)
+                netns_records_remove(c->originals.dir);
         manager_free(c);
 }
 
@@ -570,10 +571,8 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
                         _cleanup_free_ char *p = NULL;
 
                         printf("%s: network namespace gone, its links with it: nothing to restore\n", de->d_name);
-                        if (asprintf(&p, "%s/%s", base, de->d_name) >= 0) {
-                                (void) originals_remove(p);
-                                (void) rmdir(p);
-                        }
+                        if (asprintf(&p, "%s/%s", base, de->d_name) >= 0)
+                                netns_records_remove(p);
                         continue;
                 }
                 if (netns_child_new(m, de->d_name, fd, id, &c) < 0)

@@ -88,63 +88,43 @@ typedef struct ParseState {
         KnobSetting *ns_knobs;    /* NULL for runtime files (one link each) */
 } ParseState;
 
-static int parse_ns_knob(ConfigContext *ctx, KnobSetting *ns_knobs, NsKnob k, const char *key, const char *value)
-{
-        int32_t v;
-        int r;
-
-        if (!ns_knobs) {
-                config_diag(ctx, "%s= sets %s, one value per network namespace: not in a file for one link, ignoring.",
-                            key, ns_knob_sysctl_name(k));
-                return -EINVAL;
-        }
-        if (isempty(value)) {
-                ns_knobs[k] = (KnobSetting) {};
-                return 0;
-        }
-        r = ns_knob_parse_value(k, value, &v);
-        if (r < 0) {
-                config_diag(ctx, "Invalid %s= value '%.64s' (expected a number from %d to %d), ignoring.", key, value,
-                            NS_KNOB_QRV_MIN, NS_KNOB_QRV_MAX);
-                return r;
-        }
-        ns_knobs[k] = (KnobSetting) { .value = v, .line = ctx->line };
-        return 0;
-}
-
+/* A link knob, or a namespace knob (NsKnob) in a file that may set one. */
 static int parse_knob(ConfigContext *ctx, ParseState *s, const char *section, const char *key, const char *value)
 {
         Knob k = knob_from_config_key(section, key);
-        KnobSetting *knobs = s->knobs;
-        NsKnob nk;
+        NsKnob nk = ns_knob_from_config_key(section, key);
+        KnobSetting *setting;
         int32_t v;
         int r;
 
-        nk = ns_knob_from_config_key(section, key);
-        if (nk >= 0)
-                return parse_ns_knob(ctx, s->ns_knobs, nk, key, value);
-        if (k < 0) {
+        if (nk >= 0 && !s->ns_knobs) {
+                config_diag(ctx, "%s= sets %s, one value per network namespace: not in a file for one link, ignoring.",
+                            key, ns_knob_sysctl_name(nk));
+                return -EINVAL;
+        }
+        if (nk < 0 && k < 0) {
                 config_diag(ctx, "Unknown key '%.64s' in section [%s], ignoring.", key, section);
                 return -EINVAL;
         }
+        setting = nk >= 0 ? &s->ns_knobs[nk] : &s->knobs[k];
         if (isempty(value)) {
                 /* An empty assignment resets the key, as in systemd. */
-                knobs[k] = (KnobSetting) {};
+                *setting = (KnobSetting) {};
                 return 0;
         }
-        r = knob_parse_value(k, value, &v);
-        if (r == -ERANGE) {
-                config_diag(ctx, "%s=%.64s is out of range (%s), ignoring.", key, value,
-                            knob_range_string(k));
-                return r;
-        }
-        if (r < 0) {
+        r = nk >= 0 ? ns_knob_parse_value(nk, value, &v) : knob_parse_value(k, value, &v);
+        if (r < 0 && nk >= 0)
+                config_diag(ctx, "Invalid %s= value '%.64s' (expected a number from %d to %d), ignoring.", key, value,
+                            NS_KNOB_QRV_MIN, NS_KNOB_QRV_MAX);
+        else if (r == -ERANGE)
+                config_diag(ctx, "%s=%.64s is out of range (%s), ignoring.", key, value, knob_range_string(k));
+        else if (r < 0)
                 config_diag(ctx, "Invalid %s= value '%.64s' (expected %s), ignoring.", key, value,
                             knob_info(k)->kind == KNOB_KIND_INTERVAL ? "a duration such as 200, 200ms or 1.5s"
                                                                      : knob_range_string(k));
+        if (r < 0)
                 return r;
-        }
-        knobs[k] = (KnobSetting) { .value = v, .line = ctx->line };
+        *setting = (KnobSetting) { .value = v, .line = ctx->line };
         return 0;
 }
 

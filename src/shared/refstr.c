@@ -14,52 +14,29 @@
 
 #include "refstr.h"
 
-static RefStr *refstr_alloc(size_t len, char **ret_chars)
-{
-        RefStr *r;
-
-        if (len > SIZE_MAX - sizeof(RefStr) - 1)
-                return NULL;
-        r = malloc(sizeof(RefStr) + len + 1);
-        if (!r)
-                return NULL;
-        *ret_chars = (char *) (r + 1);
-        *r = (RefStr) { .n_ref = 1, .str = *ret_chars };
-        return r;
-}
-
 RefStr *refstr_new(const char *s)
 {
-        size_t len;
-        RefStr *r;
-        char *c;
-
         assert(s);
-
-        len = strlen(s);
-        r = refstr_alloc(len, &c);
-        if (r)
-                memcpy(c, s, len + 1);
-        return r;
+        return refstr_newf("%s", s);
 }
 
 RefStr *refstr_newf(const char *fmt, ...)
 {
         va_list ap;
         RefStr *r;
-        char *c;
         int n;
 
         va_start(ap, fmt);
         n = vsnprintf(NULL, 0, fmt, ap);
         va_end(ap);
-        if (n < 0)
+        if (n < 0 || (size_t) n > SIZE_MAX - sizeof(RefStr) - 1)
                 return NULL;
-        r = refstr_alloc((size_t) n, &c);
+        r = malloc(sizeof(RefStr) + (size_t) n + 1);
         if (!r)
                 return NULL;
+        *r = (RefStr) { .n_ref = 1, .str = (char *) (r + 1) };
         va_start(ap, fmt);
-        (void) vsnprintf(c, (size_t) n + 1, fmt, ap);
+        (void) vsnprintf((char *) (r + 1), (size_t) n + 1, fmt, ap);
         va_end(ap);
         return r;
 }
