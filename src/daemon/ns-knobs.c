@@ -230,6 +230,32 @@ int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
         return 0;
 }
 
+/* Writes back the value found, unless another process changed the knob since igmpd wrote it (now
+ * is what the kernel holds): either way igmpd has no change of it left, unless the write failed
+ * (it stays recorded). policy_gone: no policy sets it any more (else: the stop). 1 if written
+ * back, 0 if left, or -errno. */
+static int ns_knobs_put_back(NsKnobs *n, NsKnob k, int32_t now, bool policy_gone)
+{
+        NsKnobState *s = &n->knobs[k];
+        const char *name = ns_knob_sysctl_name(k);
+        int r;
+
+        if (now != s->written) {
+                log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "%s: leaving it.", name,
+                         now, s->written, policy_gone ? "; no policy sets it any more" : "");
+                s->changed = false;
+                return 0;
+        }
+        r = ns_knobs_write(n, k, s->original);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found%s: %m", name,
+                                         s->original, policy_gone ? ", ignoring" : "");
+        log_info("Set %s back to %" PRIi32 ", the value found%s.", name, s->original,
+                 policy_gone ? ": no policy sets it any more" : "");
+        s->changed = false;
+        return 1;
+}
+
 static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, bool write)
 {
         NsKnobState *s = &n->knobs[k];
@@ -270,20 +296,8 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                 /* The record goes only once the value found is back: a crash in between leaves
                  * the next start what it needs. A failed write stays recorded (the stop tries
                  * again). */
-                r = 0;
-                if (now != s->written)
-                        log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "; no policy "
-                                 "sets it any more: leaving it.", name, now, s->written);
-                else if ((r = ns_knobs_write(n, k, s->original)) < 0)
-                        log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found, ignoring: %m",
-                                          name, s->original);
-                else
-                        log_info("Set %s back to %" PRIi32 ", the value found: no policy sets it any more.", name,
-                                 s->original);
-                if (r >= 0) {
-                        s->changed = false;
+                if (ns_knobs_put_back(n, k, now, true) >= 0)
                         ns_knobs_save(n);
-                }
         } else if (want->set)
                 s->error = 0;
 
@@ -383,7 +397,6 @@ unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
 
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
                 NsKnobState *s = &n->knobs[k];
-                const char *name = ns_knob_sysctl_name(k);
                 int32_t now;
                 int r;
 
@@ -393,22 +406,10 @@ unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
                         s->changed = false;
                         continue;
                 }
-                if (now != s->written) {
-                        log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 ": leaving it.",
-                                 name, now, s->written);
-                        s->changed = false;
-                        continue;
-                }
-                r = ns_knobs_write(n, k, s->original);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found: %m", name,
-                                          s->original);
+                r = ns_knobs_put_back(n, k, now, false);
+                if (r < 0)
                         n_failed++; /* still recorded */
-                        continue;
-                }
-                log_info("Set %s back to %" PRIi32 ", the value found.", name, s->original);
-                s->changed = false;
-                if (n_restored)
+                else if (r > 0 && n_restored)
                         (*n_restored)++;
         }
         ns_knobs_save(n);
