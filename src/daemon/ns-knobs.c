@@ -385,7 +385,8 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         snprintf(f[4], sizeof f[4], "WRITER_PID=%" PRIu32, w ? w->pid : 0);
         snprintf(f[5], sizeof f[5], "WRITER_UID=%" PRIu32, w ? w->uid : 0);
         snprintf(f[6], sizeof f[6], "WRITER_COMM=%s", w ? strempty(w->comm) : "");
-        snprintf(f[7], sizeof f[7], "DRIFT_ACTION=%s", action == DRIFT_ACTION_WARN ? "kept" : r < 0 ? "failed" : "reverted");
+        snprintf(f[7], sizeof f[7], "DRIFT_ACTION=%s",
+                 action == DRIFT_ACTION_WARN ? "kept" : r < 0 ? "failed" : "reverted");
         (void) log_internal_fields(LOG_WARNING, r, NULL, 0, DRIFT_MESSAGE_ID, fields,
                                    "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
                                    name, old, now, who, s->want.value, refstr_str(s->want.source), result, more);

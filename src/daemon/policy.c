@@ -187,7 +187,8 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
                         if (!why && netns && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
                                 why = strchr(*w, '/') ? "a namespace name has no '/'" : "too long";
                         if (why) {
-                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in %s= (%s), file skipped.", *w, key, why);
+                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in %s= (%s), file skipped.", *w, key,
+                                                    why);
                                 return -EINVAL;
                         }
                 }

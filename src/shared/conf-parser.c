@@ -60,7 +60,8 @@ void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...)
 
 /* A mistake in the structure of the file: with strict, it skips the file (see strict_sections);
  * else it ignores the line, or what ignoring names. */
-_printf_(4, 5) static void config_diag_strict(ConfigContext *ctx, bool strict, const char *ignoring, const char *fmt, ...)
+_printf_(4, 5) static void config_diag_strict(ConfigContext *ctx, bool strict, const char *ignoring,
+                                              const char *fmt, ...)
 {
         char msg[448];
         va_list ap;
@@ -126,8 +127,8 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
 
                 /* An unreadable line in a strict section (or before any section) may have been a
                  * match condition: skip the file rather than the line. */
-                bool strict = ctx->strict_sections &&
-                              (!section || section_ignored || strv_contains((char *const *) ctx->strict_sections, section));
+                bool strict = ctx->strict_sections && (!section || section_ignored ||
+                                                       strv_contains((char *const *) ctx->strict_sections, section));
                 if (memchr(raw, '\0', n)) {
                         config_diag_strict(ctx, strict, "", "Line contains a NUL byte (binary file?)");
                         continue;
@@ -146,8 +147,8 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                 if (*l == '[') {
                         size_t k = strlen(l);
                         if (k < 3 || l[k - 1] != ']') {
-                                config_diag_strict(ctx, ctx->strict_sections, " the section", "Invalid section header '%s'",
-                                                   sanitize(l, tmp, sizeof tmp));
+                                config_diag_strict(ctx, ctx->strict_sections, " the section",
+                                                   "Invalid section header '%s'", sanitize(l, tmp, sizeof tmp));
                                 free(section);
                                 section = NULL;
                                 section_ignored = true;
