@@ -253,20 +253,11 @@ int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret)
         return 0;
 }
 
-typedef struct CompatLookup {
-        const ElfView *v;
-        uint64_t value;
-        bool found;
-} CompatLookup;
-
 static int on_compat(const ElfSymbol *s, void *userdata)
 {
-        CompatLookup *c = userdata;
-
         if (s->defined && s->type == STT_FUNC && s->hidden && streq(s->name, "sysctl") &&
             streq(s->version, "GLIBC_2.2.5")) {
-                c->value = s->value;
-                c->found = true;
+                *(uint64_t *) userdata = s->value;
                 return 1;
         }
         return 0;
@@ -274,17 +265,15 @@ static int on_compat(const ElfSymbol *s, void *userdata)
 
 int elf_sysctl_compat_offset(const ElfView *v, uint64_t *ret_offset)
 {
-        CompatLookup c = { .v = v };
+        uint64_t value;
         int r;
 
         if (v->machine != EM_X86_64 || !v->is64)
                 return 0;
-        r = elf_view_foreach_dynsym(v, on_compat, &c);
-        if (r < 0)
+        r = elf_view_foreach_dynsym(v, on_compat, &value);
+        if (r <= 0)
                 return r;
-        if (!c.found)
-                return 0;
-        if (elf_view_vaddr_to_offset(v, c.value, ret_offset) < 0)
+        if (elf_view_vaddr_to_offset(v, value, ret_offset) < 0)
                 return -EBADMSG;
         return 1;
 }

@@ -257,17 +257,31 @@ static int take_pending(KmsgAssembler *a, KmsgMessage *ret)
         return 1;
 }
 
-static void start_pending(KmsgAssembler *a, const KmsgRecord *r, bool open)
+/* Hands out the pending message (1, or 0 if none) and starts a new one with r. */
+static int restart_pending(KmsgAssembler *a, const KmsgRecord *r, bool open, KmsgMessage *ret)
 {
+        int k = take_pending(a, ret);
+
         message_start(&a->msg, r);
         a->pending = true;
         a->open = open;
+        return k;
+}
+
+/* A continuation: appended to the open message of its caller, or (its head lost) a message of
+ * its own. */
+static int push_continuation(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
+{
+        if (a->pending && a->open && !caller_conflict(&a->msg, r)) {
+                message_append(&a->msg, r);
+                return 0;
+        }
+        return restart_pending(a, r, true, ret);
 }
 
 int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
 {
         bool gap;
-        int k;
 
         assert(a);
         assert(r);
@@ -287,40 +301,22 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
         if (a->style == KMSG_CONT_LEGACY) {
                 switch (r->flag) {
                 case 'c':
-                        k = take_pending(a, ret);
-                        start_pending(a, r, true);
-                        return k;
+                        return restart_pending(a, r, true, ret);
                 case '+':
-                        if (a->pending && a->open && !caller_conflict(&a->msg, r)) {
-                                message_append(&a->msg, r);
-                                return 0;
-                        }
-                        /* The head was lost: keep the tail as a message of its own. */
-                        k = take_pending(a, ret);
-                        start_pending(a, r, true);
-                        return k;
+                        return push_continuation(a, r, ret);
                 default:
                         /* A whole line. */
                         if (!a->pending) {
                                 message_start(ret, r);
                                 return 1;
                         }
-                        k = take_pending(a, ret);
-                        start_pending(a, r, false);
-                        return k;
+                        return restart_pending(a, r, false, ret);
                 }
         }
 
         /* MODERN */
-        if (r->flag == 'c' || r->flag == '+') {
-                if (a->pending && a->open && !caller_conflict(&a->msg, r)) {
-                        message_append(&a->msg, r);
-                        return 0;
-                }
-                k = take_pending(a, ret);
-                start_pending(a, r, true);
-                return k;
-        }
+        if (r->flag == 'c' || r->flag == '+')
+                return push_continuation(a, r, ret);
 
         if (a->pending && a->open && !caller_conflict(&a->msg, r) &&
             r->seq == a->msg.seq_last + 1 &&
@@ -331,10 +327,7 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
                 /* The empty record is the "\n": the line is complete. */
                 return take_pending(a, ret);
         }
-
-        k = take_pending(a, ret);
-        start_pending(a, r, true);
-        return k;
+        return restart_pending(a, r, true, ret);
 }
 
 int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)

@@ -558,14 +558,6 @@ static int path_append(char *buf, size_t *len, const char *s)
         return 0;
 }
 
-static int path_append_number(char *buf, size_t *len, int v)
-{
-        char num[STRLEN("-2147483648") + 1];
-
-        snprintf(num, sizeof(num), "%d", v);
-        return path_append(buf, len, num);
-}
-
 /* What a resolver hands back becomes a path component: it must look like a kernel ifname. */
 static bool resolved_ifname_ok(const char *buf, size_t size)
 {
@@ -585,13 +577,8 @@ static bool resolved_ifname_ok(const char *buf, size_t size)
         return true;
 }
 
-int sysctl_binary_to_path(
-                const int *name,
-                size_t n_name,
-                SysctlIfindexResolver resolve,
-                void *userdata,
-                char **ret_path,
-                bool *ret_complete)
+int sysctl_binary_to_path(const int *name, size_t n_name, SysctlIfindexResolver resolve, void *userdata,
+                          char **ret_path, bool *ret_complete)
 {
         const BinEntry *table = bin_root;
         char buf[PATH_BUF_SIZE] = "";
@@ -609,47 +596,35 @@ int sysctl_binary_to_path(
 
         for (size_t i = 0; i < n_name; i++) {
                 const BinEntry *match = NULL, *wildcard = NULL;
+                char ifname[64] = "", num[STRLEN("-2147483648") + 1];
+                const char *component = NULL;
                 int id = name[i];
 
-                /* Past a leaf or an unknown component: nothing left to look up. */
-                if (!table) {
-                        complete = false;
-                        r = path_append_number(buf, &len, id);
-                        if (r < 0)
-                                return r;
-                        continue;
-                }
-
-                for (const BinEntry *e = table; !entry_is_end(e); e++) {
+                /* Past a leaf or an unknown component (table NULL): nothing left to look up. */
+                for (const BinEntry *e = table; e && !entry_is_end(e) && !match; e++)
                         if (e->per_device)
                                 wildcard = e;
-                        else if (e->id == id) {
+                        else if (e->id == id)
                                 match = e;
-                                break;
-                        }
-                }
 
                 if (match) {
-                        r = path_append(buf, &len, match->name);
+                        component = match->name;
                         table = match->child;
                 } else if (wildcard && id > 0) {
-                        char ifname[64] = "";
-
                         /* The kernel looked the ifindex up in the caller's netns at call time; the
                          * best we can do is ask about it now. */
                         if (resolve && resolve(id, ifname, sizeof(ifname), userdata) >= 0 &&
                             resolved_ifname_ok(ifname, sizeof(ifname)))
-                                r = path_append(buf, &len, ifname);
-                        else {
-                                complete = false;
-                                r = path_append_number(buf, &len, id);
-                        }
+                                component = ifname;
                         table = wildcard->child;
-                } else {
-                        complete = false;
-                        r = path_append_number(buf, &len, id);
+                } else
                         table = NULL;
+                if (!component) {
+                        complete = false;
+                        snprintf(num, sizeof(num), "%d", id);
+                        component = num;
                 }
+                r = path_append(buf, &len, component);
                 if (r < 0)
                         return r;
         }
