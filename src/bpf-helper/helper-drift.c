@@ -32,13 +32,6 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct drift_watch_bpf *, drift_watch_bpf__destroy);
 
-static bool is_cgroup2(const char *path)
-{
-        struct statfs sf;
-
-        return statfs(path, &sf) >= 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
-
 /*
  * The root of the cgroup2 hierarchy (of this process's cgroup namespace), opened: the "unified"
  * mount of a hybrid host, /sys/fs/cgroup on a unified one, and otherwise a private, detached
@@ -52,14 +45,17 @@ static int open_cgroup2_root(char *where, size_t size)
         _cleanup_close_ int fs = -EBADF, mnt = -EBADF;
         int fd;
 
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
-                if (is_cgroup2(paths[i])) {
-                        fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                        if (fd < 0)
-                                return -errno;
-                        snprintf(where, size, "%s", paths[i]);
-                        return fd;
-                }
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                struct statfs sf;
+
+                if (statfs(paths[i], &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
+                        continue;
+                fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                snprintf(where, size, "%s", paths[i]);
+                return fd;
+        }
 
         fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
         if (fs < 0)

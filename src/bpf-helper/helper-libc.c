@@ -432,11 +432,8 @@ static int libc_scan(LibcScan *s)
                                 s->n_pids++;
                         }
         }
-        if (s->n_failed > 0 && s->n_probed == 0) {
-                helper_reply_done(r);
-                r->reply.n_entries = 0;
+        if (s->n_failed > 0 && s->n_probed == 0) /* main.c drops the entries of an error reply */
                 return helper_reply_bpf_error(r, s->last_error, "Putting a uprobe on libc's sysctl@GLIBC_2.2.5");
-        }
         if (s->n_failed > 0)
                 log_warning("Could not probe %u libc cop%s (last: %s): %s", s->n_failed, s->n_failed == 1 ? "y" : "ies",
                             s->last_failure, strerror(-s->last_error));

@@ -17,14 +17,13 @@
 
 typedef struct Shdr {
         uint32_t type, link;
-        uint64_t offset, size, entsize;
+        uint64_t offset, size;
 } Shdr;
 
 typedef struct Section {
         const uint8_t *data;
         size_t size;
         uint32_t link;
-        uint64_t entsize;
         bool present;
 } Section;
 
@@ -88,7 +87,6 @@ static void read_shdr(const ElfView *v, size_t i, Shdr *s)
                 .link = FIELD(v, p, Shdr, sh_link),
                 .offset = FIELD(v, p, Shdr, sh_offset),
                 .size = FIELD(v, p, Shdr, sh_size),
-                .entsize = FIELD(v, p, Shdr, sh_entsize),
         };
 }
 
@@ -106,7 +104,6 @@ static int section_at(const ElfView *v, size_t i, Section *ret)
                 .data = v->data + s.offset,
                 .size = (size_t) s.size,
                 .link = s.link,
-                .entsize = s.entsize,
                 .present = true,
         };
         return 0;
@@ -143,28 +140,29 @@ typedef struct Versions {
         Section versym, verdef, verneed, verdef_str, verneed_str;
 } Versions;
 
+/* The len bytes at offset off of a section, or NULL if they are not all inside it. */
+static const uint8_t *section_bytes(const Section *s, uint64_t off, size_t len)
+{
+        return s->present && off <= s->size && len <= s->size - off ? s->data + off : NULL;
+}
+
 /* The name of version index idx among the definitions (.gnu.version_d). */
 static const char *verdef_name(const Versions *vs, uint16_t idx)
 {
-        size_t off = 0;
+        uint64_t off = 0;
 
-        for (size_t n = 0; vs->verdef.present && n < ELF_VERSION_CHAIN_MAX; n++) {
-                uint32_t aux, next;
+        for (size_t n = 0; n < ELF_VERSION_CHAIN_MAX; n++) {
+                const uint8_t *d = section_bytes(&vs->verdef, off, sizeof(Elf64_Verdef)), *aux;
 
-                if (off > vs->verdef.size || vs->verdef.size - off < sizeof(Elf64_Verdef))
+                if (!d)
                         return NULL;
-                aux = F64(vs->verdef.data + off, Verdef, vd_aux);
-                next = F64(vs->verdef.data + off, Verdef, vd_next);
-                if (F64(vs->verdef.data + off, Verdef, vd_ndx) == idx) {
-                        uint64_t a = (uint64_t) off + aux;
-                        if (a > vs->verdef.size || vs->verdef.size - a < sizeof(Elf64_Verdaux))
-                                return NULL;
-                        return string_at(&vs->verdef_str,
-                                         F64(vs->verdef.data + a, Verdaux, vda_name));
+                if (F64(d, Verdef, vd_ndx) == idx) {
+                        aux = section_bytes(&vs->verdef, off + F64(d, Verdef, vd_aux), sizeof(Elf64_Verdaux));
+                        return aux ? string_at(&vs->verdef_str, F64(aux, Verdaux, vda_name)) : NULL;
                 }
-                if (next == 0)
+                if (F64(d, Verdef, vd_next) == 0)
                         return NULL;
-                off += next;
+                off += F64(d, Verdef, vd_next);
         }
         return NULL;
 }
@@ -172,34 +170,30 @@ static const char *verdef_name(const Versions *vs, uint16_t idx)
 /* The name of version index idx among the references (.gnu.version_r). */
 static const char *verneed_name(const Versions *vs, uint16_t idx)
 {
-        size_t off = 0, steps = 0;
+        uint64_t off = 0;
+        size_t steps = 0;
 
-        while (vs->verneed.present && steps++ < ELF_VERSION_CHAIN_MAX) {
-                uint32_t next;
+        while (steps++ < ELF_VERSION_CHAIN_MAX) {
+                const uint8_t *d = section_bytes(&vs->verneed, off, sizeof(Elf64_Verneed));
                 uint64_t a;
-                uint16_t cnt;
 
-                if (off > vs->verneed.size || vs->verneed.size - off < sizeof(Elf64_Verneed))
+                if (!d)
                         return NULL;
-                cnt = F64(vs->verneed.data + off, Verneed, vn_cnt);
-                a = (uint64_t) off + F64(vs->verneed.data + off, Verneed, vn_aux);
-                next = F64(vs->verneed.data + off, Verneed, vn_next);
-                for (uint16_t k = 0; k < cnt && steps++ < ELF_VERSION_CHAIN_MAX; k++) {
-                        uint32_t anext;
+                a = off + F64(d, Verneed, vn_aux);
+                for (uint16_t k = 0; k < F64(d, Verneed, vn_cnt) && steps++ < ELF_VERSION_CHAIN_MAX; k++) {
+                        const uint8_t *aux = section_bytes(&vs->verneed, a, sizeof(Elf64_Vernaux));
 
-                        if (a > vs->verneed.size || vs->verneed.size - a < sizeof(Elf64_Vernaux))
+                        if (!aux)
                                 return NULL;
-                        anext = F64(vs->verneed.data + a, Vernaux, vna_next);
-                        if (F64(vs->verneed.data + a, Vernaux, vna_other) == idx)
-                                return string_at(&vs->verneed_str,
-                                                 F64(vs->verneed.data + a, Vernaux, vna_name));
-                        if (anext == 0)
+                        if (F64(aux, Vernaux, vna_other) == idx)
+                                return string_at(&vs->verneed_str, F64(aux, Vernaux, vna_name));
+                        if (F64(aux, Vernaux, vna_next) == 0)
                                 break;
-                        a += anext;
+                        a += F64(aux, Vernaux, vna_next);
                 }
-                if (next == 0)
+                if (F64(d, Verneed, vn_next) == 0)
                         return NULL;
-                off += next;
+                off += F64(d, Verneed, vn_next);
         }
         return NULL;
 }
