@@ -505,20 +505,6 @@ static const BinEntry bin_root[] = {
 /* Longest possible result: SYSCTL_BINARY_NAME_MAX components of at most ~40 characters. */
 #define PATH_BUF_SIZE 512
 
-static int path_append(char *buf, size_t *len, const char *s)
-{
-        size_t l = strlen(s), need = l + (*len > 0);
-
-        if (*len + need >= PATH_BUF_SIZE)
-                return -ENAMETOOLONG;
-        if (*len > 0)
-                buf[(*len)++] = '/';
-        memcpy(buf + *len, s, l);
-        *len += l;
-        buf[*len] = '\0';
-        return 0;
-}
-
 /* What a resolver hands back becomes a path component: it must look like a kernel ifname. */
 static bool resolved_ifname_ok(const char *buf, size_t size)
 {
@@ -547,7 +533,6 @@ int sysctl_binary_to_path(const int *name, size_t n_name, SysctlIfindexResolver 
         size_t len = 0;
         bool complete = true;
         char *p;
-        int r;
 
         assert(ret_path);
 
@@ -588,9 +573,9 @@ int sysctl_binary_to_path(const int *name, size_t n_name, SysctlIfindexResolver 
                         snprintf(num, sizeof(num), "%d", id);
                         component = num;
                 }
-                r = path_append(buf, &len, component);
-                if (r < 0)
-                        return r;
+                len += (size_t) snprintf(buf + len, sizeof(buf) - len, "%s%s", len > 0 ? "/" : "", component);
+                if (len >= sizeof(buf))
+                        return -ENAMETOOLONG;
         }
 
         p = strdup(buf);
