@@ -220,15 +220,13 @@ static int foreach_symbol(const ElfView *v, uint32_t type, ElfSymbolFn fn, void 
         if (r < 0)
                 return r;
         if (type == SHT_DYNSYM) {
-                /* Version information is optional; a broken part of it is ignored, not fatal. */
-                if (section_by_type(v, SHT_GNU_versym, &vs.versym) < 0)
-                        vs.versym = (Section) {};
-                if (section_by_type(v, SHT_GNU_verdef, &vs.verdef) < 0 ||
-                    linked_strtab(v, &vs.verdef, &vs.verdef_str) < 0)
-                        vs.verdef = (Section) {};
-                if (section_by_type(v, SHT_GNU_verneed, &vs.verneed) < 0 ||
-                    linked_strtab(v, &vs.verneed, &vs.verneed_str) < 0)
-                        vs.verneed = (Section) {};
+                /* Version information is optional; a broken part of it is ignored, not fatal: a
+                 * section that fails is left absent, and a version without its name is "". */
+                (void) section_by_type(v, SHT_GNU_versym, &vs.versym);
+                (void) section_by_type(v, SHT_GNU_verdef, &vs.verdef);
+                (void) linked_strtab(v, &vs.verdef, &vs.verdef_str);
+                (void) section_by_type(v, SHT_GNU_verneed, &vs.verneed);
+                (void) linked_strtab(v, &vs.verneed, &vs.verneed_str);
         }
 
         for (size_t i = 1; i < symtab.size / entsize; i++) {
