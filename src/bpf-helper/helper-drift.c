@@ -30,17 +30,7 @@
  * batching delay: a quarter of the ring, so a flood is drained long before the ring is full. */
 #define DRIFT_WAKEUP_BYTES (HELPER_RINGBUF_SIZE / 4)
 
-static void drift_watch_bpf_destroyp(struct drift_watch_bpf **p)
-{
-        drift_watch_bpf__destroy(*p);
-}
-
-static bool is_cgroup2(const char *path)
-{
-        struct statfs sf;
-
-        return statfs(path, &sf) >= 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct drift_watch_bpf *, drift_watch_bpf__destroy);
 
 /*
  * The root of the cgroup2 hierarchy (of this process's cgroup namespace), opened: the "unified"
@@ -55,14 +45,17 @@ static int open_cgroup2_root(char *where, size_t size)
         _cleanup_close_ int fs = -EBADF, mnt = -EBADF;
         int fd;
 
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
-                if (is_cgroup2(paths[i])) {
-                        fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                        if (fd < 0)
-                                return -errno;
-                        snprintf(where, size, "%s", paths[i]);
-                        return fd;
-                }
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                struct statfs sf;
+
+                if (statfs(paths[i], &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
+                        continue;
+                fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                snprintf(where, size, "%s", paths[i]);
+                return fd;
+        }
 
         fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
         if (fs < 0)
@@ -116,7 +109,7 @@ static bool has_capabilities(char *missing, size_t size)
 
 int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r)
 {
-        _cleanup_(drift_watch_bpf_destroyp) struct drift_watch_bpf *skel = NULL;
+        _cleanup_(drift_watch_bpf__destroyp) struct drift_watch_bpf *skel = NULL;
         _cleanup_close_ int cgroup = -EBADF;
         const char *unsupported = helper_kernel_unsupported();
         uint64_t net_dev, net_ino, pid_dev, pid_ino;
@@ -150,15 +143,12 @@ int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, Hel
         skel = drift_watch_bpf__open();
         if (!skel)
                 return helper_reply_bpf_error(r, -errno, "Opening the drift watch BPF object");
-        err = bpf_map__set_max_entries(skel->maps.events, HELPER_RINGBUF_SIZE);
-        if (err < 0)
-                return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
         skel->rodata->watch_netns = req->flags & BPF_REQUEST_ALL_NETNS ? 0 : (uint32_t) net_ino;
         skel->rodata->self_pidns_dev = pid_dev;
         skel->rodata->self_pidns_ino = pid_ino;
         skel->rodata->self_pid = req->pids[0];
         skel->rodata->wakeup_bytes = DRIFT_WAKEUP_BYTES;
-        err = drift_watch_bpf__load(skel);
+        err = helper_load(r, skel->skeleton, skel->maps.events, "Loading the drift watch BPF program");
         if (err == -EPERM || err == -EACCES)
                 /* The capabilities are there (checked above): something filters bpf(). */
                 return helper_reply_error(r, err, "the kernel refused to load the drift watch BPF program (%s) "
@@ -166,17 +156,15 @@ int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, Hel
                                           "container's, such as systemd-nspawn's, which denies bpf()) or a security "
                                           "module keeps BPF out", err == -EPERM ? "EPERM" : "EACCES");
         if (err < 0)
-                return helper_reply_bpf_error(r, err, "Loading the drift watch BPF program");
+                return err;
 
         link = bpf_link_create(bpf_program__fd(skel->progs.igmpd_drift_watch), cgroup, BPF_CGROUP_SYSCTL, NULL);
         if (link < 0)
                 return helper_reply_bpf_error(r, link, "Attaching the drift watch to the cgroup2 root");
 
-        err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, where);
-        if (err >= 0)
-                err = helper_reply_add_maps(r, skel->maps.events, skel->maps.bss);
+        err = helper_reply_attached(r, link, where, skel->maps.events, skel->maps.bss);
         if (err < 0)
-                return helper_reply_error(r, err, "Building the reply failed");
+                return err;
         log_debug("Attached the drift watch at %s for network namespace %llu, leaving out pid %u.", where,
                   (unsigned long long) net_ino, req->pids[0]);
         return 0;

@@ -345,6 +345,14 @@ static int inspect_candidate(LibcScan *s, int dirfd, const char *path, uint64_t 
         return 0;
 }
 
+static int open_root(const char *pid)
+{
+        char path[64];
+
+        snprintf(path, sizeof path, "/proc/%s/root", pid);
+        return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* The libc mappings in /proc/PID/maps. */
 static void scan_maps(LibcScan *s, const char *pid)
 {
@@ -377,9 +385,8 @@ static void scan_maps(LibcScan *s, const char *pid)
                         continue;
                 /* map_files/ is searchable by its process's user alone (the helper has no
                  * CAP_DAC_READ_SEARCH): the same path inside the process's root then. */
-                snprintf(path, sizeof path, "/proc/%s/root", pid);
                 if (root < 0)
-                        root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                        root = open_root(pid);
                 if (root >= 0)
                         (void) inspect_candidate(s, root, file, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, where);
         }
@@ -388,22 +395,17 @@ static void scan_maps(LibcScan *s, const char *pid)
 /* The usual libc paths inside the process's root directory (and mount namespace). */
 static void scan_root(LibcScan *s, const char *pid)
 {
-        _cleanup_close_ int root = -EBADF;
-        char path[64], where[BPF_PROTOCOL_PATH_MAX];
+        _cleanup_close_ int root = open_root(pid);
+        char where[BPF_PROTOCOL_PATH_MAX];
 
-        snprintf(path, sizeof path, "/proc/%s/root", pid);
-        root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         for (size_t i = 0; root >= 0 && libc_paths[i]; i++) {
                 snprintf(where, sizeof where, "%s (root of pid %s)", libc_paths[i], pid);
                 (void) inspect_candidate(s, root, libc_paths[i], RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, where);
         }
 }
 
-static void closedirp(DIR **d)
-{
-        if (*d)
-                closedir(*d);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct audit_libc_bpf *, audit_libc_bpf__destroy);
 
 static int libc_scan(LibcScan *s)
 {
@@ -430,11 +432,8 @@ static int libc_scan(LibcScan *s)
                                 s->n_pids++;
                         }
         }
-        if (s->n_failed > 0 && s->n_probed == 0) {
-                helper_reply_done(r);
-                r->reply.n_entries = 0;
+        if (s->n_failed > 0 && s->n_probed == 0) /* main.c drops the entries of an error reply */
                 return helper_reply_bpf_error(r, s->last_error, "Putting a uprobe on libc's sysctl@GLIBC_2.2.5");
-        }
         if (s->n_failed > 0)
                 log_warning("Could not probe %u libc cop%s (last: %s): %s", s->n_failed, s->n_failed == 1 ? "y" : "ies",
                             s->last_failure, strerror(-s->last_error));
@@ -449,18 +448,12 @@ static int libc_scan(LibcScan *s)
         return 0;
 }
 
-static void audit_libc_bpf_destroyp(struct audit_libc_bpf **p)
-{
-        audit_libc_bpf__destroy(*p);
-}
-
 int helper_libc_attach(const BpfRequest *req, HelperReply *r)
 {
-        _cleanup_(audit_libc_bpf_destroyp) struct audit_libc_bpf *skel = NULL;
+        _cleanup_(audit_libc_bpf__destroyp) struct audit_libc_bpf *skel = audit_libc_bpf__open();
         LibcScan s = { .reply = r, .req = req };
         int err;
 
-        skel = audit_libc_bpf__open();
         if (!skel)
                 return helper_reply_bpf_error(r, -errno, "Opening the libc BPF object");
         err = helper_load_tp_btf(r, HELPER_TP_BTF(skel, igmpd_exec_watch, "libc BPF programs", "sched_process_exec"));

@@ -12,22 +12,17 @@
 #include "helper.h"
 #include "log.h"
 
-static void audit_syscall_bpf_destroyp(struct audit_syscall_bpf **p)
-{
-        audit_syscall_bpf__destroy(*p);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct audit_syscall_bpf *, audit_syscall_bpf__destroy);
 
 int helper_syscall_attach(const BpfRequest *req, HelperReply *r)
 {
-        _cleanup_(audit_syscall_bpf_destroyp) struct audit_syscall_bpf *skel = NULL;
+        _cleanup_(audit_syscall_bpf__destroyp) struct audit_syscall_bpf *skel = audit_syscall_bpf__open();
         int err;
 
-        skel = audit_syscall_bpf__open();
         if (!skel)
                 return helper_reply_bpf_error(r, -errno, "Opening the syscall BPF object");
         err = helper_load_tp_btf(r, HELPER_TP_BTF(skel, igmpd_sys_enter, "syscall BPF program", "sys_enter"));
-        if (err < 0)
-                return err;
-        log_debug("Attached tp_btf/sys_enter for system call 156/149.");
-        return 0;
+        if (err >= 0)
+                log_debug("Attached tp_btf/sys_enter for system call 156/149.");
+        return err;
 }

@@ -58,34 +58,49 @@ int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, cons
         return 0;
 }
 
-int helper_reply_add_maps(HelperReply *r, const struct bpf_map *events, const struct bpf_map *bss)
+int helper_reply_attached(HelperReply *r, int link, const char *where, const struct bpf_map *events,
+                          const struct bpf_map *bss)
 {
-        int err = helper_reply_add(r, BPF_FD_RINGBUF, dup_cloexec(bpf_map__fd(events)), HELPER_RINGBUF_SIZE,
-                                   NULL, NULL);
+        int err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, where);
 
-        return err < 0 ? err : helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(bss)),
-                                                bpf_map__value_size(bss), NULL, NULL);
+        if (err >= 0)
+                err = helper_reply_add(r, BPF_FD_RINGBUF, dup_cloexec(bpf_map__fd(events)), HELPER_RINGBUF_SIZE,
+                                       NULL, NULL);
+        if (err >= 0)
+                err = helper_reply_add(r, BPF_FD_COUNTERS, dup_cloexec(bpf_map__fd(bss)), bpf_map__value_size(bss),
+                                       NULL, NULL);
+        return err < 0 ? helper_reply_error(r, err, "Building the reply failed") : 0;
+}
+
+int helper_load(HelperReply *r, struct bpf_object_skeleton *skeleton, struct bpf_map *events, const char *what)
+{
+        int err = bpf_map__set_max_entries(events, HELPER_RINGBUF_SIZE);
+
+        if (err < 0)
+                return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
+        err = bpf_object__load_skeleton(skeleton);
+        return err < 0 ? helper_reply_bpf_error(r, err, what) : 0;
 }
 
 int helper_load_tp_btf(HelperReply *r, const HelperTpBtf *t)
 {
         const char *unsupported = helper_kernel_unsupported();
-        uint64_t dev, ino;
+        struct stat st;
         char what[128];
         int link, err;
 
         if (unsupported)
                 return helper_reply_error(r, -EOPNOTSUPP, "%s", unsupported);
-        helper_pid_namespace(&dev, &ino);
-        *t->pidns_dev = dev;
-        *t->pidns_ino = ino;
-        err = bpf_map__set_max_entries(t->events, HELPER_RINGBUF_SIZE);
-        if (err < 0)
-                return helper_reply_bpf_error(r, err, "Sizing the ring buffer");
-        err = bpf_object__load_skeleton(t->skeleton);
+        /* The helper's (= igmpd's) PID namespace, for the programs to report pids as seen from
+         * there; left 0/0 if unknown (then the initial namespace's pids). */
+        if (stat("/proc/self/ns/pid", &st) >= 0) {
+                *t->pidns_dev = st.st_dev;
+                *t->pidns_ino = st.st_ino;
+        }
         snprintf(what, sizeof what, "Loading the %s", t->name);
+        err = helper_load(r, t->skeleton, t->events, what);
         if (err < 0)
-                return helper_reply_bpf_error(r, err, what);
+                return err;
 
         /* tp_btf: the attach point comes from the program's BTF, hence no name. */
         link = bpf_raw_tracepoint_open(NULL, bpf_program__fd(t->program));
@@ -93,10 +108,7 @@ int helper_load_tp_btf(HelperReply *r, const HelperTpBtf *t)
         if (link < 0)
                 return helper_reply_bpf_error(r, link, what);
         snprintf(what, sizeof what, "tp_btf/%s", t->tracepoint);
-        err = helper_reply_add(r, BPF_FD_LINK, link, 0, NULL, what);
-        if (err >= 0)
-                err = helper_reply_add_maps(r, t->events, t->bss);
-        return err < 0 ? helper_reply_error(r, err, "Building the reply failed") : 0;
+        return helper_reply_attached(r, link, what, t->events, t->bss);
 }
 
 const char *helper_kernel_unsupported(void)
@@ -105,18 +117,6 @@ const char *helper_kernel_unsupported(void)
                 return "this kernel has no BTF type information (/sys/kernel/btf/vmlinux is missing: "
                        "CONFIG_DEBUG_INFO_BTF=y is needed)";
         return NULL;
-}
-
-void helper_pid_namespace(uint64_t *ret_dev, uint64_t *ret_ino)
-{
-        struct stat st;
-
-        if (stat("/proc/self/ns/pid", &st) < 0) {
-                *ret_dev = *ret_ino = 0;
-                return;
-        }
-        *ret_dev = st.st_dev;
-        *ret_ino = st.st_ino;
 }
 
 static char libbpf_last[BPF_PROTOCOL_REASON_MAX];
@@ -143,11 +143,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 void helper_libbpf_setup(void)
 {
         libbpf_set_print(libbpf_print);
-}
-
-const char *helper_libbpf_last_error(void)
-{
-        return libbpf_last;
 }
 
 int helper_reply_bpf_error(HelperReply *r, int error, const char *what)

@@ -43,8 +43,14 @@ int helper_reply_error(HelperReply *r, int error, const char *fmt, ...) _printf_
  * negative fd for another role is an error passed on (a failed dup_cloexec()). 0 or -errno. */
 int helper_reply_add(HelperReply *r, BpfFdRole role, int fd, uint32_t size, const BpfFileId *file, const char *path);
 
-/* Adds a loaded object's ring buffer (HELPER_RINGBUF_SIZE) and counters (.bss). 0 or -errno. */
-int helper_reply_add_maps(HelperReply *r, const struct bpf_map *events, const struct bpf_map *bss);
+/* Adds the link (taken over) that keeps a loaded object's program attached, where says where, and
+ * the object's ring buffer (HELPER_RINGBUF_SIZE) and counters (.bss). 0 or the error of the reply. */
+int helper_reply_attached(HelperReply *r, int link, const char *where, const struct bpf_map *events,
+                          const struct bpf_map *bss);
+
+/* Sizes the ring buffer (HELPER_RINGBUF_SIZE) of an opened skeleton and loads it; what names the
+ * step in the reason of a failure. 0 or the error of the reply. */
+int helper_load(HelperReply *r, struct bpf_object_skeleton *skeleton, struct bpf_map *events, const char *what);
 
 /* An audit source's programs: an opened skeleton (its pid namespace constants in .rodata) whose
  * program attaches at a tp_btf tracepoint and reports through a ring buffer and counters. */
@@ -64,18 +70,13 @@ typedef struct HelperTpBtf {
  * of the reply. */
 int helper_load_tp_btf(HelperReply *r, const HelperTpBtf *t);
 
-/* Device and inode of the helper's (= igmpd's) PID namespace, for the programs to report pids
- * as seen from there; 0/0 if unknown (then the initial namespace's pids). */
-void helper_pid_namespace(uint64_t *ret_dev, uint64_t *ret_ino);
-
 /* Why the kernel cannot run the programs at all (no BTF), or NULL. */
 const char *helper_kernel_unsupported(void);
 
 /* Turns a failed load or attach into a reason naming the missing privilege or kernel feature. */
 int helper_reply_bpf_error(HelperReply *r, int error, const char *what);
 
-/* The last warning libbpf printed (its log is captured), "" if none. */
-const char *helper_libbpf_last_error(void);
+/* Captures libbpf's log: its last warning goes into helper_reply_bpf_error()'s reasons. */
 void helper_libbpf_setup(void);
 
 int helper_syscall_attach(const BpfRequest *req, HelperReply *r);

@@ -32,9 +32,12 @@ int igmpd_sys_enter(__u64 *ctx)
 {
         struct pt_regs___igmpd *regs = (void *) ctx[0];
         long id = (long) ctx[1];
+        struct sysctl_args64 a = {};
+        struct sysctl_args32 a32 = {};
         struct task_struct___igmpd *task;
         struct audit_record_call *r;
         bool compat;
+        long err;
 
         if (id != NR_SYSCTL_64 && id != NR_SYSCTL_32)
                 return 0;
@@ -47,25 +50,19 @@ int igmpd_sys_enter(__u64 *ctx)
         if (!r)
                 return 0;
         if (compat) {
-                struct sysctl_args32 a;
-
-                if (bpf_probe_read_user(&a, sizeof a, (void *) (BPF_CORE_READ(regs, bx) & 0xffffffffUL)) < 0)
-                        r->flags |= AUDIT_RECORD_ARGS_FAULT;
-                else {
-                        if (a.newval)
-                                r->flags |= AUDIT_RECORD_WRITE;
-                        record_read_name(r, (void *) (unsigned long) a.name, a.nlen);
-                }
-        } else {
-                struct sysctl_args64 a;
-
-                if (bpf_probe_read_user(&a, sizeof a, (void *) BPF_CORE_READ(regs, di)) < 0)
-                        r->flags |= AUDIT_RECORD_ARGS_FAULT;
-                else {
-                        if (a.newval)
-                                r->flags |= AUDIT_RECORD_WRITE;
-                        record_read_name(r, (void *) a.name, a.nlen);
-                }
+                /* Widened into the 64-bit layout: one path for both below. */
+                err = bpf_probe_read_user(&a32, sizeof a32, (void *) (BPF_CORE_READ(regs, bx) & 0xffffffffUL));
+                a.name = a32.name;
+                a.nlen = a32.nlen;
+                a.newval = a32.newval;
+        } else
+                err = bpf_probe_read_user(&a, sizeof a, (void *) BPF_CORE_READ(regs, di));
+        if (err < 0)
+                r->flags |= AUDIT_RECORD_ARGS_FAULT;
+        else {
+                if (a.newval)
+                        r->flags |= AUDIT_RECORD_WRITE;
+                record_read_name(r, (void *) a.name, a.nlen);
         }
         record_send(r);
         return 0;

@@ -26,18 +26,15 @@ int audit_bpf_record_type(const void *data, size_t size)
         return -EBADMSG;
 }
 
+static const char *const origin_table[] = {
+        [AUDIT_ORIGIN_LIBC] = "libc",
+        [AUDIT_ORIGIN_SYSCALL] = "syscall",
+        [AUDIT_ORIGIN_SYSCALL32] = "syscall32",
+};
+
 const char *audit_bpf_origin_to_string(uint32_t origin)
 {
-        switch (origin) {
-        case AUDIT_ORIGIN_LIBC:
-                return "libc";
-        case AUDIT_ORIGIN_SYSCALL:
-                return "syscall";
-        case AUDIT_ORIGIN_SYSCALL32:
-                return "syscall32";
-        default:
-                return NULL;
-        }
+        return origin < ELEMENTSOF(origin_table) ? origin_table[origin] : NULL;
 }
 
 /* Joins components (innermost first, NUL-separated) into "/outer/…/inner". */

@@ -39,61 +39,46 @@ static int parse_u32(const char *s, const char *e, uint32_t *ret)
         return 0;
 }
 
-static int parse_int(const char *s, const char *e, int *ret)
-{
-        return parse_int_range(s, e, ret) < 0 ? -EBADMSG : 0;
-}
-
 /*
- * Decodes a string value into buf (size bytes incl. the NUL). Returns 1 for a string, 0 for
- * "(null)", -EBADMSG for a value the kernel would not have written.
+ * Decodes a string value into buf (size bytes incl. the NUL); *ret_has is false for "(null)".
+ * 0, or -EBADMSG for a value the kernel would not have written.
  */
-static int decode_string(
-                const char *s,
-                const char *e,
-                char *buf,
-                size_t size,
-                size_t *ret_len,
-                bool *ret_truncated)
+static int decode_string(const char *s, const char *e, char *buf, size_t size, size_t *ret_len,
+                         bool *ret_truncated, bool *ret_has)
 {
+        bool hex = s >= e || *s != '"';
         size_t n = 0;
-        bool truncated = false;
 
         assert(size > 0);
 
-        if (mem_eq(s, e, "(null)"))
+        if (mem_eq(s, e, "(null)")) {
+                *ret_has = false;
                 return 0;
-
-        if (s < e && *s == '"') {
+        }
+        if (!hex) {
                 /* The tokenizer hands over the quotes; nothing inside needs unescaping. */
                 if (e - s < 2 || e[-1] != '"')
                         return -EBADMSG;
-                for (const char *q = s + 1; q < e - 1; q++) {
-                        if (n + 1 >= size) {
-                                truncated = true;
-                                break;
-                        }
-                        buf[n++] = *q;
-                }
-        } else {
-                if (s >= e || (e - s) % 2 != 0)
+                s++;
+                e--;
+        } else if (s >= e || (e - s) % 2 != 0)
+                return -EBADMSG;
+        for (const char *q = s; hex && q < e; q += 2)
+                if (unhexchar(q[0]) < 0 || unhexchar(q[1]) < 0)
                         return -EBADMSG;
-                for (const char *q = s; q < e; q += 2)
-                        if (unhexchar(q[0]) < 0 || unhexchar(q[1]) < 0)
-                                return -EBADMSG;
-                for (const char *q = s; q < e; q += 2) {
-                        if (n + 1 >= size) {
-                                truncated = true;
-                                break;
-                        }
-                        buf[n++] = (char) (unhexchar(q[0]) << 4 | unhexchar(q[1]));
-                }
-        }
 
+        *ret_truncated = false;
+        for (const char *q = s; q < e; q += hex ? 2 : 1) {
+                if (n + 1 >= size) {
+                        *ret_truncated = true;
+                        break;
+                }
+                buf[n++] = hex ? (char) (unhexchar(q[0]) << 4 | unhexchar(q[1])) : *q;
+        }
         buf[n] = '\0';
         *ret_len = n;
-        *ret_truncated = truncated;
-        return 1;
+        *ret_has = true;
+        return 0;
 }
 
 /* "audit(SEC.MSEC:SERIAL):" at *p. */
@@ -106,22 +91,17 @@ static int parse_header(const char **p, const char *end, AuditRecord *a)
                 return -EBADMSG;
         s += STRLEN("audit(");
 
-        for (q = s; q < end && *q != '.'; q++)
-                ;
-        if (q >= end || parse_unsigned_range(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
+        q = memchr(s, '.', (size_t) (end - s));
+        if (!q || parse_unsigned_range(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
                 return -EBADMSG;
-
         s = q + 1;
-        for (q = s; q < end && *q != ':'; q++)
-                ;
-        if (q >= end || q - s != 3 || parse_unsigned_range(s, q, 10, 999, &v) < 0)
+        q = memchr(s, ':', (size_t) (end - s));
+        if (!q || q - s != 3 || parse_unsigned_range(s, q, 10, 999, &v) < 0)
                 return -EBADMSG;
         a->time_msec = (unsigned) v;
-
         s = q + 1;
-        for (q = s; q < end && *q != ')'; q++)
-                ;
-        if (q >= end || parse_u32(s, q, &a->serial) < 0)
+        q = memchr(s, ')', (size_t) (end - s));
+        if (!q || parse_u32(s, q, &a->serial) < 0)
                 return -EBADMSG;
 
         s = q + 1;
@@ -157,7 +137,6 @@ static const char *const field_names[_FIELD_MAX] = {
 static int parse_field(Field f, const char *v, const char *ve, AuditRecord *a)
 {
         uint64_t u;
-        int r;
 
         switch (f) {
         case FIELD_ARCH:
@@ -166,7 +145,7 @@ static int parse_field(Field f, const char *v, const char *ve, AuditRecord *a)
                 a->arch = (uint32_t) u;
                 return 0;
         case FIELD_SYSCALL:
-                return parse_int(v, ve, &a->syscall);
+                return parse_int_range(v, ve, &a->syscall) < 0 ? -EBADMSG : 0;
         case FIELD_PID:
                 return parse_u32(v, ve, &a->pid);
         case FIELD_PPID:
@@ -176,17 +155,10 @@ static int parse_field(Field f, const char *v, const char *ve, AuditRecord *a)
         case FIELD_AUID:
                 return parse_u32(v, ve, &a->auid);
         case FIELD_COMM:
-                r = decode_string(v, ve, a->comm, sizeof(a->comm), &a->comm_len, &a->comm_truncated);
-                if (r < 0)
-                        return r;
-                a->has_comm = r > 0;
-                return 0;
+                return decode_string(v, ve, a->comm, sizeof(a->comm), &a->comm_len, &a->comm_truncated,
+                                     &a->has_comm);
         case FIELD_EXE:
-                r = decode_string(v, ve, a->exe, sizeof(a->exe), &a->exe_len, &a->exe_truncated);
-                if (r < 0)
-                        return r;
-                a->has_exe = r > 0;
-                return 0;
+                return decode_string(v, ve, a->exe, sizeof(a->exe), &a->exe_len, &a->exe_truncated, &a->has_exe);
         default:
                 assert(false);
                 return -EINVAL;
@@ -239,35 +211,26 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
                 while (p < end && *p != '=' && *p != ' ')
                         p++;
                 ke = p;
-                if (p >= end || *p != '=') {
-                        /* A word without a value: not ours to judge. */
-                        continue;
-                }
+                if (p >= end || *p != '=')
+                        continue; /* a word without a value: not ours to judge */
                 v = ++p;
                 if (p < end && *p == '"') {
                         /* Quoted values cannot contain '"'; run to the closing one. */
                         const char *q = memchr(p + 1, '"', (size_t) (end - p - 1));
 
-                        if (!q)
-                                p = end;
-                        else
-                                p = q + 1;
+                        p = q ? q + 1 : end;
                 } else
                         while (p < end && *p != ' ')
                                 p++;
                 ve = p;
 
-                for (Field f = 0; f < _FIELD_MAX; f++) {
-                        if (!mem_eq(k, ke, field_names[f]))
-                                continue;
-                        if (!seen[f]) {
+                for (Field f = 0; f < _FIELD_MAX; f++)
+                        if (!seen[f] && mem_eq(k, ke, field_names[f])) {
                                 seen[f] = true;
                                 r = parse_field(f, v, ve, &a);
                                 if (r < 0)
                                         return r;
                         }
-                        break;
-                }
 
                 /* Something glued to a closing quote: not the kernel's format. */
                 if (p < end && *p != ' ')

@@ -25,6 +25,12 @@ const char *bpf_op_to_string(BpfOp op)
         return bpf_op_table[op];
 }
 
+/* Room for the control message of the most descriptors one datagram carries. */
+typedef union FdControl {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
+} FdControl;
+
 static bool terminated(const char *s, size_t size)
 {
         return memchr(s, '\0', size) != NULL;
@@ -79,10 +85,7 @@ int bpf_reply_validate(const BpfReply *reply, size_t len, size_t n_fds)
 
 int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, size_t n_fds)
 {
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
-        } control = {};
+        FdControl control = {};
         struct iovec iov = { .iov_base = (void *) buf, .iov_len = len };
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
         ssize_t n;
@@ -121,10 +124,7 @@ int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fd
 int bpf_protocol_recv_room(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds, size_t room,
                            size_t *ret_n_fds)
 {
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
-        } control = {};
+        FdControl control = {};
         struct iovec iov = { .iov_base = buf, .iov_len = size };
         /* The kernel installs as many descriptors as the control buffer holds, (len -
          * sizeof(struct cmsghdr)) / sizeof(int), and drops the rest unopened: CMSG_LEN, not

@@ -93,9 +93,13 @@ static bool in_list(const uint64_t *l, size_t n, uint64_t x)
         return false;
 }
 
-static uint32_t le32_at(const uint8_t *p)
+/* Where the instruction of n bytes at b[i] (b at vaddr) goes: its last four bytes are a rel32. */
+static uint64_t rel32_target(const uint8_t *b, size_t i, size_t n, uint64_t vaddr)
 {
-        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+        const uint8_t *p = b + i + n - 4;
+        uint32_t rel = (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+
+        return vaddr + i + n + (uint64_t) (int64_t) (int32_t) rel;
 }
 
 /* PLT stubs: "jmp *disp32(%rip)" (ff 25, maybe after a bnd prefix f2) through a GOT slot of
@@ -106,22 +110,15 @@ static int find_plt_stubs(const uint8_t *b, size_t len, uint64_t offset, uint64_
         SyscallTargets *t = userdata;
 
         for (size_t i = 0; i + 6 <= len && t->n_stub < SYSCALL_TARGETS_MAX; i++) {
-                uint64_t target;
+                size_t start = i;
 
-                if (b[i] != 0xff || b[i + 1] != 0x25)
+                if (b[i] != 0xff || b[i + 1] != 0x25 || !in_list(t->got, t->n_got, rel32_target(b, i, 6, vaddr)))
                         continue;
-                target = vaddr + i + 6 + (uint64_t) (int64_t) (int32_t) le32_at(b + i + 2);
-                if (!in_list(t->got, t->n_got, target))
-                        continue;
-                {
-                        size_t start = i;
-                        if (start > 0 && b[start - 1] == 0xf2)
-                                start--; /* bnd jmp */
-                        if (start >= 4 && b[start - 4] == 0xf3 && b[start - 3] == 0x0f && b[start - 2] == 0x1e &&
-                            b[start - 1] == 0xfa)
-                                start -= 4; /* endbr64 */
-                        t->stub[t->n_stub++] = vaddr + start;
-                }
+                if (start > 0 && b[start - 1] == 0xf2)
+                        start--; /* bnd jmp */
+                if (start >= 4 && memcmp(b + start - 4, "\xf3\x0f\x1e\xfa", 4) == 0)
+                        start -= 4; /* endbr64 */
+                t->stub[t->n_stub++] = vaddr + start;
         }
         return 0;
 }
@@ -149,15 +146,11 @@ static bool has_syscall_insn(const ElfView *v, const uint8_t *b, size_t len)
 static bool calls_syscall_function(const SyscallTargets *t, const uint8_t *b, size_t len, uint64_t vaddr)
 {
         for (size_t i = 0; i + 5 <= len; i++) {
-                if (b[i] == 0xe8) {
-                        uint64_t target = vaddr + i + 5 + (uint64_t) (int64_t) (int32_t) le32_at(b + i + 1);
-                        if (in_list(t->stub, t->n_stub, target))
-                                return true;
-                } else if (i + 6 <= len && b[i] == 0xff && b[i + 1] == 0x15) {
-                        uint64_t target = vaddr + i + 6 + (uint64_t) (int64_t) (int32_t) le32_at(b + i + 2);
-                        if (in_list(t->got, t->n_got, target))
-                                return true;
-                }
+                if (b[i] == 0xe8 && in_list(t->stub, t->n_stub, rel32_target(b, i, 5, vaddr)))
+                        return true;
+                if (i + 6 <= len && b[i] == 0xff && b[i + 1] == 0x15 &&
+                    in_list(t->got, t->n_got, rel32_target(b, i, 6, vaddr)))
+                        return true;
         }
         return false;
 }
@@ -219,12 +212,9 @@ int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret)
         r = elf_view_foreach_dynsym(v, on_dynsym, &info);
         if (r < 0)
                 return r;
-        if (info.defines_compat) {
-                uint64_t off;
-                /* The probed offset: that of "sysctl" at its compat version. */
-                if (elf_sysctl_compat_offset(v, &off) > 0)
-                        info.compat_offset = off;
-        }
+        if (info.defines_compat)
+                /* The probed offset: that of "sysctl" at its compat version (untouched if none). */
+                (void) elf_sysctl_compat_offset(v, &info.compat_offset);
         is_libc = info.defines_compat || info.defines_default;
         r = elf_view_foreach_symtab(v, on_symtab, &info);
         if (r < 0)
@@ -253,20 +243,11 @@ int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret)
         return 0;
 }
 
-typedef struct CompatLookup {
-        const ElfView *v;
-        uint64_t value;
-        bool found;
-} CompatLookup;
-
 static int on_compat(const ElfSymbol *s, void *userdata)
 {
-        CompatLookup *c = userdata;
-
         if (s->defined && s->type == STT_FUNC && s->hidden && streq(s->name, "sysctl") &&
             streq(s->version, "GLIBC_2.2.5")) {
-                c->value = s->value;
-                c->found = true;
+                *(uint64_t *) userdata = s->value;
                 return 1;
         }
         return 0;
@@ -274,17 +255,15 @@ static int on_compat(const ElfSymbol *s, void *userdata)
 
 int elf_sysctl_compat_offset(const ElfView *v, uint64_t *ret_offset)
 {
-        CompatLookup c = { .v = v };
+        uint64_t value;
         int r;
 
         if (v->machine != EM_X86_64 || !v->is64)
                 return 0;
-        r = elf_view_foreach_dynsym(v, on_compat, &c);
-        if (r < 0)
+        r = elf_view_foreach_dynsym(v, on_compat, &value);
+        if (r <= 0)
                 return r;
-        if (!c.found)
-                return 0;
-        if (elf_view_vaddr_to_offset(v, c.value, ret_offset) < 0)
+        if (elf_view_vaddr_to_offset(v, value, ret_offset) < 0)
                 return -EBADMSG;
         return 1;
 }

@@ -23,8 +23,7 @@ typedef struct ElfView {
         uint16_t type;     /* ET_EXEC, ET_DYN, … */
         uint16_t machine;  /* EM_X86_64, EM_386, … */
         uint64_t phoff, shoff;
-        uint16_t phnum, phentsize, shnum, shentsize, shstrndx;
-        bool has_interp;   /* PT_INTERP: dynamically linked executable or PIE */
+        uint16_t phnum, phentsize, shnum, shentsize;
 } ElfView;
 
 /* 0; -ENOEXEC: not an ELF file; -EPROTONOSUPPORT: big endian or unknown class; -EBADMSG:
@@ -33,8 +32,8 @@ int elf_view_init(ElfView *v, const void *data, size_t size);
 
 typedef struct ElfSymbol {
         const char *name;     /* NUL-terminated inside the data */
-        uint64_t value, size;
-        uint8_t type, bind;   /* STT_*, STB_* */
+        uint64_t value;
+        uint8_t type;         /* STT_* */
         bool defined;         /* st_shndx != SHN_UNDEF */
         const char *version;  /* "GLIBC_2.2.5", or "" without version information */
         bool hidden;          /* a non-default version: "name@version", not "name@@version" */

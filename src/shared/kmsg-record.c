@@ -12,8 +12,13 @@
 #include "kmsg-record.h"
 #include "macro.h"
 
-/* Length of a static char array holding a string literal. */
-#define LITLEN(a) (sizeof(a) - 1)
+/* p + strlen(lit) if the bytes [p, end) start with lit, else NULL. */
+static const char *skip_prefix(const char *p, const char *end, const char *lit)
+{
+        size_t l = strlen(lit);
+
+        return (size_t) (end - p) >= l && memcmp(p, lit, l) == 0 ? p + l : NULL;
+}
 
 static bool is_digit(char c)
 {
@@ -52,13 +57,10 @@ static int expect_char(const char **p, const char *end, char c)
  * may add fields, and none of them is needed to trust the record. */
 static void parse_extra_field(const char *s, const char *e, KmsgRecord *r)
 {
-        static const char caller[] = "caller=";
         uint64_t id;
 
-        if ((size_t) (e - s) < LITLEN(caller) + 2 || memcmp(s, caller, LITLEN(caller)) != 0)
-                return;
-        s += LITLEN(caller);
-        if (*s != 'T' && *s != 'C')
+        s = skip_prefix(s, e, "caller=");
+        if (!s || s >= e || (*s != 'T' && *s != 'C'))
                 return;
         bool cpu = *s == 'C';
         s++;
@@ -236,12 +238,11 @@ static bool is_bare_name_fragment(const KmsgRecord *r)
 
 static bool is_sysctl_warning_awaiting_name(const KmsgMessage *m)
 {
-        static const char with[] = " call with ";
+        const char *end = m->text + m->len;
 
-        if (m->truncated || m->len < LITLEN(sysctl_warning_prefix) ||
-            memcmp(m->text, sysctl_warning_prefix, LITLEN(sysctl_warning_prefix)) != 0)
+        if (m->truncated || !skip_prefix(m->text, end, sysctl_warning_prefix))
                 return false;
-        if (m->len >= LITLEN(with) && memcmp(m->text + m->len - LITLEN(with), with, LITLEN(with)) == 0)
+        if (m->len >= STRLEN(" call with ") && skip_prefix(end - STRLEN(" call with "), end, " call with "))
                 return true;
         return m->len >= 2 && m->text[m->len - 1] == '.' && is_digit(m->text[m->len - 2]);
 }
@@ -257,17 +258,31 @@ static int take_pending(KmsgAssembler *a, KmsgMessage *ret)
         return 1;
 }
 
-static void start_pending(KmsgAssembler *a, const KmsgRecord *r, bool open)
+/* Hands out the pending message (1, or 0 if none) and starts a new one with r. */
+static int restart_pending(KmsgAssembler *a, const KmsgRecord *r, bool open, KmsgMessage *ret)
 {
+        int k = take_pending(a, ret);
+
         message_start(&a->msg, r);
         a->pending = true;
         a->open = open;
+        return k;
+}
+
+/* A continuation: appended to the open message of its caller, or (its head lost) a message of
+ * its own. */
+static int push_continuation(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
+{
+        if (a->pending && a->open && !caller_conflict(&a->msg, r)) {
+                message_append(&a->msg, r);
+                return 0;
+        }
+        return restart_pending(a, r, true, ret);
 }
 
 int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
 {
         bool gap;
-        int k;
 
         assert(a);
         assert(r);
@@ -287,40 +302,22 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
         if (a->style == KMSG_CONT_LEGACY) {
                 switch (r->flag) {
                 case 'c':
-                        k = take_pending(a, ret);
-                        start_pending(a, r, true);
-                        return k;
+                        return restart_pending(a, r, true, ret);
                 case '+':
-                        if (a->pending && a->open && !caller_conflict(&a->msg, r)) {
-                                message_append(&a->msg, r);
-                                return 0;
-                        }
-                        /* The head was lost: keep the tail as a message of its own. */
-                        k = take_pending(a, ret);
-                        start_pending(a, r, true);
-                        return k;
+                        return push_continuation(a, r, ret);
                 default:
                         /* A whole line. */
                         if (!a->pending) {
                                 message_start(ret, r);
                                 return 1;
                         }
-                        k = take_pending(a, ret);
-                        start_pending(a, r, false);
-                        return k;
+                        return restart_pending(a, r, false, ret);
                 }
         }
 
         /* MODERN */
-        if (r->flag == 'c' || r->flag == '+') {
-                if (a->pending && a->open && !caller_conflict(&a->msg, r)) {
-                        message_append(&a->msg, r);
-                        return 0;
-                }
-                k = take_pending(a, ret);
-                start_pending(a, r, true);
-                return k;
-        }
+        if (r->flag == 'c' || r->flag == '+')
+                return push_continuation(a, r, ret);
 
         if (a->pending && a->open && !caller_conflict(&a->msg, r) &&
             r->seq == a->msg.seq_last + 1 &&
@@ -331,10 +328,7 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
                 /* The empty record is the "\n": the line is complete. */
                 return take_pending(a, ret);
         }
-
-        k = take_pending(a, ret);
-        start_pending(a, r, true);
-        return k;
+        return restart_pending(a, r, true, ret);
 }
 
 int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
@@ -347,7 +341,6 @@ int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
 
 int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
 {
-        static const char used_the[] = "' used the ";
         static const struct {
                 const char *word;
                 bool removed;
@@ -355,55 +348,39 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
                 { "deprecated", false },
                 { "removed",    true  },
         };
-        static const char call[] = " sysctl system call";
-        static const char with[] = " with ";
         SysctlWarning w = {};
         const char *p = NULL, *end, *comm;
-        bool found = false;
 
         assert(text || len == 0);
         assert(ret);
 
-        if (!text || len < LITLEN(sysctl_warning_prefix) ||
-            memcmp(text, sysctl_warning_prefix, LITLEN(sysctl_warning_prefix)) != 0)
+        if (!text)
                 return -ENOMSG;
-
-        comm = text + LITLEN(sysctl_warning_prefix);
         end = text + len;
+        comm = skip_prefix(text, end, sysctl_warning_prefix);
+        if (!comm)
+                return -ENOMSG;
 
         /* COMM may contain anything, quotes and "' used the " included, but is at most 15 bytes,
          * shorter than the marker, and the marker holds a single quote: so the first position at
          * which a whole marker matches is the real one. */
-        for (size_t k = 0; k < KMSG_COMM_MAX && !found; k++) {
-                const char *m;
+        for (size_t k = 0; k < KMSG_COMM_MAX && k <= (size_t) (end - comm) && !p; k++) {
+                const char *m = skip_prefix(comm + k, end, "' used the ");
 
-                if (k > (size_t) (end - comm))
-                        break;
-                m = comm + k;
-                if ((size_t) (end - m) < LITLEN(used_the) || memcmp(m, used_the, LITLEN(used_the)) != 0)
-                        continue;
-                m += LITLEN(used_the);
-
-                for (size_t i = 0; i < ELEMENTSOF(words); i++) {
-                        size_t wl = strlen(words[i].word);
-
-                        if ((size_t) (end - m) < wl + LITLEN(call) ||
-                            memcmp(m, words[i].word, wl) != 0 ||
-                            memcmp(m + wl, call, LITLEN(call)) != 0)
+                for (size_t i = 0; m && !p && i < ELEMENTSOF(words); i++) {
+                        p = skip_prefix(m, end, words[i].word);
+                        p = p ? skip_prefix(p, end, " sysctl system call") : NULL;
+                        if (!p)
                                 continue;
-
                         if (memchr(comm, '\0', k))
                                 return -EBADMSG;
                         memcpy(w.comm, comm, k);
                         w.comm[k] = '\0';
                         w.comm_len = k;
                         w.removed = words[i].removed;
-                        p = m + wl + LITLEN(call);
-                        found = true;
-                        break;
                 }
         }
-        if (!found)
+        if (!p)
                 /* Some other "warning: process `…'" line (there were a few), or a comm longer
                  * than any task can have. */
                 return -ENOMSG;
@@ -419,11 +396,9 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
         }
 
         /* " with " may have lost its trailing space to the trimming above when nlen was 0. */
-        if ((size_t) (end - p) == LITLEN(with) - 1 && memcmp(p, with, LITLEN(with) - 1) == 0)
+        if (skip_prefix(p, end, " with") == end)
                 p = end;
-        else if ((size_t) (end - p) >= LITLEN(with) && memcmp(p, with, LITLEN(with)) == 0)
-                p += LITLEN(with);
-        else
+        else if (!(p = skip_prefix(p, end, " with ")))
                 return -EBADMSG;
         w.has_name = true;
 

@@ -21,22 +21,14 @@
 typedef struct BinEntry {
         int id;
         const char *name;
-        const struct BinEntry *child; /* non-NULL: a directory */
+        const struct BinEntry *child; /* non-NULL: a directory of n_child entries */
+        size_t n_child;
         bool per_device;              /* matches any positive ifindex, named by the resolver */
 } BinEntry;
 
 #define LEAF(i, n) { .id = (i), .name = (n) }
-#define DIR(i, n, c) { .id = (i), .name = (n), .child = (c) }
-#define DEVICES(c) { .per_device = true, .child = (c) }
-#define END {}
-
-static bool entry_is_end(const BinEntry *e)
-{
-        return !e->name && !e->per_device;
-}
-
-/* A directory whose children are not tabulated here: the next component stays numeric. */
-static const BinEntry bin_unknown_dir[] = { END };
+#define DIR(i, n, c) { .id = (i), .name = (n), .child = (c), .n_child = ELEMENTSOF(c) }
+#define DEVICES(c) { .per_device = true, .child = (c), .n_child = ELEMENTSOF(c) }
 
 /* kernel/ (CTL_KERN = 1) */
 static const BinEntry bin_kern_random[] = {
@@ -46,13 +38,11 @@ static const BinEntry bin_kern_random[] = {
         LEAF(4, "write_wakeup_threshold"),
         LEAF(5, "boot_id"),
         LEAF(6, "uuid"),
-        END
 };
 
 static const BinEntry bin_kern_pty[] = {
         LEAF(1, "max"),
         LEAF(2, "nr"),
-        END
 };
 
 static const BinEntry bin_kern[] = {
@@ -111,7 +101,6 @@ static const BinEntry bin_kern[] = {
         LEAF(74, "max_lock_depth"),
         LEAF(76, "panic_on_unrecovered_nmi"),
         LEAF(77, "panic_on_warn"),
-        END
 };
 
 /* vm/ (CTL_VM = 2) */
@@ -141,7 +130,6 @@ static const BinEntry bin_vm[] = {
         LEAF(33, "panic_on_oom"),
         LEAF(34, "vdso_enabled"),
         LEAF(35, "min_slab_ratio"),
-        END
 };
 
 /* net/core/ (NET_CORE = 1) */
@@ -160,13 +148,11 @@ static const BinEntry bin_net_core[] = {
         LEAF(20, "xfrm_aevent_etime"),
         LEAF(21, "xfrm_aevent_rseqth"),
         LEAF(22, "warnings"),
-        END
 };
 
 /* net/unix/ (NET_UNIX = 4) */
 static const BinEntry bin_net_unix[] = {
         LEAF(3, "max_dgram_qlen"),
-        END
 };
 
 /* net/{ipv4,ipv6}/neigh/<dev>/ */
@@ -189,14 +175,12 @@ static const BinEntry bin_net_neigh_vars[] = {
         LEAF(16, "gc_thresh3"),
         LEAF(17, "retrans_time_ms"),
         LEAF(18, "base_reachable_time_ms"),
-        END
 };
 
 /* The neigh directory never had an "all" entry in the binary table. */
 static const BinEntry bin_net_neigh[] = {
         DIR(SYSCTL_BINARY_CONF_DEFAULT, "default", bin_net_neigh_vars),
         DEVICES(bin_net_neigh_vars),
-        END
 };
 
 /* net/ipv4/conf/<dev>/ */
@@ -223,14 +207,12 @@ static const BinEntry bin_net_ipv4_conf_vars[] = {
         LEAF(20, "promote_secondaries"),
         LEAF(21, "arp_accept"),
         LEAF(22, "arp_notify"),
-        END
 };
 
 static const BinEntry bin_net_ipv4_conf[] = {
         DIR(SYSCTL_BINARY_CONF_ALL, "all", bin_net_ipv4_conf_vars),
         DIR(SYSCTL_BINARY_CONF_DEFAULT, "default", bin_net_ipv4_conf_vars),
         DEVICES(bin_net_ipv4_conf_vars),
-        END
 };
 
 static const BinEntry bin_net_ipv4_route[] = {
@@ -252,7 +234,6 @@ static const BinEntry bin_net_ipv4_route[] = {
         LEAF(16, "min_pmtu"),
         LEAF(17, "min_adv_mss"),
         LEAF(19, "gc_min_interval_ms"),
-        END
 };
 
 static const BinEntry bin_net_ipv4_netfilter[] = {
@@ -264,7 +245,6 @@ static const BinEntry bin_net_ipv4_netfilter[] = {
         LEAF(19, "ip_conntrack_tcp_max_retrans"),
         LEAF(27, "ip_conntrack_count"),
         LEAF(28, "ip_conntrack_checksum"),
-        END
 };
 
 /* net/ipv4/ (NET_IPV4 = 5) */
@@ -347,7 +327,6 @@ static const BinEntry bin_net_ipv4[] = {
         LEAF(124, "tcp_max_ssthresh"),
         LEAF(125, "tcp_frto_response"),
         LEAF(2088, "ip_queue_maxlen"), /* NET_IPQ_QMAX */
-        END
 };
 
 /* net/ipv6/conf/<dev>/ */
@@ -377,14 +356,12 @@ static const BinEntry bin_net_ipv6_conf_vars[] = {
         LEAF(23, "proxy_ndp"),
         LEAF(25, "accept_source_route"),
         LEAF(26, "accept_ra_from_local"),
-        END
 };
 
 static const BinEntry bin_net_ipv6_conf[] = {
         DIR(SYSCTL_BINARY_CONF_ALL, "all", bin_net_ipv6_conf_vars),
         DIR(SYSCTL_BINARY_CONF_DEFAULT, "default", bin_net_ipv6_conf_vars),
         DEVICES(bin_net_ipv6_conf_vars),
-        END
 };
 
 static const BinEntry bin_net_ipv6_route[] = {
@@ -398,12 +375,10 @@ static const BinEntry bin_net_ipv6_route[] = {
         LEAF(8, "mtu_expires"),
         LEAF(9, "min_adv_mss"),
         LEAF(10, "gc_min_interval_ms"),
-        END
 };
 
 static const BinEntry bin_net_ipv6_icmp[] = {
         LEAF(1, "ratelimit"),
-        END
 };
 
 /* net/ipv6/ (NET_IPV6 = 12) */
@@ -419,7 +394,6 @@ static const BinEntry bin_net_ipv6[] = {
         LEAF(24, "ip6frag_secret_interval"),
         LEAF(25, "mld_max_msf"),
         LEAF(2088, "ip6_queue_maxlen"), /* IPQ_QMAX */
-        END
 };
 
 /* net/netfilter/ (NET_NETFILTER = 19) */
@@ -434,7 +408,6 @@ static const BinEntry bin_net_netfilter[] = {
         LEAF(30, "nf_conntrack_frag6_low_thresh"),
         LEAF(31, "nf_conntrack_frag6_high_thresh"),
         LEAF(32, "nf_conntrack_checksum"),
-        END
 };
 
 /* net/ (CTL_NET = 3) */
@@ -445,7 +418,6 @@ static const BinEntry bin_net[] = {
         DIR(12, "ipv6", bin_net_ipv6),
         DIR(19, "netfilter", bin_net_netfilter),
         LEAF(2089, "nf_conntrack_max"),
-        END
 };
 
 /* fs/ (CTL_FS = 5) */
@@ -459,24 +431,20 @@ static const BinEntry bin_fs_quota[] = {
         LEAF(7, "free_dquots"),
         LEAF(8, "syncs"),
         LEAF(9, "warnings"),
-        END
 };
 
 static const BinEntry bin_fs_inotify[] = {
         LEAF(1, "max_user_instances"),
         LEAF(2, "max_user_watches"),
         LEAF(3, "max_queued_events"),
-        END
 };
 
 static const BinEntry bin_fs_ocfs2_nm[] = {
         LEAF(1, "hb_ctl_path"),
-        END
 };
 
 static const BinEntry bin_fs_ocfs2[] = {
         DIR(1, "nm", bin_fs_ocfs2_nm),
-        END
 };
 
 static const BinEntry bin_fs[] = {
@@ -491,37 +459,32 @@ static const BinEntry bin_fs[] = {
         LEAF(14, "dir-notify-enable"),
         LEAF(15, "lease-break-time"),
         DIR(16, "quota", bin_fs_quota),
-        DIR(17, "xfs", bin_unknown_dir),
+        LEAF(17, "xfs"), /* a directory, its entries not tabulated here: they stay numeric */
         LEAF(18, "aio-nr"),
         LEAF(19, "aio-max-nr"),
         DIR(20, "inotify", bin_fs_inotify),
         LEAF(69, "suid_dumpable"), /* KERN_SETUID_DUMPABLE, filed under fs/ */
         DIR(988, "ocfs2", bin_fs_ocfs2),
-        END
 };
 
 /* dev/ (CTL_DEV = 7) */
 static const BinEntry bin_dev_raid[] = {
         LEAF(1, "speed_limit_min"),
         LEAF(2, "speed_limit_max"),
-        END
 };
 
 static const BinEntry bin_dev_mac_hid[] = {
         LEAF(3, "mouse_button_emulation"),
         LEAF(4, "mouse_button2_keycode"),
         LEAF(5, "mouse_button3_keycode"),
-        END
 };
 
 static const BinEntry bin_dev_scsi[] = {
         LEAF(1, "logging_level"),
-        END
 };
 
 static const BinEntry bin_dev_ipmi[] = {
         LEAF(1, "poweroff_powercycle"),
-        END
 };
 
 static const BinEntry bin_dev[] = {
@@ -529,7 +492,6 @@ static const BinEntry bin_dev[] = {
         DIR(5, "mac_hid", bin_dev_mac_hid),
         DIR(6, "scsi", bin_dev_scsi),
         DIR(7, "ipmi", bin_dev_ipmi),
-        END
 };
 
 static const BinEntry bin_root[] = {
@@ -538,33 +500,10 @@ static const BinEntry bin_root[] = {
         DIR(3, "net", bin_net),
         DIR(5, "fs", bin_fs),
         DIR(7, "dev", bin_dev),
-        END
 };
 
 /* Longest possible result: SYSCTL_BINARY_NAME_MAX components of at most ~40 characters. */
 #define PATH_BUF_SIZE 512
-
-static int path_append(char *buf, size_t *len, const char *s)
-{
-        size_t l = strlen(s), need = l + (*len > 0);
-
-        if (*len + need >= PATH_BUF_SIZE)
-                return -ENAMETOOLONG;
-        if (*len > 0)
-                buf[(*len)++] = '/';
-        memcpy(buf + *len, s, l);
-        *len += l;
-        buf[*len] = '\0';
-        return 0;
-}
-
-static int path_append_number(char *buf, size_t *len, int v)
-{
-        char num[STRLEN("-2147483648") + 1];
-
-        snprintf(num, sizeof(num), "%d", v);
-        return path_append(buf, len, num);
-}
 
 /* What a resolver hands back becomes a path component: it must look like a kernel ifname. */
 static bool resolved_ifname_ok(const char *buf, size_t size)
@@ -585,20 +524,15 @@ static bool resolved_ifname_ok(const char *buf, size_t size)
         return true;
 }
 
-int sysctl_binary_to_path(
-                const int *name,
-                size_t n_name,
-                SysctlIfindexResolver resolve,
-                void *userdata,
-                char **ret_path,
-                bool *ret_complete)
+int sysctl_binary_to_path(const int *name, size_t n_name, SysctlIfindexResolver resolve, void *userdata,
+                          char **ret_path, bool *ret_complete)
 {
         const BinEntry *table = bin_root;
+        size_t n_table = ELEMENTSOF(bin_root);
         char buf[PATH_BUF_SIZE] = "";
         size_t len = 0;
         bool complete = true;
         char *p;
-        int r;
 
         assert(ret_path);
 
@@ -609,49 +543,39 @@ int sysctl_binary_to_path(
 
         for (size_t i = 0; i < n_name; i++) {
                 const BinEntry *match = NULL, *wildcard = NULL;
+                char ifname[64] = "", num[STRLEN("-2147483648") + 1];
+                const char *component = NULL;
                 int id = name[i];
 
-                /* Past a leaf or an unknown component: nothing left to look up. */
-                if (!table) {
-                        complete = false;
-                        r = path_append_number(buf, &len, id);
-                        if (r < 0)
-                                return r;
-                        continue;
-                }
-
-                for (const BinEntry *e = table; !entry_is_end(e); e++) {
+                /* Past a leaf or an unknown component (table NULL): nothing left to look up. */
+                for (const BinEntry *e = table; e && e < table + n_table && !match; e++)
                         if (e->per_device)
                                 wildcard = e;
-                        else if (e->id == id) {
+                        else if (e->id == id)
                                 match = e;
-                                break;
-                        }
-                }
 
                 if (match) {
-                        r = path_append(buf, &len, match->name);
+                        component = match->name;
                         table = match->child;
+                        n_table = match->n_child;
                 } else if (wildcard && id > 0) {
-                        char ifname[64] = "";
-
                         /* The kernel looked the ifindex up in the caller's netns at call time; the
                          * best we can do is ask about it now. */
                         if (resolve && resolve(id, ifname, sizeof(ifname), userdata) >= 0 &&
                             resolved_ifname_ok(ifname, sizeof(ifname)))
-                                r = path_append(buf, &len, ifname);
-                        else {
-                                complete = false;
-                                r = path_append_number(buf, &len, id);
-                        }
+                                component = ifname;
                         table = wildcard->child;
-                } else {
-                        complete = false;
-                        r = path_append_number(buf, &len, id);
+                        n_table = wildcard->n_child;
+                } else
                         table = NULL;
+                if (!component) {
+                        complete = false;
+                        snprintf(num, sizeof(num), "%d", id);
+                        component = num;
                 }
-                if (r < 0)
-                        return r;
+                len += (size_t) snprintf(buf + len, sizeof(buf) - len, "%s%s", len > 0 ? "/" : "", component);
+                if (len >= sizeof(buf))
+                        return -ENAMETOOLONG;
         }
 
         p = strdup(buf);

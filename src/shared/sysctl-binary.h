@@ -45,13 +45,8 @@ typedef int (*SysctlIfindexResolver)(int ifindex, char *buf, size_t len, void *u
  * -ENOMEM. *ret_path is a newly allocated string; ret_complete may be NULL. Both are untouched
  * on failure.
  */
-int sysctl_binary_to_path(
-                const int *name,
-                size_t n_name,
-                SysctlIfindexResolver resolve,
-                void *userdata,
-                char **ret_path,
-                bool *ret_complete);
+int sysctl_binary_to_path(const int *name, size_t n_name, SysctlIfindexResolver resolve, void *userdata,
+                          char **ret_path, bool *ret_complete);
 
 /*
  * Formats a name the way the kernel's deprecation warning printed it: "3.5.16.-2.17." (every
