@@ -117,13 +117,6 @@ bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
         }
 }
 
-const char *audit_manager_source_reason(const AuditManager *a, AuditEventSource s)
-{
-        if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
-                return "";
-        return a->reason[s];
-}
-
 static const char *const audit_source_state_table[_AUDIT_SOURCE_STATE_MAX] = {
         [AUDIT_SOURCE_STATE_OFF] = "off",
         [AUDIT_SOURCE_STATE_STARTING] = "starting",

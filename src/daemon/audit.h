@@ -82,9 +82,6 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
 
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s);
 
-/* The reason the source is inactive ("" if active or not configured). */
-const char *audit_manager_source_reason(const AuditManager *a, AuditEventSource s);
-
 typedef enum AuditSourceState {
         AUDIT_SOURCE_STATE_OFF,      /* not configured (or not wanted on this kernel) */
         AUDIT_SOURCE_STATE_STARTING, /* waiting for the BPF helper */

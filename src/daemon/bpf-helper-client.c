@@ -70,7 +70,9 @@ static void call_free(BpfHelperCall *c)
         free(c);
 }
 
-bool bpf_helper_can_spawn(void)
+/* Whether igmpd could start a helper child now that gets the capabilities it needs (igmpd holds
+ * them, or is root without no_new_privs). */
+static bool bpf_helper_can_spawn(void)
 {
         uint64_t need = CAP_MASK(CAP_SYS_ADMIN) | CAP_MASK(CAP_BPF) | CAP_MASK(CAP_PERFMON);
         CapabilitySets s;

@@ -57,7 +57,3 @@ int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t 
 
 /* Drops a queued or running call without calling its callback; NULL is fine. */
 void bpf_helper_call_cancel(BpfHelper *h, BpfHelperCall *call);
-
-/* Whether igmpd could start a helper child now that gets the capabilities it needs (igmpd holds
- * them, or is root without no_new_privs). */
-bool bpf_helper_can_spawn(void);

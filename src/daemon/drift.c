@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bpf-drift-record.h"
@@ -44,11 +44,7 @@ struct DriftWatch {
         sd_event_source *release_source;
 
         int link_fd;              /* the bpf_link: closing it detaches the program */
-        BpfRingBuf *ring;
-        const struct drift_counters *counters; /* mmap of the program's .bss */
-        size_t counters_mapped;
-        uint64_t lost_seen;
-        uint64_t lost_logged_usec;
+        BpfReader reader;         /* the ring buffer and struct drift_counters */
 
         DriftEvent *batch;        /* the burst being read: one entry per knob */
         size_t n_batch, allocated;
@@ -95,10 +91,7 @@ int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost,
 /* Detaches (closes the link) and drops what was read. */
 static void drift_watch_detach(DriftWatch *d)
 {
-        d->ring = bpf_ringbuf_free(d->ring);
-        if (d->counters)
-                munmap((void *) d->counters, d->counters_mapped);
-        d->counters = NULL;
+        bpf_reader_close(&d->reader);
         d->link_fd = safe_close(d->link_fd);
         d->n_batch = 0;
         d->overflow = false;
@@ -224,29 +217,19 @@ static void drift_on_record(const void *data, size_t size, void *userdata)
         d->batch[d->n_batch++] = e;
 }
 
-static void drift_check_lost(DriftWatch *d)
-{
-        uint64_t lost = __atomic_load_n(&d->counters->lost, __ATOMIC_RELAXED), now;
-
-        if (lost == d->lost_seen)
-                return;
-        d->overflow = true;
-        if (sd_event_now(d->event, CLOCK_MONOTONIC, &now) >= 0 &&
-            (d->lost_logged_usec == 0 || now >= d->lost_logged_usec + DRIFT_LOST_LOG_USEC)) {
-                log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading every "
-                            "link's knobs back instead.", lost - d->lost_seen, lost - d->lost_seen == 1 ? "" : "s");
-                d->lost_logged_usec = now;
-        }
-        d->lost_seen = lost;
-}
-
 /* After a batch was read: hand it on. */
 static void drift_on_drained(void *userdata)
 {
         DriftWatch *d = userdata;
+        uint64_t lost;
         bool overflow;
 
-        drift_check_lost(d);
+        if (bpf_reader_check_lost(&d->reader, d->event, DRIFT_LOST_LOG_USEC, &lost)) {
+                d->overflow = true;
+                if (lost > 0)
+                        log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading "
+                                    "every link's knobs back instead.", lost, lost == 1 ? "" : "s");
+        }
         overflow = d->overflow;
         d->overflow = false;
         d->dispatching = true;
@@ -266,9 +249,9 @@ static void drift_on_drained(void *userdata)
 
 void drift_watch_flush(DriftWatch *d)
 {
-        if (!d || !d->ring || d->dispatching)
+        if (!d || !d->reader.ring || d->dispatching)
                 return;
-        bpf_ringbuf_flush(d->ring);
+        bpf_ringbuf_flush(d->reader.ring);
 }
 
 /* ---- attaching ---- */
@@ -287,10 +270,8 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                               void *userdata)
 {
         DriftWatch *d = userdata;
-        int ring_fd = -EBADF, counters_fd = -EBADF, link_fd = -EBADF, r;
-        uint32_t ring_size = 0, counters_size = 0;
+        char what[BPF_PROTOCOL_REASON_MAX];
         size_t k = 0;
-        char what[BPF_PROTOCOL_REASON_MAX + 64];
 
         d->call = NULL;
         /* The helper has done its part (a child helper exits once released). */
@@ -300,55 +281,28 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 drift_watch_fail(d, reason);
                 return;
         }
+        if (bpf_reader_open(&d->reader, d->event, reply, fds, sizeof(struct drift_counters),
+                            offsetof(struct drift_counters, lost), SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record,
+                            d, what, sizeof what) < 0) {
+                drift_watch_fail(d, what);
+                return;
+        }
+        bpf_ringbuf_set_batching(d->reader.ring, DRIFT_BATCH_USEC, drift_on_drained);
         for (size_t i = 0; i < reply->n_entries; i++) {
-                const BpfReplyEntry *e = &reply->entries[i];
-                int *slot;
-
-                if (e->role == BPF_FD_NONE)
+                if (reply->entries[i].role == BPF_FD_NONE)
                         continue;
-                slot = e->role == BPF_FD_RINGBUF ? &ring_fd :
-                       e->role == BPF_FD_COUNTERS ? &counters_fd :
-                       e->role == BPF_FD_LINK ? &link_fd : NULL;
-                if (!slot) {
-                        safe_close(fds[k++]);
-                        continue;
+                if (reply->entries[i].role == BPF_FD_LINK && d->link_fd < 0) {
+                        d->link_fd = TAKE_FD(fds[k]);
+                        snprintf(d->where, sizeof d->where, "%s", reply->entries[i].path);
                 }
-                safe_close(*slot);
-                *slot = fds[k++];
-                if (e->role == BPF_FD_RINGBUF)
-                        ring_size = e->size;
-                else if (e->role == BPF_FD_COUNTERS)
-                        counters_size = e->size;
-                else
-                        snprintf(d->where, sizeof d->where, "%s", e->path);
+                k++;
         }
-        if (ring_fd < 0 || counters_fd < 0 || link_fd < 0) {
-                safe_close(ring_fd);
-                safe_close(counters_fd);
-                safe_close(link_fd);
-                drift_watch_fail(d, "the BPF helper sent no link, ring buffer or counters");
+        for (size_t i = 0; i < n_fds; i++)
+                safe_close(fds[i]);
+        if (d->link_fd < 0) {
+                drift_watch_fail(d, "the BPF helper sent no link");
                 return;
         }
-        d->link_fd = link_fd;
-        r = bpf_map_mmap_ro(counters_fd, counters_size, (const void **) &d->counters, &d->counters_mapped);
-        if (r >= 0 && counters_size < sizeof *d->counters)
-                r = -EBADMSG;
-        if (r < 0) {
-                safe_close(ring_fd);
-                snprintf(what, sizeof what, "cannot map the BPF counters: %s", strerror(-r));
-                drift_watch_fail(d, what);
-                return;
-        }
-        r = bpf_ringbuf_new(d->event, ring_fd, ring_size, SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record, d,
-                            &d->ring);
-        if (r >= 0)
-                r = bpf_ringbuf_set_batching(d->ring, DRIFT_BATCH_USEC, ring_size / 4, drift_on_drained);
-        if (r < 0) {
-                snprintf(what, sizeof what, "cannot map the BPF ring buffer: %s", strerror(-r));
-                drift_watch_fail(d, what);
-                return;
-        }
-        d->lost_seen = d->counters->lost;
         d->reason[0] = '\0';
         log_info("Drift watch is active: cgroup/sysctl at %s (BPF helper: %s).", d->where,
                  bpf_helper_describe(d->helper));
