@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "audit-event.h"
 #include "knob.h"
 #include "strv.h"
@@ -408,14 +409,8 @@ int audit_coalescer_submit(AuditCoalescer *c, AuditEvent *e, uint64_t now)
                 e->repeats = 1;
                 return 1;
         }
-        if (c->n == c->allocated) {
-                size_t na = MAX(c->allocated * 2, (size_t) 8);
-                AuditCoalesceEntry *ne = realloc(c->entries, na * sizeof *ne);
-                if (!ne)
-                        return -ENOMEM;
-                c->entries = ne;
-                c->allocated = na;
-        }
+        if (ARRAY_GROW(c->entries, c->allocated, c->n, 8) < 0)
+                return -ENOMEM;
         x = &c->entries[c->n];
         *x = (AuditCoalesceEntry) { .pid = e->pid, .n_name = e->n_name, .last_usec = now };
         x->comm = strdup(e->comm ?: "");

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "audit-kmsg.h"
+#include "event-util.h"
 #include "fs-util.h"
 #include "kmsg-record.h"
 #include "log.h"
@@ -206,27 +207,17 @@ static int kmsg_on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)
 static void kmsg_after_read(AuditKmsg *k)
 {
         uint64_t seq;
-        int enabled, r;
+        int r;
 
         if (k->event_unsaved) {
                 kmsg_save_seq(k);
                 return;
         }
-        if (!kmsg_seq_behind(k, &seq))
+        /* Armed already: the burst is written when it fires. */
+        if (!kmsg_seq_behind(k, &seq) || event_source_armed(k->save_timer))
                 return;
-        if (k->save_timer) {
-                if (sd_event_source_get_enabled(k->save_timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
-                        return; /* armed already: the burst is written when it fires */
-                r = sd_event_source_set_time_relative(k->save_timer, KMSG_SAVE_DELAY_USEC);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(k->save_timer, SD_EVENT_ONESHOT);
-        } else {
-                r = sd_event_add_time_relative(k->ctx->event, &k->save_timer, CLOCK_MONOTONIC,
-                                               KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
-                                               kmsg_on_save_timer, k);
-                if (r >= 0)
-                        (void) sd_event_source_set_description(k->save_timer, "audit-kmsg-save");
-        }
+        r = event_arm_timer_in(k->ctx->event, &k->save_timer, KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
+                               kmsg_on_save_timer, k);
         if (r < 0) {
                 log_warning_errno(r, "Failed to arm the kernel log position timer, saving it now: %m");
                 kmsg_save_seq(k);

@@ -13,6 +13,7 @@
 #include "audit-event.h"
 #include "audit-libc.h"
 #include "elf-sysctl.h"
+#include "event-util.h"
 #include "log.h"
 
 /* The host's library directories, watched for a replaced libc (the sweep then finds the
@@ -39,7 +40,7 @@ struct AuditLibc {
 
         BpfHelperCall *call;
         uint64_t last_usec;        /* when the last rescan ended */
-        sd_event_source *timer;    /* exists only while a rescan waits for its turn */
+        sd_event_source *timer;    /* armed only while a rescan waits for its turn */
         uint64_t n_rescans;
 
         int inotify_fd;
@@ -61,15 +62,12 @@ static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         AuditLibc *l = userdata;
-        union {
-                struct inotify_event e;
-                char buf[4096];
-        } u;
+        _Alignas(struct inotify_event) char buf[4096];
         bool changed = false;
         ssize_t n;
 
-        while ((n = read(fd, &u, sizeof u)) > 0)
-                for (char *p = u.buf; p < u.buf + n;) {
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+                for (char *p = buf; p < buf + n;) {
                         struct inotify_event *e = (struct inotify_event *) p;
 
                         if (e->len > 0 && elf_libc_name(e->name))
@@ -260,10 +258,7 @@ static void audit_libc_rescan_now(AuditLibc *l)
 
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        AuditLibc *l = userdata;
-
-        l->timer = sd_event_source_disable_unref(l->timer);
-        audit_libc_schedule(l);
+        audit_libc_schedule(userdata);
         return 0;
 }
 
@@ -285,9 +280,9 @@ static void audit_libc_schedule(AuditLibc *l)
                 audit_libc_rescan_now(l);
                 return;
         }
-        if (l->timer)
+        if (event_source_armed(l->timer))
                 return;
-        r = sd_event_add_time(l->ctx.event, &l->timer, CLOCK_MONOTONIC, due, 0, on_rescan_timer, l);
+        r = event_arm_timer(l->ctx.event, &l->timer, due, 0, on_rescan_timer, l);
         if (r < 0)
                 log_warning_errno(r, "Audit source libc: cannot schedule a rescan, it waits for the next trigger: %m");
 }

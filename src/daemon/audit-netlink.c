@@ -22,6 +22,7 @@
 #include "audit-netlink.h"
 #include "audit-record.h"
 #include "audit-rules.h"
+#include "event-util.h"
 #include "log.h"
 
 /* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
@@ -71,24 +72,10 @@ bool audit_netlink_is_active(const AuditNetlink *n)
 
 void audit_netlink_undo_left(const AuditSourceContext *ctx)
 {
-        _cleanup_close_ int fd = -EBADF;
         AuditChanges left;
-        int r;
 
-        r = audit_changes_load(ctx->root, &left);
-        if (r <= 0) {
-                if (r < 0)
-                        log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
-                return;
-        }
-        log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
-        fd = audit_control_open();
-        if (fd < 0) {
-                log_warning_errno(fd, "Cannot talk to the kernel's audit subsystem to undo them, leaving the record: %m");
-                return;
-        }
-        audit_changes_undo(fd, &left);
-        audit_changes_save(ctx->root, &left);
+        if (audit_changes_load(ctx->root, &left))
+                audit_changes_undo_left(ctx->root, &left, NULL);
 }
 
 AuditNetlink *audit_netlink_free(AuditNetlink *n)
@@ -186,13 +173,7 @@ static void audit_netlink_receive_failed(AuditNetlink *n, int error)
                                 " ms: %m", n->n_errors, n->retry_usec / 1000);
 
         (void) sd_event_source_set_enabled(n->source, SD_EVENT_OFF);
-        if (n->retry_timer)
-                r = sd_event_source_set_time_relative(n->retry_timer, n->retry_usec);
-        else
-                r = sd_event_add_time_relative(n->ctx->event, &n->retry_timer, CLOCK_MONOTONIC, n->retry_usec, 0,
-                                               audit_netlink_on_retry, n);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(n->retry_timer, SD_EVENT_ONESHOT);
+        r = event_arm_timer_in(n->ctx->event, &n->retry_timer, n->retry_usec, 0, audit_netlink_on_retry, n);
         if (r < 0) {
                 /* No timer, no retry: stop rather than spin. */
                 log_warning_errno(r, "Failed to schedule reading audit records again, the audit source stops: %m");
@@ -348,31 +329,14 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
          * by more than the batch being read (the receive buffer holds the rest meanwhile). */
         (void) sd_event_source_set_priority(n->source, AUDIT_EVENT_PRIORITY);
 
-        r = audit_changes_load(ctx->root, &left);
-        if (r < 0)
-                log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
+        (void) audit_changes_load(ctx->root, &left);
         if (add_rule)
                 audit_rules_add(ctx->root, &n->changes, n->rule_found, &left);
         else
                 log_info("AuditRule=no: the audit source sees sysctl(2) calls only if a rule for them is loaded "
                          "some other way (auditd with " AUDIT_RULES_PATH ").");
-        if (audit_changes_any(&left)) {
-                /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
-                _cleanup_close_ int fd = audit_control_open();
-
-                log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
-                if (fd >= 0) {
-                        audit_changes_undo(fd, &left);
-                }
-                /* What could not be undone joins ours, to be tried again on exit. */
-                for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
-                        n->changes.rule[i] = n->changes.rule[i] || left.rule[i];
-                if (left.enabled_changed && !n->changes.enabled_changed) {
-                        n->changes.enabled_changed = true;
-                        n->changes.enabled_before = left.enabled_before;
-                }
-                audit_changes_save(ctx->root, &n->changes);
-        }
+        /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
+        audit_changes_undo_left(ctx->root, &left, &n->changes);
 
         n->active = true;
         reason[0] = '\0';

@@ -22,6 +22,7 @@
 #include "bpf-helper-client.h"
 #include "fnv.h"
 #include "cap-util.h"
+#include "event-util.h"
 #include "knob.h"
 #include "log.h"
 #include "strv.h"
@@ -287,13 +288,7 @@ static void audit_manager_arm_timer(AuditManager *a)
                 a->coalesce_timer = sd_event_source_disable_unref(a->coalesce_timer);
                 return;
         }
-        if (a->coalesce_timer) {
-                r = sd_event_source_set_time(a->coalesce_timer, next);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(a->coalesce_timer, SD_EVENT_ONESHOT);
-        } else
-                r = sd_event_add_time(a->event, &a->coalesce_timer, CLOCK_MONOTONIC, next, 0,
-                                      audit_manager_on_timer, a);
+        r = event_arm_timer(a->event, &a->coalesce_timer, next, 0, audit_manager_on_timer, a);
         if (r < 0)
                 log_error_errno(r, "Failed to arm the audit coalescing timer, folded calls wait for the next event: %m");
 }

@@ -437,7 +437,6 @@ static void helper_start_next(BpfHelper *h)
 {
         BpfHelperCall *c = h->head;
         bool reused;
-        uint64_t now;
         int fd, r;
 
         if (!c || h->running)
@@ -470,10 +469,8 @@ static void helper_start_next(BpfHelper *h)
         }
         r = sd_event_add_io(h->event, &h->io_source, fd, EPOLLIN, on_reply, h);
         if (r >= 0)
-                r = sd_event_now(h->event, CLOCK_MONOTONIC, &now);
-        if (r >= 0)
-                r = sd_event_add_time(h->event, &h->timeout_source, CLOCK_MONOTONIC, now + BPF_HELPER_TIMEOUT_USEC,
-                                      0, on_timeout, h);
+                r = sd_event_add_time_relative(h->event, &h->timeout_source, CLOCK_MONOTONIC,
+                                               BPF_HELPER_TIMEOUT_USEC, 0, on_timeout, h);
         if (r < 0)
                 call_fail(h, r, "cannot wait for the BPF helper: %s", strerror(-r));
 }

@@ -94,7 +94,6 @@ static int on_ringbuf_delay(sd_event_source *s, uint64_t usec, void *userdata)
 static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         BpfRingBuf *rb = userdata;
-        uint64_t now;
         int r;
 
         if (rb->delay_usec == 0) {
@@ -109,10 +108,8 @@ static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *use
         }
         /* The first record of a burst: wait for the rest. Edge-triggered meanwhile, so the
          * records left in the ring do not wake us again and again. */
-        r = sd_event_now(rb->event, CLOCK_MONOTONIC, &now);
-        if (r >= 0)
-                r = sd_event_add_time(rb->event, &rb->delay_source, CLOCK_MONOTONIC, now + rb->delay_usec, 1000,
-                                      on_ringbuf_delay, rb);
+        r = sd_event_add_time_relative(rb->event, &rb->delay_source, CLOCK_MONOTONIC, rb->delay_usec, 1000,
+                                       on_ringbuf_delay, rb);
         if (r >= 0)
                 r = sd_event_source_set_io_events(rb->source, EPOLLIN | EPOLLET);
         if (r < 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "bpf-drift-record.h"
 #include "bpf-helper-client.h"
 #include "bpf-ringbuf.h"
@@ -199,20 +200,9 @@ static void drift_on_record(const void *data, size_t size, void *userdata)
                         *b = e;
                         return;
                 }
-        if (d->n_batch >= DRIFT_BATCH_MAX) {
+        if (d->n_batch >= DRIFT_BATCH_MAX || ARRAY_GROW(d->batch, d->allocated, d->n_batch, 16) < 0) {
                 d->overflow = true;
                 return;
-        }
-        if (d->n_batch >= d->allocated) {
-                size_t n = MAX(d->allocated * 2, (size_t) 16);
-                DriftEvent *b = realloc(d->batch, n * sizeof *b);
-
-                if (!b) {
-                        d->overflow = true;
-                        return;
-                }
-                d->batch = b;
-                d->allocated = n;
         }
         d->batch[d->n_batch++] = e;
 }
