@@ -89,17 +89,6 @@ AuditKmsg *audit_kmsg_free(AuditKmsg *k)
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(AuditKmsg *, audit_kmsg_free);
 
-/* The boot id as /proc/sys/kernel/random/boot_id shows it (the cursor file's format); "" if
- * unknown, which no file matches. */
-static void read_boot_id(char buf[SD_ID128_UUID_STRING_MAX])
-{
-        sd_id128_t id;
-
-        buf[0] = '\0';
-        if (sd_id128_get_boot(&id) >= 0)
-                sd_id128_to_uuid_string(id, buf);
-}
-
 /* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
 static void kmsg_load_seq(AuditKmsg *k)
 {
@@ -120,53 +109,38 @@ static void kmsg_load_seq(AuditKmsg *k)
         fclose(f);
 }
 
-/* The newest seq up to which every record has been handled: a message the assembler still holds
- * back (it may get more fragments) is not, so a restart reads it again whole. */
-static bool kmsg_handled_seq(const AuditKmsg *k, uint64_t *ret)
+/* Whether the cursor file is behind the newest seq up to which every record has been handled
+ * (*ret): a message the assembler still holds back (it may get more fragments) is not, so a
+ * restart reads it again whole. Within a boot seq only grows: while a restart reads records
+ * already handled, the file is not moved back. */
+static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
 {
-        if (!k->have_last)
+        uint64_t seq = k->last_seq;
+
+        if (!k->seq_path || !k->have_last)
                 return false;
         if (k->assembler.pending) {
                 if (k->assembler.msg.seq == 0)
                         return false;
-                *ret = k->assembler.msg.seq - 1;
-                return true;
+                seq = k->assembler.msg.seq - 1;
         }
-        *ret = k->last_seq;
-        return true;
-}
-
-/* Whether the cursor file is behind what has been handled. Within a boot seq only grows: while
- * a restart reads records already handled, the file is not moved back. */
-static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
-{
-        uint64_t seq;
-
-        if (!k->seq_path || !kmsg_handled_seq(k, &seq))
-                return false;
         if (k->written && seq <= k->written_seq)
                 return false;
         *ret = seq;
         return true;
 }
 
-/* Written whole, fsynced and renamed over (write_file_atomic()): a reader, or the next start
- * after a crash, sees the old cursor or the new one. */
-static int kmsg_write_seq(AuditKmsg *k, uint64_t seq)
-{
-        char buf[sizeof(uint64_t) * 3 + 1 + sizeof k->boot_id + 1];
-
-        snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
-        return write_file_atomic(k->seq_dir, KMSG_SEQ_NAME, buf);
-}
-
 static void kmsg_save_seq(AuditKmsg *k)
 {
+        char buf[sizeof(uint64_t) * 3 + 1 + sizeof k->boot_id + 1];
         uint64_t seq;
         int r;
 
         if (kmsg_seq_behind(k, &seq)) {
-                r = kmsg_write_seq(k, seq);
+                /* Written whole, fsynced and renamed over (write_file_atomic()): a reader, or the
+                 * next start after a crash, sees the old cursor or the new one. */
+                snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
+                r = write_file_atomic(k->seq_dir, KMSG_SEQ_NAME, buf);
                 if (r < 0)
                         /* Not fatal: at worst a restart publishes this boot's old warnings again.
                          * Not retried either until more records come (at most once per
@@ -395,6 +369,7 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
         struct utsname u;
         KmsgContStyle style;
         struct stat st;
+        sd_id128_t boot;
         int r;
 
         assert(ctx);
@@ -431,7 +406,10 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
                 return r;
         }
 
-        read_boot_id(k->boot_id);
+        /* As /proc/sys/kernel/random/boot_id shows it (the cursor file's format); "" if unknown,
+         * which no file matches. */
+        if (sd_id128_get_boot(&boot) >= 0)
+                sd_id128_to_uuid_string(boot, k->boot_id);
         if (asprintf(&k->seq_dir, "%s/run/igmpd", root) < 0 ||
             asprintf(&k->seq_path, "%s/" KMSG_SEQ_NAME, k->seq_dir) < 0) {
                 snprintf(reason, reason_size, "out of memory");

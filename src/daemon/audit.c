@@ -82,14 +82,20 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         return 0;
 }
 
+/* The netlink source removes the rules it added, the BPF ones detach their programs. */
+static void audit_manager_stop_sources(AuditManager *a)
+{
+        a->kmsg = audit_kmsg_free(a->kmsg);
+        a->netlink = audit_netlink_free(a->netlink);
+        a->libc = audit_bpf_free(a->libc);
+        a->syscall = audit_bpf_free(a->syscall);
+}
+
 AuditManager *audit_manager_free(AuditManager *a)
 {
         if (!a)
                 return NULL;
-        audit_kmsg_free(a->kmsg);
-        audit_netlink_free(a->netlink);
-        audit_bpf_free(a->libc);
-        audit_bpf_free(a->syscall);
+        audit_manager_stop_sources(a);
         bpf_helper_free(a->bpf_helper);
         sd_event_source_disable_unref(a->coalesce_timer);
         audit_coalescer_done(&a->coalescer);
@@ -100,22 +106,21 @@ AuditManager *audit_manager_free(AuditManager *a)
         return NULL;
 }
 
+/* The slot of a BPF source; NULL for the others. */
+static AuditBpf **audit_manager_bpf(AuditManager *a, AuditEventSource s)
+{
+        return s == AUDIT_EVENT_SOURCE_LIBC ? &a->libc : s == AUDIT_EVENT_SOURCE_SYSCALL ? &a->syscall : NULL;
+}
+
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
 {
-        if (!a)
-                return false;
-        switch (s) {
-        case AUDIT_EVENT_SOURCE_KMSG:
-                return a->kmsg && audit_kmsg_is_active(a->kmsg);
-        case AUDIT_EVENT_SOURCE_AUDIT:
-                return a->netlink && audit_netlink_is_active(a->netlink);
-        case AUDIT_EVENT_SOURCE_LIBC:
-                return a->libc && a->libc->active;
-        case AUDIT_EVENT_SOURCE_SYSCALL:
-                return a->syscall && a->syscall->active;
-        default:
-                return false;
-        }
+        AuditBpf **b = a ? audit_manager_bpf((AuditManager *) a, s) : NULL;
+
+        if (b)
+                return *b && (*b)->active;
+        if (s == AUDIT_EVENT_SOURCE_KMSG)
+                return a && audit_kmsg_is_active(a->kmsg);
+        return s == AUDIT_EVENT_SOURCE_AUDIT && a && audit_netlink_is_active(a->netlink);
 }
 
 static const char *const audit_source_state_table[_AUDIT_SOURCE_STATE_MAX] = {
@@ -145,16 +150,14 @@ static unsigned audit_source_flag(AuditEventSource s)
 
 AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
 {
-        const AuditBpf *b = NULL;
+        AuditBpf **slot, *b;
 
         assert(note);
         snprintf(note, size, "%s", "");
         if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
                 return _AUDIT_SOURCE_STATE_INVALID;
-        if (s == AUDIT_EVENT_SOURCE_LIBC)
-                b = a->libc;
-        else if (s == AUDIT_EVENT_SOURCE_SYSCALL)
-                b = a->syscall;
+        slot = audit_manager_bpf((AuditManager *) a, s);
+        b = slot ? *slot : NULL;
         if (audit_manager_source_active(a, s)) {
                 audit_bpf_describe(b, note, size);
                 return AUDIT_SOURCE_STATE_ACTIVE;
@@ -457,22 +460,14 @@ static void audit_manager_log_coverage(AuditManager *a)
  * line; nothing here fails the daemon. */
 static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
 {
-        static const struct {
-                AuditEventSource source;
-                unsigned flag;
-        } sources[] = {
-                { AUDIT_EVENT_SOURCE_LIBC, AUDIT_SOURCE_LIBC },
-                { AUDIT_EVENT_SOURCE_SYSCALL, AUDIT_SOURCE_SYSCALL },
-        };
         char helper_reason[sizeof a->reason[0]] = "";
         int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
-                AuditEventSource s = sources[i].source;
-                AuditBpf **slot = s == AUDIT_EVENT_SOURCE_LIBC ? &a->libc : &a->syscall;
+        for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
+                AuditBpf **slot = audit_manager_bpf(a, s);
                 char reason[sizeof a->reason[0]] = "";
 
-                if (!(mask & sources[i].flag) || *slot)
+                if (!(mask & audit_source_flag(s)) || *slot)
                         continue;
                 if (!HAVE_BPF)
                         snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
@@ -595,12 +590,8 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
 
         log_info("Audit settings changed, restarting the audit sources.");
         before = audit_manager_states_hash(a);
-        a->kmsg = audit_kmsg_free(a->kmsg);
-        a->netlink = audit_netlink_free(a->netlink); /* removes the rules it added */
-        a->libc = audit_bpf_free(a->libc);           /* detaches its programs */
-        a->syscall = audit_bpf_free(a->syscall);
-        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
-                a->reason[s][0] = '\0';
+        audit_manager_stop_sources(a);
+        memset(a->reason, 0, sizeof a->reason);
         audit_manager_start(a, config, kmsg_path);
         /* Sources, SourceStates and Coverage are EMITS_CHANGE: tell the observer when they did. */
         if (audit_manager_states_hash(a) != before)
