@@ -191,25 +191,15 @@ int audit_changes_parse(const char *text, AuditChanges *ret)
         return 0;
 }
 
-char *audit_changes_format(const AuditChanges *c)
+void audit_changes_format(const AuditChanges *c, char buf[static AUDIT_CHANGES_TEXT_MAX])
 {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        size_t n = (size_t) snprintf(buf, AUDIT_CHANGES_TEXT_MAX, "%s\n", AUDIT_CHANGES_HEADER);
 
-        if (!f)
-                return NULL;
-        fputs(AUDIT_CHANGES_HEADER "\n", f);
         for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
                 if (c->rule[i])
-                        fprintf(f, "rule %s\n", rule_specs[i].arch_name);
+                        n += (size_t) snprintf(buf + n, AUDIT_CHANGES_TEXT_MAX - n, "rule %s\n", rule_specs[i].arch_name);
         if (c->enabled_changed)
-                fprintf(f, "enabled-before %" PRIu32 "\n", c->enabled_before);
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+                snprintf(buf + n, AUDIT_CHANGES_TEXT_MAX - n, "enabled-before %" PRIu32 "\n", c->enabled_before);
 }
 
 bool audit_changes_load(const char *root, AuditChanges *ret)
@@ -241,7 +231,8 @@ bool audit_changes_load(const char *root, AuditChanges *ret)
 
 void audit_changes_save(const char *root, const AuditChanges *c)
 {
-        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *content = NULL;
+        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR);
+        char content[AUDIT_CHANGES_TEXT_MAX];
         int r;
 
         if (!dir) {
@@ -254,8 +245,8 @@ void audit_changes_save(const char *root, const AuditChanges *c)
                 r = dfd < 0 ? (errno == ENOENT ? 0 : -errno)
                             : unlinkat(dfd, AUDIT_CHANGES_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
         } else {
-                content = audit_changes_format(c);
-                r = content ? write_file_atomic(dir, AUDIT_CHANGES_NAME, content) : -ENOMEM;
+                audit_changes_format(c, content);
+                r = write_file_atomic(dir, AUDIT_CHANGES_NAME, content);
         }
         if (r < 0)
                 log_warning_errno(r, "Failed to record igmpd's changes to the audit configuration in %s/"

@@ -38,8 +38,9 @@ typedef struct AuditChanges {
 bool audit_changes_any(const AuditChanges *c);
 /* The record's text (the format above), whole lines only. 0 or -EINVAL. Pure. */
 int audit_changes_parse(const char *text, AuditChanges *ret);
-/* Its text; NULL on ENOMEM. */
-char *audit_changes_format(const AuditChanges *c);
+/* Its text (at most 66 bytes of the format above). */
+#define AUDIT_CHANGES_TEXT_MAX 128
+void audit_changes_format(const AuditChanges *c, char buf[static AUDIT_CHANGES_TEXT_MAX]);
 
 /* The record below root, what an igmpd that did not stop cleanly left: true with *ret; false if
  * nothing is left to undo, or the record cannot be read or is not valid (logged). */

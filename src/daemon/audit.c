@@ -123,20 +123,6 @@ bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
         return s == AUDIT_EVENT_SOURCE_AUDIT && a && audit_netlink_is_active(a->netlink);
 }
 
-static const char *const audit_source_state_table[_AUDIT_SOURCE_STATE_MAX] = {
-        [AUDIT_SOURCE_STATE_OFF] = "off",
-        [AUDIT_SOURCE_STATE_STARTING] = "starting",
-        [AUDIT_SOURCE_STATE_ACTIVE] = "active",
-        [AUDIT_SOURCE_STATE_INACTIVE] = "inactive",
-};
-
-const char *audit_source_state_to_string(AuditSourceState s)
-{
-        if (s < 0 || s >= _AUDIT_SOURCE_STATE_MAX)
-                return NULL;
-        return audit_source_state_table[s];
-}
-
 static unsigned audit_source_flag(AuditEventSource s)
 {
         static const unsigned flags[_AUDIT_EVENT_SOURCE_MAX] = {
@@ -148,22 +134,22 @@ static unsigned audit_source_flag(AuditEventSource s)
         return s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX ? flags[s] : 0;
 }
 
-AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
+RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
 {
         AuditBpf **slot, *b;
 
         assert(note);
         snprintf(note, size, "%s", "");
         if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
-                return _AUDIT_SOURCE_STATE_INVALID;
+                return _RUN_STATE_INVALID;
         slot = audit_manager_bpf((AuditManager *) a, s);
         b = slot ? *slot : NULL;
         if (audit_manager_source_active(a, s)) {
                 audit_bpf_describe(b, note, size);
-                return AUDIT_SOURCE_STATE_ACTIVE;
+                return RUN_STATE_ACTIVE;
         }
         if (audit_bpf_is_starting(b))
-                return AUDIT_SOURCE_STATE_STARTING;
+                return RUN_STATE_STARTING;
         if (!(a->sources & audit_source_flag(s))) {
                 if (!HAVE_BPF && (s == AUDIT_EVENT_SOURCE_LIBC || s == AUDIT_EVENT_SOURCE_SYSCALL))
                         snprintf(note, size, "%s", BPF_NOT_BUILT_REASON); /* turning it on would not help */
@@ -171,13 +157,13 @@ AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSou
                         snprintf(note, size, "opt-in: AuditSources=syscall (it costs every system call)");
                 else
                         snprintf(note, size, "not in AuditSources=");
-                return AUDIT_SOURCE_STATE_OFF;
+                return RUN_STATE_OFF;
         }
         snprintf(note, size, "%s", a->reason[s]);
         /* kmsg by default (auto) on a kernel without sysctl(2) is off, not broken. */
         if (s == AUDIT_EVENT_SOURCE_KMSG && !(a->sources & AUDIT_SOURCE_KMSG) && !a->kmsg)
-                return AUDIT_SOURCE_STATE_OFF;
-        return AUDIT_SOURCE_STATE_INACTIVE;
+                return RUN_STATE_OFF;
+        return RUN_STATE_INACTIVE;
 }
 
 /* The caller's parent (when the source did not say) and systemd unit, read from /proc now: best
@@ -560,7 +546,7 @@ static uint64_t audit_manager_states_hash(const AuditManager *a)
 
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 char note[sizeof a->reason[0] + 64];
-                AuditSourceState st = audit_manager_source_state(a, s, note, sizeof note);
+                RunState st = audit_manager_source_state(a, s, note, sizeof note);
 
                 h = fnv1a64(h, &st, sizeof st);
                 h = fnv1a64_str(h, note);

@@ -17,6 +17,7 @@
 #include "audit-event.h"
 #include "daemon-config.h"
 #include "macro.h"
+#include "run-state.h"
 
 /* Whether the sources together can see a deprecated sysctl(2) call on this system at all. */
 typedef enum AuditCoverage {
@@ -82,20 +83,9 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
 
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s);
 
-typedef enum AuditSourceState {
-        AUDIT_SOURCE_STATE_OFF,      /* not configured (or not wanted on this kernel) */
-        AUDIT_SOURCE_STATE_STARTING, /* waiting for the BPF helper */
-        AUDIT_SOURCE_STATE_ACTIVE,
-        AUDIT_SOURCE_STATE_INACTIVE, /* configured, but cannot run here */
-        _AUDIT_SOURCE_STATE_MAX,
-        _AUDIT_SOURCE_STATE_INVALID = -EINVAL,
-} AuditSourceState;
-
-const char *audit_source_state_to_string(AuditSourceState s);
-
 /* The state of source s and a note for the operator (why it is off or inactive, what it covers
  * when active; may be ""). */
-AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
+RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
 
 const char *audit_coverage_to_string(AuditCoverage c);
 

@@ -53,20 +53,6 @@ struct DriftWatch {
         bool dispatching;
 };
 
-static const char *const drift_watch_state_table[_DRIFT_WATCH_STATE_MAX] = {
-        [DRIFT_WATCH_OFF] = "off",
-        [DRIFT_WATCH_STARTING] = "starting",
-        [DRIFT_WATCH_ACTIVE] = "active",
-        [DRIFT_WATCH_INACTIVE] = "inactive",
-};
-
-const char *drift_watch_state_to_string(DriftWatchState s)
-{
-        if (s < 0 || s >= _DRIFT_WATCH_STATE_MAX)
-                return NULL;
-        return drift_watch_state_table[s];
-}
-
 int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, DriftObserver on_state,
                     void *userdata, DriftWatch **ret)
 {
@@ -84,7 +70,7 @@ int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost,
         d->on_state = on_state;
         d->userdata = userdata;
         d->link_fd = -EBADF;
-        d->state = DRIFT_WATCH_OFF;
+        d->state = RUN_STATE_OFF;
         *ret = d;
         return 0;
 }
@@ -139,13 +125,13 @@ static void drift_watch_set_state(DriftWatch *d, DriftWatchState state)
 DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size)
 {
         switch (d->state) {
-        case DRIFT_WATCH_OFF:
+        case RUN_STATE_OFF:
                 snprintf(note, size, "DriftWatch=no: foreign writes are seen only in link messages");
                 break;
-        case DRIFT_WATCH_STARTING:
+        case RUN_STATE_STARTING:
                 snprintf(note, size, "waiting for the BPF helper");
                 break;
-        case DRIFT_WATCH_ACTIVE:
+        case RUN_STATE_ACTIVE:
                 snprintf(note, size, "cgroup/sysctl at %s", d->where);
                 break;
         default:
@@ -156,7 +142,7 @@ DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size)
 
 bool drift_watch_active(const DriftWatch *d)
 {
-        return d && d->state == DRIFT_WATCH_ACTIVE;
+        return d && d->state == RUN_STATE_ACTIVE;
 }
 
 static void drift_watch_fail(DriftWatch *d, const char *reason)
@@ -165,7 +151,7 @@ static void drift_watch_fail(DriftWatch *d, const char *reason)
         snprintf(d->reason, sizeof d->reason, "%s", reason);
         log_info("Drift watch is not active: %s. Changes made by other processes are seen only when a link "
                  "message carries the values.", reason);
-        drift_watch_set_state(d, DRIFT_WATCH_INACTIVE);
+        drift_watch_set_state(d, RUN_STATE_INACTIVE);
 }
 
 /* ---- reading ---- */
@@ -296,7 +282,7 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
         d->reason[0] = '\0';
         log_info("Drift watch is active: cgroup/sysctl at %s (BPF helper: %s).", d->where,
                  bpf_helper_describe(d->helper));
-        drift_watch_set_state(d, DRIFT_WATCH_ACTIVE);
+        drift_watch_set_state(d, RUN_STATE_ACTIVE);
         /* Writes made while it was starting went unseen: look at everything once. */
         if (d->on_lost)
                 d->on_lost(d->userdata);
@@ -348,13 +334,13 @@ void drift_watch_start(DriftWatch *d, bool wanted)
 
         d->wanted = wanted;
         if (!wanted) {
-                if (d->state != DRIFT_WATCH_OFF)
+                if (d->state != RUN_STATE_OFF)
                         log_info("Drift watch stopped (DriftWatch=no).");
                 drift_watch_stop(d);
-                drift_watch_set_state(d, DRIFT_WATCH_OFF);
+                drift_watch_set_state(d, RUN_STATE_OFF);
                 return;
         }
-        if (d->state == DRIFT_WATCH_STARTING || d->state == DRIFT_WATCH_ACTIVE)
+        if (d->state == RUN_STATE_STARTING || d->state == RUN_STATE_ACTIVE)
                 return;
 
         if (!HAVE_BPF)
@@ -365,5 +351,5 @@ void drift_watch_start(DriftWatch *d, bool wanted)
                 drift_watch_fail(d, reason);
                 return;
         }
-        drift_watch_set_state(d, DRIFT_WATCH_STARTING);
+        drift_watch_set_state(d, RUN_STATE_STARTING);
 }
