@@ -173,7 +173,8 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
 {
         char path[64], buf[512], comm[16 * 4 + 1];
         _cleanup_fclose_ FILE *f = NULL;
-        const char *p;
+        const char *lp, *rp;
+        uint32_t ppid;
         size_t n;
 
         *ret = (AuditCaller) { .ppid = e->ppid };
@@ -181,32 +182,22 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
         if (e->pid == 0)
                 return;
 
-        snprintf(path, sizeof path, "/proc/%" PRIu32 "/comm", e->pid);
+        snprintf(path, sizeof path, "/proc/%" PRIu32 "/stat", e->pid);
         f = fopen(path, "re");
         if (!f)
                 return;
         n = fread(buf, 1, sizeof buf - 1, f);
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
-        if (n > 16)
+        buf[n] = '\0';
+        /* "pid (comm) state ppid …": comm may hold any byte, ')' too; the numbers after it none. */
+        lp = strchr(buf, '(');
+        rp = strrchr(buf, ')');
+        if (!lp || !rp || rp < lp || rp - lp - 1 > 16)
                 return;
-        (void) utf8_escape_bytes(buf, n, UTF8_ESCAPE_CONTROL, comm);
+        (void) utf8_escape_bytes(lp + 1, (size_t) (rp - lp - 1), UTF8_ESCAPE_CONTROL, comm);
         if (!streq(comm, e->comm))
                 return;
-
-        if (ret->ppid == 0) {
-                fclose(TAKE_PTR(f));
-                snprintf(path, sizeof path, "/proc/%" PRIu32 "/stat", e->pid);
-                f = fopen(path, "re");
-                if (f) {
-                        n = fread(buf, 1, sizeof buf - 1, f);
-                        buf[n] = '\0';
-                        /* "pid (comm) state ppid …": comm may hold any byte, ')' too. */
-                        p = strrchr(buf, ')');
-                        if (p && sscanf(p + 1, " %*c %" SCNu32, &ret->ppid) != 1)
-                                ret->ppid = 0;
-                }
-        }
+        if (ret->ppid == 0 && sscanf(rp + 1, " %*c %" SCNu32, &ppid) == 1)
+                ret->ppid = ppid;
         if (sd_pid_get_unit((pid_t) e->pid, ret_unit) >= 0)
                 ret->unit = *ret_unit;
 }

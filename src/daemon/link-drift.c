@@ -12,6 +12,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "event-util.h"
 #include "ifname.h"
 #include "link-internal.h"
 #include "link.h"
@@ -53,25 +54,6 @@ int link_open_family_dir(Link *l, KnobFamily f)
         if (!streq(now, l->ifname))
                 return -ESTALE;
         return TAKE_FD(dfd);
-}
-
-/* Whether to report this override now: not when this knob was reported less than a second ago;
- * those are counted and mentioned with the next report. */
-static bool link_override_report_due(Link *l, const LinkOverride *o, unsigned *ret_suppressed)
-{
-        typeof(l->reported[0]) *r = &l->reported[o->knob];
-        uint64_t now;
-
-        if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now) < 0)
-                return true;
-        if (r->usec != 0 && now < r->usec + LINK_OVERRIDE_REPORT_USEC) {
-                r->suppressed++;
-                return false;
-        }
-        *ret_suppressed = r->suppressed;
-        r->usec = now;
-        r->suppressed = 0;
-        return true;
 }
 
 static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *w, unsigned suppressed, int error)
@@ -208,7 +190,10 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
                         l->state = LINK_STATE_FAILED;
                 }
         }
-        if (!link_override_report_due(l, &o, &suppressed))
+        /* Overrides of this knob within a second of its last report are counted and mentioned
+         * with the next report. */
+        if (!event_report_due(ctx->event, LINK_OVERRIDE_REPORT_USEC, &l->reported[k].usec, &l->reported[k].suppressed,
+                              &suppressed))
                 return;
         link_log_override(l, &o, w, suppressed, r);
         if (ctx->overridden)

@@ -3,7 +3,8 @@
 
 /*
  * One-shot CLOCK_MONOTONIC timers on sd-event that are made on first use and re-armed after, so
- * that an owner keeps one source per purpose, armed only while there is something to wait for.
+ * that an owner keeps one source per purpose, armed only while there is something to wait for;
+ * and a rate limit for reports on the loop's clock.
  */
 
 #include <stdbool.h>
@@ -38,4 +39,24 @@ static inline bool event_source_armed(sd_event_source *s)
         int enabled;
 
         return s && sd_event_source_get_enabled(s, &enabled) >= 0 && enabled != SD_EVENT_OFF;
+}
+
+/* Whether to report now: not within interval_usec of the last report (*last_usec); those are
+ * counted in *suppressed and their number handed out with the next report (*ret_suppressed).
+ * Without a clock (e NULL): always. */
+static inline bool event_report_due(sd_event *e, uint64_t interval_usec, uint64_t *last_usec, unsigned *suppressed,
+                                    unsigned *ret_suppressed)
+{
+        uint64_t now;
+
+        if (!e || sd_event_now(e, CLOCK_MONOTONIC, &now) < 0)
+                return true;
+        if (*last_usec != 0 && now < *last_usec + interval_usec) {
+                (*suppressed)++;
+                return false;
+        }
+        *ret_suppressed = *suppressed;
+        *last_usec = now;
+        *suppressed = 0;
+        return true;
 }
