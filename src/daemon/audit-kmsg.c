@@ -58,7 +58,6 @@ struct AuditKmsg {
         sd_event_source *save_timer; /* one-shot, enabled only while the cursor lags behind */
 
         uint64_t n_lost;
-        uint64_t n_epipe;
 
         char line[KMSG_READ_SIZE];
         size_t line_len;
@@ -316,7 +315,6 @@ static int kmsg_read_batch(AuditKmsg *k)
                         if (errno == EPIPE && !k->stream) {
                                 /* Records were overwritten: the next read returns the oldest left,
                                  * and its seq tells how many were lost. */
-                                k->n_epipe++;
                                 log_debug("Kernel log buffer overran (EPIPE), continuing with the oldest record.");
                                 continue;
                         }

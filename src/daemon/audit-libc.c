@@ -47,15 +47,6 @@ struct AuditLibc {
         sd_event_source *inotify_source;
 };
 
-/* The event loop's idea of now (the time of this wake-up). */
-static uint64_t now_monotonic(const AuditLibc *l)
-{
-        uint64_t now = 0;
-
-        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &now);
-        return now;
-}
-
 static void audit_libc_schedule(AuditLibc *l);
 static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
 
@@ -209,7 +200,7 @@ static void audit_libc_on_rescanned(int error, const char *reason, const BpfRepl
         AuditLibc *l = userdata;
 
         l->call = NULL;
-        l->last_usec = now_monotonic(l);
+        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &l->last_usec);
         l->n_rescans++;
         if (error < 0)
                 log_full(l->failing ? LOG_DEBUG : LOG_WARNING, "Audit source libc: looking for new libc copies "
@@ -265,7 +256,7 @@ static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 /* Starts a rescan if one is waiting and its turn has come, else arms the timer for it. */
 static void audit_libc_schedule(AuditLibc *l)
 {
-        uint64_t now, due;
+        uint64_t now = 0, due;
         int r;
 
         if (l->n_probed >= AUDIT_LIBC_PROBES_MAX) {
@@ -274,7 +265,7 @@ static void audit_libc_schedule(AuditLibc *l)
         }
         if (l->call || (l->n_pending == 0 && !l->sweep) || *l->ctx.program_fd < 0)
                 return;
-        now = now_monotonic(l);
+        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &now);
         due = l->last_usec + AUDIT_LIBC_RESCAN_SPACING_USEC;
         if (l->last_usec == 0 || now >= due) {
                 audit_libc_rescan_now(l);

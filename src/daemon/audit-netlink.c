@@ -44,19 +44,18 @@ struct AuditNetlink {
         AuditChanges changes;     /* what to undo on exit, kept in ROOT/run/igmpd/audit-changes */
         bool rule_found[AUDIT_RULES_MAX]; /* the rule was there already (not ours) */
 
-        uint64_t n_records, n_bad;
-        uint64_t n_overruns;          /* ENOBUFS: records the kernel dropped for us */
-        uint64_t n_overruns_logged;   /* … of which the last warning told */
-        uint64_t n_forged;            /* messages not from the kernel, ignored */
+        unsigned overruns_unsaid;     /* ENOBUFS (records the kernel dropped for us) since the warning */
+        uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
+        bool forged;                  /* a message not from the kernel came (and was ignored) */
 
         /* A receive error other than an overrun: the source pauses (retry_timer), for
          * AUDIT_RETRY_FIRST_USEC doubling up to AUDIT_RETRY_MAX_USEC, instead of being woken
          * again at once by the data still queued, and says so once a minute at most. */
         sd_event_source *retry_timer;
         uint64_t retry_usec;          /* the current pause; 0 while receiving works */
-        uint64_t n_errors, n_errors_logged;
+        uint64_t n_errors;
+        unsigned errors_unsaid;       /* since the warning at error_logged_usec */
         uint64_t error_logged_usec;
-        uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
 };
 
 bool audit_netlink_has_rule(const AuditNetlink *n)
@@ -99,10 +98,8 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
         AuditRecord rec;
         int r;
 
-        n->n_records++;
         r = audit_record_parse(text, len, &rec);
         if (r < 0) {
-                n->n_bad++;
                 log_debug_errno(r, "Ignoring an unparsable audit SYSCALL record: %m");
                 return;
         }
@@ -127,19 +124,14 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
  * no timer. */
 static void audit_netlink_overrun(AuditNetlink *n)
 {
-        uint64_t now = 0;
+        bool first = n->overrun_logged_usec == 0;
+        unsigned unsaid;
 
-        (void) sd_event_now(n->ctx->event, CLOCK_MONOTONIC, &now);
-        n->n_overruns++;
-        if (n->overrun_logged_usec != 0 && now - n->overrun_logged_usec < AUDIT_OVERRUN_LOG_USEC)
-                return;
-        log_warning("Audit records were dropped %" PRIu64 " time(s) (receive buffer full, a program is "
-                    "calling sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them "
-                    "are not counted.%s",
-                    n->n_overruns - n->n_overruns_logged,
-                    n->overrun_logged_usec != 0 ? "" : " Said at most once a minute.");
-        n->n_overruns_logged = n->n_overruns;
-        n->overrun_logged_usec = now;
+        if (event_report_due(n->ctx->event, AUDIT_OVERRUN_LOG_USEC, &n->overrun_logged_usec, &n->overruns_unsaid,
+                             &unsaid))
+                log_warning("Audit records were dropped %u time(s) (receive buffer full, a program is calling "
+                            "sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them are not "
+                            "counted.%s", unsaid + 1, first ? " Said at most once a minute." : "");
 }
 
 static int audit_netlink_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -156,19 +148,16 @@ static int audit_netlink_on_retry(sd_event_source *s, uint64_t usec, void *userd
  * socket stays readable: without a pause this would spin and log for ever. */
 static void audit_netlink_receive_failed(AuditNetlink *n, int error)
 {
-        uint64_t now = 0;
+        unsigned unsaid;
         int r;
 
-        (void) sd_event_now(n->ctx->event, CLOCK_MONOTONIC, &now);
         n->n_errors++;
         n->retry_usec = n->retry_usec == 0 ? AUDIT_RETRY_FIRST_USEC : MIN(n->retry_usec * 2, AUDIT_RETRY_MAX_USEC);
-        if (n->error_logged_usec == 0 || now - n->error_logged_usec >= AUDIT_ERROR_LOG_USEC) {
+        if (event_report_due(n->ctx->event, AUDIT_ERROR_LOG_USEC, &n->error_logged_usec, &n->errors_unsaid, &unsaid))
                 log_warning_errno(error, "Failed to read audit records%s; pausing the audit source, trying again "
                                   "in %" PRIu64 " ms and less often while it fails (said at most once a minute): %m",
-                                  n->n_errors - n->n_errors_logged > 1 ? " (again)" : "", n->retry_usec / 1000);
-                n->n_errors_logged = n->n_errors;
-                n->error_logged_usec = now;
-        } else
+                                  unsaid > 0 ? " (again)" : "", n->retry_usec / 1000);
+        else
                 log_debug_errno(error, "Failed to read audit records again (%" PRIu64 " times), next try in %" PRIu64
                                 " ms: %m", n->n_errors, n->retry_usec / 1000);
 
@@ -209,9 +198,10 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
                 /* Only the kernel (port 0) speaks for audit: a process with CAP_NET_ADMIN can send
                  * to our port too, and must not make up deprecated sysctl(2) calls. */
                 if (from_len < sizeof from || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
-                        if (n->n_forged++ == 0)
+                        if (!n->forged)
                                 log_notice("Ignoring audit messages not sent by the kernel (this one from netlink "
                                            "port %" PRIu32 "); said once.", from.nl_pid);
+                        n->forged = true;
                         continue;
                 }
                 if ((size_t) len < NLMSG_HDRLEN)

@@ -229,7 +229,9 @@ bool audit_changes_load(const char *root, AuditChanges *ret)
         return audit_changes_any(ret);
 }
 
-void audit_changes_save(const char *root, const AuditChanges *c)
+/* Writes c to the record below root (atomically), or removes the record when nothing is left to
+ * undo. A failure only logs. */
+static void audit_changes_save(const char *root, const AuditChanges *c)
 {
         _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR);
         char content[AUDIT_CHANGES_TEXT_MAX];

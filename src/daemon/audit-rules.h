@@ -45,9 +45,6 @@ void audit_changes_format(const AuditChanges *c, char buf[static AUDIT_CHANGES_T
 /* The record below root, what an igmpd that did not stop cleanly left: true with *ret; false if
  * nothing is left to undo, or the record cannot be read or is not valid (logged). */
 bool audit_changes_load(const char *root, AuditChanges *ret);
-/* Writes c to the record below root (atomically), or removes the record when nothing is left to
- * undo. A failure only logs. */
-void audit_changes_save(const char *root, const AuditChanges *c);
 /* Undoes what is left in left (loaded, not taken over by audit_rules_add()) as far as it can.
  * What could not be undone joins changes, to be tried again on exit, and the record below root
  * is rewritten; changes NULL: the record keeps it. */

@@ -236,7 +236,6 @@ static void audit_manager_publish(AuditManager *a, AuditEvent *e)
 {
         const AuditEvent *stored;
 
-        a->n_published++;
         audit_log_event(e);
         if (audit_history_push(&a->history, e) < 0) {
                 log_oom();
@@ -451,7 +450,7 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
                 else if (!a->bpf_helper) {
                         /* Tried once per start: the reason holds for every BPF source. */
                         if (!helper_reason[0]) {
-                                r = bpf_helper_new(a->event, getenv("IGMPD_BPF_SOCKET"), NULL, &a->bpf_helper,
+                                r = bpf_helper_new(a->event, NULL, NULL, &a->bpf_helper,
                                                    helper_reason, sizeof helper_reason);
                                 if (r < 0 && !helper_reason[0])
                                         snprintf(helper_reason, sizeof helper_reason,
@@ -488,6 +487,8 @@ static bool audit_reason_if_lacking(AuditManager *a, AuditEventSource s, int cap
 
 void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
+        char states[256], note[sizeof a->reason[0] + 64];
+        size_t len = 0;
         int r;
 
         assert(a);
@@ -516,17 +517,14 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
         } else
                 audit_netlink_undo_left(&a->source_ctx); /* what a crashed igmpd may have left */
         audit_manager_start_bpf(a, config->audit_sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL));
-        log_info("Deprecated sysctl(2) audit: kmsg %s, audit %s, libc %s, syscall %s, history of %zu events.",
-                 audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) ? "active" :
-                 (config->audit_sources & AUDIT_SOURCE_KMSG) ? "inactive" :
-                 (config->audit_sources & AUDIT_SOURCE_KMSG_AUTO) ? "off (this kernel has no sysctl(2))" : "off",
-                 audit_manager_source_active(a, AUDIT_EVENT_SOURCE_AUDIT) ? "active" :
-                 (config->audit_sources & AUDIT_SOURCE_AUDIT) ? "inactive" : "off",
-                 audit_bpf_is_starting(a->libc) ? "starting" :
-                 (config->audit_sources & AUDIT_SOURCE_LIBC) ? "inactive" : "off",
-                 audit_bpf_is_starting(a->syscall) ? "starting" :
-                 (config->audit_sources & AUDIT_SOURCE_SYSCALL) ? "inactive" : "off",
-                 a->history.max);
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
+                RunState st = audit_manager_source_state(a, s, note, sizeof note);
+
+                len += (size_t) snprintf(states + len, sizeof states - len, "%s %s%s, ", audit_event_source_to_string(s),
+                                         run_state_to_string(st), st == RUN_STATE_OFF && s == AUDIT_EVENT_SOURCE_KMSG &&
+                                         (a->sources & AUDIT_SOURCE_KMSG_AUTO) ? " (this kernel has no sysctl(2))" : "");
+        }
+        log_info("Deprecated sysctl(2) audit: %shistory of %zu events.", states, a->history.max);
         audit_manager_log_coverage(a);
 }
 

@@ -59,8 +59,6 @@ typedef struct AuditManager {
 
         AuditObserver observer;   /* the D-Bus face */
         void *observer_userdata;
-
-        uint64_t n_published;
 } AuditManager;
 
 /* event NULL: the default loop. resolve may be NULL (ifindexes stay numbers). */

@@ -194,7 +194,7 @@ int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path
                 return -ENOMEM;
         h->event = sd_event_ref(e);
         h->conn_fd = -EBADF;
-        socket_path = socket_path ?: BPF_HELPER_SOCKET;
+        socket_path = socket_path ?: getenv("IGMPD_BPF_SOCKET") ?: BPF_HELPER_SOCKET;
         helper_path = helper_path ?: getenv("IGMPD_BPF_HELPER") ?: BPF_HELPER_PATH;
 
         if (strlen(socket_path) >= sizeof((struct sockaddr_un) {}.sun_path))

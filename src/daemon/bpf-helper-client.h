@@ -38,9 +38,9 @@ typedef void (*BpfHelperReplyFn)(int error, const char *reason, const BpfReply *
                                  void *userdata);
 
 /*
- * Chooses how to reach the helper. socket_path NULL: BPF_HELPER_SOCKET; helper_path NULL:
- * $IGMPD_BPF_HELPER or BPF_HELPER_PATH. On failure (-ENOENT: neither way works here) reason
- * says why.
+ * Chooses how to reach the helper. socket_path NULL: $IGMPD_BPF_SOCKET or BPF_HELPER_SOCKET;
+ * helper_path NULL: $IGMPD_BPF_HELPER or BPF_HELPER_PATH. On failure (-ENOENT: neither way
+ * works here) reason says why.
  */
 int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path, BpfHelper **ret, char *reason,
                    size_t reason_size);

@@ -298,7 +298,7 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
         };
         int fds[2] = { -EBADF, -EBADF }, r;
 
-        r = bpf_helper_new(d->event, getenv("IGMPD_BPF_SOCKET"), NULL, &d->helper, reason, size);
+        r = bpf_helper_new(d->event, NULL, NULL, &d->helper, reason, size);
         if (r < 0) {
                 if (!reason[0])
                         snprintf(reason, size, "cannot set up the BPF helper: %s", strerror(-r));

@@ -176,7 +176,6 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
                          * events), and the link configured then: that writes igmpd's value. */
                         l->kernel_fresh[k] = true;
                         l->record_wait = true;
-                        r = 0;
                 } else
                         r = sysctl_write_int_at(dfd, i->name, want);
                 if (r >= 0) {

@@ -47,11 +47,9 @@ static inline bool event_source_armed(sd_event_source *s)
 static inline bool event_report_due(sd_event *e, uint64_t interval_usec, uint64_t *last_usec, unsigned *suppressed,
                                     unsigned *ret_suppressed)
 {
-        uint64_t now;
+        uint64_t now = 0;
 
-        if (!e || sd_event_now(e, CLOCK_MONOTONIC, &now) < 0)
-                return true;
-        if (*last_usec != 0 && now < *last_usec + interval_usec) {
+        if (e && sd_event_now(e, CLOCK_MONOTONIC, &now) >= 0 && *last_usec != 0 && now < *last_usec + interval_usec) {
                 (*suppressed)++;
                 return false;
         }
