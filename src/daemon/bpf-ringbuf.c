@@ -117,23 +117,25 @@ static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDrained drained)
+static BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
 {
-        assert(rb);
-
-        rb->delay_usec = delay_usec;
-        rb->drained = drained;
+        if (!rb)
+                return NULL;
+        sd_event_source_disable_unref(rb->source);
+        sd_event_source_disable_unref(rb->delay_source);
+        if (rb->consumer)
+                munmap(rb->consumer, rb->page_size);
+        if (rb->producer_area)
+                munmap((void *) rb->producer_area, rb->page_size + 2 * rb->size);
+        safe_close(rb->fd);
+        free(rb);
+        return NULL;
 }
+DEFINE_TRIVIAL_CLEANUP_FUNC(BpfRingBuf *, bpf_ringbuf_free);
 
-void bpf_ringbuf_flush(BpfRingBuf *rb)
-{
-        if (!rb || rb->delay_usec == 0 || ringbuf_unread(rb) == 0)
-                return;
-        ringbuf_drain_all(rb);
-}
-
-int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
-                    void *userdata, BpfRingBuf **ret)
+/* Maps the ring buffer map fd (taken over, also on failure) of size bytes and watches it. */
+static int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch,
+                           BpfRingBufHandler handler, void *userdata, BpfRingBuf **ret)
 {
         _cleanup_(bpf_ringbuf_freep) BpfRingBuf *rb = NULL;
         void *p;
@@ -180,19 +182,19 @@ int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t b
         return 0;
 }
 
-BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
+void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDrained drained)
 {
-        if (!rb)
-                return NULL;
-        sd_event_source_disable_unref(rb->source);
-        sd_event_source_disable_unref(rb->delay_source);
-        if (rb->consumer)
-                munmap(rb->consumer, rb->page_size);
-        if (rb->producer_area)
-                munmap((void *) rb->producer_area, rb->page_size + 2 * rb->size);
-        safe_close(rb->fd);
-        free(rb);
-        return NULL;
+        assert(rb);
+
+        rb->delay_usec = delay_usec;
+        rb->drained = drained;
+}
+
+void bpf_ringbuf_flush(BpfRingBuf *rb)
+{
+        if (!rb || rb->delay_usec == 0 || ringbuf_unread(rb) == 0)
+                return;
+        ringbuf_drain_all(rb);
 }
 
 /* Maps a small BPF array map (a .bss, read-only) of size bytes; the fd is taken over. 0 or -errno. */

@@ -23,16 +23,6 @@ typedef struct BpfRingBuf BpfRingBuf;
 /* One record: its bytes are valid until the handler returns. */
 typedef void (*BpfRingBufHandler)(const void *data, size_t size, void *userdata);
 
-/*
- * Maps the ring buffer map fd (taken over, also on failure) whose data area is size bytes (a
- * power of two, a multiple of the page size) and watches it at the given sd-event priority.
- * Each wake-up hands at most batch records to the handler, so a flood cannot starve other
- * event sources. 0 or -errno.
- */
-int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
-                    void *userdata, BpfRingBuf **ret);
-BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb);
-
 /* Called after a batched drain (bpf_ringbuf_set_batching()) has handed out its records. */
 typedef void (*BpfRingBufDrained)(void *userdata);
 
@@ -49,7 +39,6 @@ void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDra
 /* Batched reading: hands out every waiting record now (and calls drained), as if the delay
  * had run out; a no-op when nothing waits. */
 void bpf_ringbuf_flush(BpfRingBuf *rb);
-DEFINE_TRIVIAL_CLEANUP_FUNC(BpfRingBuf *, bpf_ringbuf_free);
 
 /* What an attach reply of the BPF helper hands igmpd to read (the audit's BPF sources, the drift
  * watch): the ring buffer, and the programs' counters (their .bss, mapped read-only), of which
@@ -67,7 +56,9 @@ typedef struct BpfReader {
 /*
  * Takes the ring buffer and counters fds of reply out of fds[] (in entry order; left -EBADF),
  * maps the counters (at least counters_min bytes, the lost counter at lost_offset) and the ring
- * buffer, watched as bpf_ringbuf_new() says. The reply's other fds stay in fds[]. 0, or -errno
+ * buffer (its data area a power of two, a multiple of the page size), and watches the ring at
+ * the given sd-event priority: each wake-up hands at most batch records to the handler, so a
+ * flood cannot starve other event sources. The reply's other fds stay in fds[]. 0, or -errno
  * with reason set (the reader then holds nothing).
  */
 int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds, size_t counters_min,
