@@ -91,11 +91,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(AuditKmsg *, audit_kmsg_free);
 /* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
 static void kmsg_load_seq(AuditKmsg *k)
 {
+        _cleanup_fclose_ FILE *f = fopen(k->seq_path, "re");
         char id[64] = "";
         uint64_t seq;
-        FILE *f;
 
-        f = fopen(k->seq_path, "re");
         if (!f)
                 return;
         if (fscanf(f, "%" SCNu64 " %63s", &seq, id) == 2 && streq(id, k->boot_id)) {
@@ -105,7 +104,6 @@ static void kmsg_load_seq(AuditKmsg *k)
                 k->written_seq = seq;
                 log_debug("Kernel log records up to %" PRIu64 " were handled before, skipping them.", seq);
         }
-        fclose(f);
 }
 
 /* Whether the cursor file is behind the newest seq up to which every record has been handled

@@ -51,6 +51,7 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         _cleanup_(audit_manager_freep) AuditManager *a = NULL;
         int r;
 
+        assert(event);
         assert(ret);
 
         a = calloc(1, sizeof *a);
@@ -59,12 +60,7 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         a->root = strdup(root ?: "");
         if (!a->root)
                 return -ENOMEM;
-        a->event = event ? sd_event_ref(event) : NULL;
-        if (!a->event) {
-                r = sd_event_default(&a->event);
-                if (r < 0)
-                        return r;
-        }
+        a->event = sd_event_ref(event);
         a->coverage_logged = _AUDIT_COVERAGE_INVALID;
         a->source_ctx = (AuditSourceContext) {
                 .event = a->event,

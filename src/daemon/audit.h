@@ -61,7 +61,7 @@ typedef struct AuditManager {
         void *observer_userdata;
 } AuditManager;
 
-/* event NULL: the default loop. resolve may be NULL (ifindexes stay numbers). */
+/* resolve may be NULL (ifindexes stay numbers). */
 int audit_manager_new(sd_event *event, const char *root, size_t history_max, SysctlIfindexResolver resolve,
                       void *resolve_userdata, AuditManager **ret);
 AuditManager *audit_manager_free(AuditManager *a);
