@@ -246,8 +246,9 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                               void *userdata)
 {
         DriftWatch *d = userdata;
-        char what[BPF_PROTOCOL_REASON_MAX];
+        char what[BPF_PROTOCOL_REASON_MAX] = "the BPF helper sent no link";
         size_t k = 0;
+        int r;
 
         d->call = NULL;
         /* The helper has done its part (a child helper exits once released). */
@@ -257,13 +258,9 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 drift_watch_fail(d, reason);
                 return;
         }
-        if (bpf_reader_open(&d->reader, d->event, reply, fds, sizeof(struct drift_counters),
+        r = bpf_reader_open(&d->reader, d->event, reply, fds, sizeof(struct drift_counters),
                             offsetof(struct drift_counters, lost), SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record,
-                            d, what, sizeof what) < 0) {
-                drift_watch_fail(d, what);
-                return;
-        }
-        bpf_ringbuf_set_batching(d->reader.ring, DRIFT_BATCH_USEC, drift_on_drained);
+                            d, what, sizeof what);
         for (size_t i = 0; i < reply->n_entries; i++) {
                 if (reply->entries[i].role == BPF_FD_NONE)
                         continue;
@@ -275,10 +272,11 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
         }
         for (size_t i = 0; i < n_fds; i++)
                 safe_close(fds[i]);
-        if (d->link_fd < 0) {
-                drift_watch_fail(d, "the BPF helper sent no link");
+        if (r < 0 || d->link_fd < 0) {
+                drift_watch_fail(d, what);
                 return;
         }
+        bpf_ringbuf_set_batching(d->reader.ring, DRIFT_BATCH_USEC, drift_on_drained);
         d->reason[0] = '\0';
         log_info("Drift watch is active: cgroup/sysctl at %s (BPF helper: %s).", d->where,
                  bpf_helper_describe(d->helper));
