@@ -72,27 +72,10 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
-static void audit_libc_watch_dirs(AuditLibc *l)
-{
-        int r;
-
-        l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (l->inotify_fd < 0) {
-                log_debug_errno(errno, "Cannot watch the library directories for a new libc, ignoring: %m");
-                return;
-        }
-        for (size_t i = 0; libc_dirs[i]; i++)
-                (void) inotify_add_watch(l->inotify_fd, libc_dirs[i], IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
-        r = sd_event_add_io(l->ctx.event, &l->inotify_source, l->inotify_fd, EPOLLIN, on_inotify, l);
-        if (r >= 0)
-                r = sd_event_source_set_priority(l->inotify_source, AUDIT_EVENT_PRIORITY);
-        if (r < 0)
-                log_debug_errno(r, "Cannot watch the library directories for a new libc, ignoring: %m");
-}
-
 int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret)
 {
         AuditLibc *l;
+        int r;
 
         assert(ctx);
         assert(ret);
@@ -101,8 +84,15 @@ int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret)
         if (!l)
                 return -ENOMEM;
         l->ctx = *ctx;
-        l->inotify_fd = -EBADF;
-        audit_libc_watch_dirs(l);
+        l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        for (size_t i = 0; l->inotify_fd >= 0 && libc_dirs[i]; i++)
+                (void) inotify_add_watch(l->inotify_fd, libc_dirs[i], IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
+        r = l->inotify_fd < 0 ? -errno : sd_event_add_io(l->ctx.event, &l->inotify_source, l->inotify_fd, EPOLLIN,
+                                                          on_inotify, l);
+        if (r >= 0)
+                r = sd_event_source_set_priority(l->inotify_source, AUDIT_EVENT_PRIORITY);
+        if (r < 0)
+                log_debug_errno(r, "Cannot watch the library directories for a new libc, ignoring: %m");
         *ret = l;
         return 0;
 }
