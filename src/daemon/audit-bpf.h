@@ -30,15 +30,10 @@ typedef struct AuditBpf {
         BpfHelperCall *call;       /* the attach request, while it runs */
         bool active;
 
-        BpfRingBuf *ring;
-        const struct audit_counters *counters; /* mmap of the programs' .bss */
-        size_t counters_mapped;
+        BpfReader reader;          /* the ring buffer and struct audit_counters */
         int *fds;                  /* links (and the uprobe program) kept */
         size_t n_fds;
         int program_fd;            /* libc: the uprobe program, for rescans; else -EBADF */
-
-        uint64_t lost_reported;
-        uint64_t lost_logged_usec;
 
         AuditLibc *libc;           /* libc only: libc copies probed, rescans */
 } AuditBpf;
@@ -53,11 +48,5 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(AuditBpf *, audit_bpf_free);
 /* The attach request is still running. */
 bool audit_bpf_is_starting(const AuditBpf *b);
 
-/* Takes over fd into the kept set. 0 or -ENOMEM (fd closed). */
-int audit_bpf_keep_fd(AuditBpf *b, int fd);
-
 /* "3 libc copies probed" and the like while active, for igmpctl kernel. */
 void audit_bpf_describe(const AuditBpf *b, char *buf, size_t size);
-
-/* Calls seen and records lost so far (0 while not active). */
-void audit_bpf_counters(const AuditBpf *b, uint64_t *ret_calls, uint64_t *ret_lost);

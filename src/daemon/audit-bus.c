@@ -120,13 +120,13 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
                 return r;
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 char note[256], shown[UTF8_ESCAPED_SIZE(256)]; /* may quote a path */
-                AuditSourceState st = a ? audit_manager_source_state(a, s, note, sizeof note)
-                                        : AUDIT_SOURCE_STATE_INACTIVE;
+                RunState st = a ? audit_manager_source_state(a, s, note, sizeof note)
+                                        : RUN_STATE_INACTIVE;
 
                 if (!a)
                         snprintf(note, sizeof note, "the audit could not be set up");
                 r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
-                                          audit_source_state_to_string(st),
+                                          run_state_to_string(st),
                                           utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
                 if (r < 0)
                         return r;

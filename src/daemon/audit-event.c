@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "audit-event.h"
 #include "knob.h"
 #include "strv.h"
@@ -152,25 +153,18 @@ void audit_event_fix(const AuditEvent *e, char *buf, size_t size)
         }
 
         const KnobInfo *info = knob_info(k);
-        if (ifname_len == 3 && memcmp(ifname, "all", 3) == 0)
-                snprintf(buf, size,
-                         "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d "
-                         "(one with no [Match] section applies to every link) instead of writing 'all' "
-                         "(igmpd.conf(5); not sysctl.d, which fights igmpd).",
-                         info->name, info->section, info->key);
-        else if (ifname_len == 7 && memcmp(ifname, "default", 7) == 0)
-                snprintf(buf, size,
-                         "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d "
-                         "(one with no [Match] section applies to every link, also those created later) instead "
-                         "of writing 'default' (igmpd.conf(5); not sysctl.d, which fights igmpd).",
-                         info->name, info->section, info->key);
+        bool all = ifname_len == 3 && memcmp(ifname, "all", 3) == 0;
+        bool dflt = ifname_len == 7 && memcmp(ifname, "default", 7) == 0;
+        char where[512];
+
+        if (all || dflt)
+                snprintf(where, sizeof where, "(one with no [Match] section applies to every link%s) instead of "
+                         "writing '%s'", dflt ? ", also those created later" : "", dflt ? "default" : "all");
         else
-                snprintf(buf, size,
-                         "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d "
-                         "with [Match] Name=%.*s, or now with 'igmpctl link %.*s --%s VALUE' (igmpd.conf(5); "
-                         "not sysctl.d, which fights igmpd).",
-                         info->name, info->section, info->key, (int) ifname_len, ifname, (int) ifname_len, ifname,
-                         info->option);
+                snprintf(where, sizeof where, "with [Match] Name=%.*s, or now with 'igmpctl link %.*s --%s VALUE'",
+                         (int) ifname_len, ifname, (int) ifname_len, ifname, info->option);
+        snprintf(buf, size, "%s is an igmpd knob: set [%s] %s= in a policy file in " SYSCONFDIR "/igmpd/conf.d %s "
+                 "(igmpd.conf(5); not sysctl.d, which fights igmpd).", info->name, info->section, info->key, where);
 }
 
 int audit_event_knob(const AuditEvent *e)
@@ -408,14 +402,8 @@ int audit_coalescer_submit(AuditCoalescer *c, AuditEvent *e, uint64_t now)
                 e->repeats = 1;
                 return 1;
         }
-        if (c->n == c->allocated) {
-                size_t na = MAX(c->allocated * 2, (size_t) 8);
-                AuditCoalesceEntry *ne = realloc(c->entries, na * sizeof *ne);
-                if (!ne)
-                        return -ENOMEM;
-                c->entries = ne;
-                c->allocated = na;
-        }
+        if (ARRAY_GROW(c->entries, c->allocated, c->n, 8) < 0)
+                return -ENOMEM;
         x = &c->entries[c->n];
         *x = (AuditCoalesceEntry) { .pid = e->pid, .n_name = e->n_name, .last_usec = now };
         x->comm = strdup(e->comm ?: "");

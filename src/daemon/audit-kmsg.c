@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "audit-kmsg.h"
+#include "event-util.h"
 #include "fs-util.h"
 #include "kmsg-record.h"
 #include "log.h"
@@ -57,7 +58,6 @@ struct AuditKmsg {
         sd_event_source *save_timer; /* one-shot, enabled only while the cursor lags behind */
 
         uint64_t n_lost;
-        uint64_t n_epipe;
 
         char line[KMSG_READ_SIZE];
         size_t line_len;
@@ -88,25 +88,13 @@ AuditKmsg *audit_kmsg_free(AuditKmsg *k)
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(AuditKmsg *, audit_kmsg_free);
 
-/* The boot id as /proc/sys/kernel/random/boot_id shows it (the cursor file's format); "" if
- * unknown, which no file matches. */
-static void read_boot_id(char buf[SD_ID128_UUID_STRING_MAX])
-{
-        sd_id128_t id;
-
-        buf[0] = '\0';
-        if (sd_id128_get_boot(&id) >= 0)
-                sd_id128_to_uuid_string(id, buf);
-}
-
 /* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
 static void kmsg_load_seq(AuditKmsg *k)
 {
+        _cleanup_fclose_ FILE *f = fopen(k->seq_path, "re");
         char id[64] = "";
         uint64_t seq;
-        FILE *f;
 
-        f = fopen(k->seq_path, "re");
         if (!f)
                 return;
         if (fscanf(f, "%" SCNu64 " %63s", &seq, id) == 2 && streq(id, k->boot_id)) {
@@ -116,56 +104,40 @@ static void kmsg_load_seq(AuditKmsg *k)
                 k->written_seq = seq;
                 log_debug("Kernel log records up to %" PRIu64 " were handled before, skipping them.", seq);
         }
-        fclose(f);
 }
 
-/* The newest seq up to which every record has been handled: a message the assembler still holds
- * back (it may get more fragments) is not, so a restart reads it again whole. */
-static bool kmsg_handled_seq(const AuditKmsg *k, uint64_t *ret)
+/* Whether the cursor file is behind the newest seq up to which every record has been handled
+ * (*ret): a message the assembler still holds back (it may get more fragments) is not, so a
+ * restart reads it again whole. Within a boot seq only grows: while a restart reads records
+ * already handled, the file is not moved back. */
+static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
 {
-        if (!k->have_last)
+        uint64_t seq = k->last_seq;
+
+        if (!k->seq_path || !k->have_last)
                 return false;
         if (k->assembler.pending) {
                 if (k->assembler.msg.seq == 0)
                         return false;
-                *ret = k->assembler.msg.seq - 1;
-                return true;
+                seq = k->assembler.msg.seq - 1;
         }
-        *ret = k->last_seq;
-        return true;
-}
-
-/* Whether the cursor file is behind what has been handled. Within a boot seq only grows: while
- * a restart reads records already handled, the file is not moved back. */
-static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
-{
-        uint64_t seq;
-
-        if (!k->seq_path || !kmsg_handled_seq(k, &seq))
-                return false;
         if (k->written && seq <= k->written_seq)
                 return false;
         *ret = seq;
         return true;
 }
 
-/* Written whole, fsynced and renamed over (write_file_atomic()): a reader, or the next start
- * after a crash, sees the old cursor or the new one. */
-static int kmsg_write_seq(AuditKmsg *k, uint64_t seq)
-{
-        char buf[sizeof(uint64_t) * 3 + 1 + sizeof k->boot_id + 1];
-
-        snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
-        return write_file_atomic(k->seq_dir, KMSG_SEQ_NAME, buf);
-}
-
 static void kmsg_save_seq(AuditKmsg *k)
 {
+        char buf[sizeof(uint64_t) * 3 + 1 + sizeof k->boot_id + 1];
         uint64_t seq;
         int r;
 
         if (kmsg_seq_behind(k, &seq)) {
-                r = kmsg_write_seq(k, seq);
+                /* Written whole, fsynced and renamed over (write_file_atomic()): a reader, or the
+                 * next start after a crash, sees the old cursor or the new one. */
+                snprintf(buf, sizeof buf, "%" PRIu64 " %s\n", seq, k->boot_id);
+                r = write_file_atomic(k->seq_dir, KMSG_SEQ_NAME, buf);
                 if (r < 0)
                         /* Not fatal: at worst a restart publishes this boot's old warnings again.
                          * Not retried either until more records come (at most once per
@@ -206,27 +178,17 @@ static int kmsg_on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)
 static void kmsg_after_read(AuditKmsg *k)
 {
         uint64_t seq;
-        int enabled, r;
+        int r;
 
         if (k->event_unsaved) {
                 kmsg_save_seq(k);
                 return;
         }
-        if (!kmsg_seq_behind(k, &seq))
+        /* Armed already: the burst is written when it fires. */
+        if (!kmsg_seq_behind(k, &seq) || event_source_armed(k->save_timer))
                 return;
-        if (k->save_timer) {
-                if (sd_event_source_get_enabled(k->save_timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
-                        return; /* armed already: the burst is written when it fires */
-                r = sd_event_source_set_time_relative(k->save_timer, KMSG_SAVE_DELAY_USEC);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(k->save_timer, SD_EVENT_ONESHOT);
-        } else {
-                r = sd_event_add_time_relative(k->ctx->event, &k->save_timer, CLOCK_MONOTONIC,
-                                               KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
-                                               kmsg_on_save_timer, k);
-                if (r >= 0)
-                        (void) sd_event_source_set_description(k->save_timer, "audit-kmsg-save");
-        }
+        r = event_arm_timer_in(k->ctx->event, &k->save_timer, KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
+                               kmsg_on_save_timer, k);
         if (r < 0) {
                 log_warning_errno(r, "Failed to arm the kernel log position timer, saving it now: %m");
                 kmsg_save_seq(k);
@@ -351,7 +313,6 @@ static int kmsg_read_batch(AuditKmsg *k)
                         if (errno == EPIPE && !k->stream) {
                                 /* Records were overwritten: the next read returns the oldest left,
                                  * and its seq tells how many were lost. */
-                                k->n_epipe++;
                                 log_debug("Kernel log buffer overran (EPIPE), continuing with the oldest record.");
                                 continue;
                         }
@@ -404,6 +365,7 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
         struct utsname u;
         KmsgContStyle style;
         struct stat st;
+        sd_id128_t boot;
         int r;
 
         assert(ctx);
@@ -440,7 +402,10 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
                 return r;
         }
 
-        read_boot_id(k->boot_id);
+        /* As /proc/sys/kernel/random/boot_id shows it (the cursor file's format); "" if unknown,
+         * which no file matches. */
+        if (sd_id128_get_boot(&boot) >= 0)
+                sd_id128_to_uuid_string(boot, k->boot_id);
         if (asprintf(&k->seq_dir, "%s/run/igmpd", root) < 0 ||
             asprintf(&k->seq_path, "%s/" KMSG_SEQ_NAME, k->seq_dir) < 0) {
                 snprintf(reason, reason_size, "out of memory");

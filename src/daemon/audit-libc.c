@@ -13,6 +13,7 @@
 #include "audit-event.h"
 #include "audit-libc.h"
 #include "elf-sysctl.h"
+#include "event-util.h"
 #include "log.h"
 
 /* The host's library directories, watched for a replaced libc (the sweep then finds the
@@ -39,21 +40,12 @@ struct AuditLibc {
 
         BpfHelperCall *call;
         uint64_t last_usec;        /* when the last rescan ended */
-        sd_event_source *timer;    /* exists only while a rescan waits for its turn */
+        sd_event_source *timer;    /* armed only while a rescan waits for its turn */
         uint64_t n_rescans;
 
         int inotify_fd;
         sd_event_source *inotify_source;
 };
-
-/* The event loop's idea of now (the time of this wake-up). */
-static uint64_t now_monotonic(const AuditLibc *l)
-{
-        uint64_t now = 0;
-
-        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &now);
-        return now;
-}
 
 static void audit_libc_schedule(AuditLibc *l);
 static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
@@ -61,15 +53,12 @@ static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         AuditLibc *l = userdata;
-        union {
-                struct inotify_event e;
-                char buf[4096];
-        } u;
+        _Alignas(struct inotify_event) char buf[4096];
         bool changed = false;
         ssize_t n;
 
-        while ((n = read(fd, &u, sizeof u)) > 0)
-                for (char *p = u.buf; p < u.buf + n;) {
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+                for (char *p = buf; p < buf + n;) {
                         struct inotify_event *e = (struct inotify_event *) p;
 
                         if (e->len > 0 && elf_libc_name(e->name))
@@ -83,27 +72,10 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
-static void audit_libc_watch_dirs(AuditLibc *l)
-{
-        int r;
-
-        l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (l->inotify_fd < 0) {
-                log_debug_errno(errno, "Cannot watch the library directories for a new libc, ignoring: %m");
-                return;
-        }
-        for (size_t i = 0; libc_dirs[i]; i++)
-                (void) inotify_add_watch(l->inotify_fd, libc_dirs[i], IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
-        r = sd_event_add_io(l->ctx.event, &l->inotify_source, l->inotify_fd, EPOLLIN, on_inotify, l);
-        if (r >= 0)
-                r = sd_event_source_set_priority(l->inotify_source, AUDIT_EVENT_PRIORITY);
-        if (r < 0)
-                log_debug_errno(r, "Cannot watch the library directories for a new libc, ignoring: %m");
-}
-
 int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret)
 {
         AuditLibc *l;
+        int r;
 
         assert(ctx);
         assert(ret);
@@ -112,8 +84,15 @@ int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret)
         if (!l)
                 return -ENOMEM;
         l->ctx = *ctx;
-        l->inotify_fd = -EBADF;
-        audit_libc_watch_dirs(l);
+        l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        for (size_t i = 0; l->inotify_fd >= 0 && libc_dirs[i]; i++)
+                (void) inotify_add_watch(l->inotify_fd, libc_dirs[i], IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
+        r = l->inotify_fd < 0 ? -errno : sd_event_add_io(l->ctx.event, &l->inotify_source, l->inotify_fd, EPOLLIN,
+                                                          on_inotify, l);
+        if (r >= 0)
+                r = sd_event_source_set_priority(l->inotify_source, AUDIT_EVENT_PRIORITY);
+        if (r < 0)
+                log_debug_errno(r, "Cannot watch the library directories for a new libc, ignoring: %m");
         *ret = l;
         return 0;
 }
@@ -211,7 +190,7 @@ static void audit_libc_on_rescanned(int error, const char *reason, const BpfRepl
         AuditLibc *l = userdata;
 
         l->call = NULL;
-        l->last_usec = now_monotonic(l);
+        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &l->last_usec);
         l->n_rescans++;
         if (error < 0)
                 log_full(l->failing ? LOG_DEBUG : LOG_WARNING, "Audit source libc: looking for new libc copies "
@@ -260,17 +239,14 @@ static void audit_libc_rescan_now(AuditLibc *l)
 
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        AuditLibc *l = userdata;
-
-        l->timer = sd_event_source_disable_unref(l->timer);
-        audit_libc_schedule(l);
+        audit_libc_schedule(userdata);
         return 0;
 }
 
 /* Starts a rescan if one is waiting and its turn has come, else arms the timer for it. */
 static void audit_libc_schedule(AuditLibc *l)
 {
-        uint64_t now, due;
+        uint64_t now = 0, due;
         int r;
 
         if (l->n_probed >= AUDIT_LIBC_PROBES_MAX) {
@@ -279,15 +255,15 @@ static void audit_libc_schedule(AuditLibc *l)
         }
         if (l->call || (l->n_pending == 0 && !l->sweep) || *l->ctx.program_fd < 0)
                 return;
-        now = now_monotonic(l);
+        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &now);
         due = l->last_usec + AUDIT_LIBC_RESCAN_SPACING_USEC;
         if (l->last_usec == 0 || now >= due) {
                 audit_libc_rescan_now(l);
                 return;
         }
-        if (l->timer)
+        if (event_source_armed(l->timer))
                 return;
-        r = sd_event_add_time(l->ctx.event, &l->timer, CLOCK_MONOTONIC, due, 0, on_rescan_timer, l);
+        r = event_arm_timer(l->ctx.event, &l->timer, due, 0, on_rescan_timer, l);
         if (r < 0)
                 log_warning_errno(r, "Audit source libc: cannot schedule a rescan, it waits for the next trigger: %m");
 }

@@ -22,6 +22,7 @@
 #include "audit-netlink.h"
 #include "audit-record.h"
 #include "audit-rules.h"
+#include "event-util.h"
 #include "log.h"
 
 /* MAX_AUDIT_MESSAGE_LENGTH is 8970; leave room for the header and more. */
@@ -43,19 +44,18 @@ struct AuditNetlink {
         AuditChanges changes;     /* what to undo on exit, kept in ROOT/run/igmpd/audit-changes */
         bool rule_found[AUDIT_RULES_MAX]; /* the rule was there already (not ours) */
 
-        uint64_t n_records, n_bad;
-        uint64_t n_overruns;          /* ENOBUFS: records the kernel dropped for us */
-        uint64_t n_overruns_logged;   /* … of which the last warning told */
-        uint64_t n_forged;            /* messages not from the kernel, ignored */
+        unsigned overruns_unsaid;     /* ENOBUFS (records the kernel dropped for us) since the warning */
+        uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
+        bool forged;                  /* a message not from the kernel came (and was ignored) */
 
         /* A receive error other than an overrun: the source pauses (retry_timer), for
          * AUDIT_RETRY_FIRST_USEC doubling up to AUDIT_RETRY_MAX_USEC, instead of being woken
          * again at once by the data still queued, and says so once a minute at most. */
         sd_event_source *retry_timer;
         uint64_t retry_usec;          /* the current pause; 0 while receiving works */
-        uint64_t n_errors, n_errors_logged;
+        uint64_t n_errors;
+        unsigned errors_unsaid;       /* since the warning at error_logged_usec */
         uint64_t error_logged_usec;
-        uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
 };
 
 bool audit_netlink_has_rule(const AuditNetlink *n)
@@ -71,24 +71,10 @@ bool audit_netlink_is_active(const AuditNetlink *n)
 
 void audit_netlink_undo_left(const AuditSourceContext *ctx)
 {
-        _cleanup_close_ int fd = -EBADF;
         AuditChanges left;
-        int r;
 
-        r = audit_changes_load(ctx->root, &left);
-        if (r <= 0) {
-                if (r < 0)
-                        log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
-                return;
-        }
-        log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
-        fd = audit_control_open();
-        if (fd < 0) {
-                log_warning_errno(fd, "Cannot talk to the kernel's audit subsystem to undo them, leaving the record: %m");
-                return;
-        }
-        audit_changes_undo(fd, &left);
-        audit_changes_save(ctx->root, &left);
+        if (audit_changes_load(ctx->root, &left))
+                audit_changes_undo_left(ctx->root, &left, NULL);
 }
 
 AuditNetlink *audit_netlink_free(AuditNetlink *n)
@@ -112,10 +98,8 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
         AuditRecord rec;
         int r;
 
-        n->n_records++;
         r = audit_record_parse(text, len, &rec);
         if (r < 0) {
-                n->n_bad++;
                 log_debug_errno(r, "Ignoring an unparsable audit SYSCALL record: %m");
                 return;
         }
@@ -140,19 +124,14 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
  * no timer. */
 static void audit_netlink_overrun(AuditNetlink *n)
 {
-        uint64_t now = 0;
+        bool first = n->overrun_logged_usec == 0;
+        unsigned unsaid;
 
-        (void) sd_event_now(n->ctx->event, CLOCK_MONOTONIC, &now);
-        n->n_overruns++;
-        if (n->overrun_logged_usec != 0 && now - n->overrun_logged_usec < AUDIT_OVERRUN_LOG_USEC)
-                return;
-        log_warning("Audit records were dropped %" PRIu64 " time(s) (receive buffer full, a program is "
-                    "calling sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them "
-                    "are not counted.%s",
-                    n->n_overruns - n->n_overruns_logged,
-                    n->overrun_logged_usec != 0 ? "" : " Said at most once a minute.");
-        n->n_overruns_logged = n->n_overruns;
-        n->overrun_logged_usec = now;
+        if (event_report_due(n->ctx->event, AUDIT_OVERRUN_LOG_USEC, &n->overrun_logged_usec, &n->overruns_unsaid,
+                             &unsaid))
+                log_warning("Audit records were dropped %u time(s) (receive buffer full, a program is calling "
+                            "sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them are not "
+                            "counted.%s", unsaid + 1, first ? " Said at most once a minute." : "");
 }
 
 static int audit_netlink_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -169,30 +148,21 @@ static int audit_netlink_on_retry(sd_event_source *s, uint64_t usec, void *userd
  * socket stays readable: without a pause this would spin and log for ever. */
 static void audit_netlink_receive_failed(AuditNetlink *n, int error)
 {
-        uint64_t now = 0;
+        unsigned unsaid;
         int r;
 
-        (void) sd_event_now(n->ctx->event, CLOCK_MONOTONIC, &now);
         n->n_errors++;
         n->retry_usec = n->retry_usec == 0 ? AUDIT_RETRY_FIRST_USEC : MIN(n->retry_usec * 2, AUDIT_RETRY_MAX_USEC);
-        if (n->error_logged_usec == 0 || now - n->error_logged_usec >= AUDIT_ERROR_LOG_USEC) {
+        if (event_report_due(n->ctx->event, AUDIT_ERROR_LOG_USEC, &n->error_logged_usec, &n->errors_unsaid, &unsaid))
                 log_warning_errno(error, "Failed to read audit records%s; pausing the audit source, trying again "
                                   "in %" PRIu64 " ms and less often while it fails (said at most once a minute): %m",
-                                  n->n_errors - n->n_errors_logged > 1 ? " (again)" : "", n->retry_usec / 1000);
-                n->n_errors_logged = n->n_errors;
-                n->error_logged_usec = now;
-        } else
+                                  unsaid > 0 ? " (again)" : "", n->retry_usec / 1000);
+        else
                 log_debug_errno(error, "Failed to read audit records again (%" PRIu64 " times), next try in %" PRIu64
                                 " ms: %m", n->n_errors, n->retry_usec / 1000);
 
         (void) sd_event_source_set_enabled(n->source, SD_EVENT_OFF);
-        if (n->retry_timer)
-                r = sd_event_source_set_time_relative(n->retry_timer, n->retry_usec);
-        else
-                r = sd_event_add_time_relative(n->ctx->event, &n->retry_timer, CLOCK_MONOTONIC, n->retry_usec, 0,
-                                               audit_netlink_on_retry, n);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(n->retry_timer, SD_EVENT_ONESHOT);
+        r = event_arm_timer_in(n->ctx->event, &n->retry_timer, n->retry_usec, 0, audit_netlink_on_retry, n);
         if (r < 0) {
                 /* No timer, no retry: stop rather than spin. */
                 log_warning_errno(r, "Failed to schedule reading audit records again, the audit source stops: %m");
@@ -228,9 +198,10 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
                 /* Only the kernel (port 0) speaks for audit: a process with CAP_NET_ADMIN can send
                  * to our port too, and must not make up deprecated sysctl(2) calls. */
                 if (from_len < sizeof from || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
-                        if (n->n_forged++ == 0)
+                        if (!n->forged)
                                 log_notice("Ignoring audit messages not sent by the kernel (this one from netlink "
                                            "port %" PRIu32 "); said once.", from.nl_pid);
+                        n->forged = true;
                         continue;
                 }
                 if ((size_t) len < NLMSG_HDRLEN)
@@ -348,31 +319,14 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
          * by more than the batch being read (the receive buffer holds the rest meanwhile). */
         (void) sd_event_source_set_priority(n->source, AUDIT_EVENT_PRIORITY);
 
-        r = audit_changes_load(ctx->root, &left);
-        if (r < 0)
-                log_warning_errno(r, "Failed to read the record of igmpd's audit changes, ignoring: %m");
+        (void) audit_changes_load(ctx->root, &left);
         if (add_rule)
                 audit_rules_add(ctx->root, &n->changes, n->rule_found, &left);
         else
                 log_info("AuditRule=no: the audit source sees sysctl(2) calls only if a rule for them is loaded "
                          "some other way (auditd with " AUDIT_RULES_PATH ").");
-        if (audit_changes_any(&left)) {
-                /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
-                _cleanup_close_ int fd = audit_control_open();
-
-                log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
-                if (fd >= 0) {
-                        audit_changes_undo(fd, &left);
-                }
-                /* What could not be undone joins ours, to be tried again on exit. */
-                for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
-                        n->changes.rule[i] = n->changes.rule[i] || left.rule[i];
-                if (left.enabled_changed && !n->changes.enabled_changed) {
-                        n->changes.enabled_changed = true;
-                        n->changes.enabled_before = left.enabled_before;
-                }
-                audit_changes_save(ctx->root, &n->changes);
-        }
+        /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
+        audit_changes_undo_left(ctx->root, &left, &n->changes);
 
         n->active = true;
         reason[0] = '\0';

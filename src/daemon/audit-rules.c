@@ -38,7 +38,8 @@ static const AuditRuleSpec rule_specs[AUDIT_RULES_MAX] = {
 
 /* ---- control requests on a unicast socket ---- */
 
-int audit_control_open(void)
+/* A unicast NETLINK_AUDIT socket for control requests (1 s receive timeout), or -errno. */
+static int audit_control_open(void)
 {
         struct timeval tv = { .tv_sec = 1 };
         int fd;
@@ -56,24 +57,25 @@ static int audit_control(int fd, uint16_t type, const void *data, size_t len, ui
                          size_t reply_size)
 {
         static uint32_t seq_counter;
-        _cleanup_free_ char *req = NULL;
+        union {
+                struct nlmsghdr h;
+                char buf[NLMSG_SPACE(sizeof(struct audit_rule_data) + sizeof AUDIT_NETLINK_RULE_KEY)];
+        } req = {};
         char buf[8192];
         struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-        struct nlmsghdr *h;
+        struct nlmsghdr *h = &req.h;
         uint32_t seq = ++seq_counter;
         bool got_reply = want_type == 0;
 
-        req = calloc(1, NLMSG_SPACE(len));
-        if (!req)
-                return -ENOMEM;
-        h = (struct nlmsghdr *) req;
+        if (NLMSG_SPACE(len) > sizeof req)
+                return -EINVAL;
         h->nlmsg_len = NLMSG_LENGTH(len);
         h->nlmsg_type = type;
         h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
         h->nlmsg_seq = seq;
         if (len > 0)
                 memcpy(NLMSG_DATA(h), data, len);
-        if (sendto(fd, req, h->nlmsg_len, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
+        if (sendto(fd, &req, h->nlmsg_len, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
                 return -errno;
 
         for (;;) {
@@ -106,15 +108,16 @@ static int audit_control(int fd, uint16_t type, const void *data, size_t len, ui
         }
 }
 
-/* "-a always,exit -F arch=ARCH -S NR -k igmpd-sysctl" as struct audit_rule_data. */
-static struct audit_rule_data *rule_build(const AuditRuleSpec *s, size_t *ret_len)
+/* Adds or deletes (type) "-a always,exit -F arch=ARCH -S NR -k igmpd-sysctl". 0 or -errno. */
+static int rule_request(int fd, uint16_t type, const AuditRuleSpec *s)
 {
         size_t keylen = strlen(AUDIT_NETLINK_RULE_KEY);
-        struct audit_rule_data *r;
+        union {
+                struct audit_rule_data rule;
+                char buf[sizeof(struct audit_rule_data) + sizeof AUDIT_NETLINK_RULE_KEY];
+        } u = {};
+        struct audit_rule_data *r = &u.rule;
 
-        r = calloc(1, sizeof *r + keylen);
-        if (!r)
-                return NULL;
         r->flags = AUDIT_FILTER_EXIT;
         r->action = AUDIT_ALWAYS;
         r->mask[s->nr / 32] |= 1U << (s->nr % 32);
@@ -127,8 +130,7 @@ static struct audit_rule_data *rule_build(const AuditRuleSpec *s, size_t *ret_le
         r->values[1] = (uint32_t) keylen;
         r->buflen = (uint32_t) keylen;
         memcpy(r->buf, AUDIT_NETLINK_RULE_KEY, keylen);
-        *ret_len = sizeof *r + keylen;
-        return r;
+        return audit_control(fd, type, r, sizeof *r + keylen, 0, NULL, 0);
 }
 
 /* ---- what igmpd changed, recorded against a crash ---- */
@@ -189,59 +191,50 @@ int audit_changes_parse(const char *text, AuditChanges *ret)
         return 0;
 }
 
-char *audit_changes_format(const AuditChanges *c)
+void audit_changes_format(const AuditChanges *c, char buf[static AUDIT_CHANGES_TEXT_MAX])
 {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        size_t n = (size_t) snprintf(buf, AUDIT_CHANGES_TEXT_MAX, "%s\n", AUDIT_CHANGES_HEADER);
 
-        if (!f)
-                return NULL;
-        fputs(AUDIT_CHANGES_HEADER "\n", f);
         for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
                 if (c->rule[i])
-                        fprintf(f, "rule %s\n", rule_specs[i].arch_name);
+                        n += (size_t) snprintf(buf + n, AUDIT_CHANGES_TEXT_MAX - n, "rule %s\n", rule_specs[i].arch_name);
         if (c->enabled_changed)
-                fprintf(f, "enabled-before %" PRIu32 "\n", c->enabled_before);
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
+                snprintf(buf + n, AUDIT_CHANGES_TEXT_MAX - n, "enabled-before %" PRIu32 "\n", c->enabled_before);
 }
 
-/* What an igmpd that did not stop cleanly left: 1 with *ret, 0 if nothing, -errno. */
-int audit_changes_load(const char *root, AuditChanges *ret)
+bool audit_changes_load(const char *root, AuditChanges *ret)
 {
         _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
         char buf[512];
         ssize_t n;
-        int fd, r;
 
         *ret = (AuditChanges) {};
-        if (!dir || asprintf(&path, "%s/" AUDIT_CHANGES_NAME, dir) < 0)
-                return -ENOMEM;
+        if (!dir || asprintf(&path, "%s/" AUDIT_CHANGES_NAME, dir) < 0) {
+                log_oom();
+                return false;
+        }
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        n = read(fd, buf, sizeof buf - 1);
-        r = n < 0 ? -errno : 0;
-        safe_close(fd);
-        if (r < 0)
-                return r;
+        n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (n < 0) {
+                if (errno != ENOENT)
+                        log_warning_errno(errno, "Failed to read the record of igmpd's audit changes, ignoring: %m");
+                return false;
+        }
         buf[n] = '\0';
-        r = audit_changes_parse(buf, ret);
-        if (r < 0) {
+        if (audit_changes_parse(buf, ret) < 0) {
                 log_warning("%s is not a valid record of igmpd's audit changes, ignoring it.", path);
-                return 0;
+                return false;
         }
         return audit_changes_any(ret);
 }
 
-/* Writes c (atomically), or removes the record when nothing is left to undo. */
-void audit_changes_save(const char *root, const AuditChanges *c)
+/* Writes c to the record below root (atomically), or removes the record when nothing is left to
+ * undo. A failure only logs. */
+static void audit_changes_save(const char *root, const AuditChanges *c)
 {
-        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *content = NULL;
+        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR);
+        char content[AUDIT_CHANGES_TEXT_MAX];
         int r;
 
         if (!dir) {
@@ -254,32 +247,24 @@ void audit_changes_save(const char *root, const AuditChanges *c)
                 r = dfd < 0 ? (errno == ENOENT ? 0 : -errno)
                             : unlinkat(dfd, AUDIT_CHANGES_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
         } else {
-                content = audit_changes_format(c);
-                r = content ? write_file_atomic(dir, AUDIT_CHANGES_NAME, content) : -ENOMEM;
+                audit_changes_format(c, content);
+                r = write_file_atomic(dir, AUDIT_CHANGES_NAME, content);
         }
         if (r < 0)
                 log_warning_errno(r, "Failed to record igmpd's changes to the audit configuration in %s/"
                                   AUDIT_CHANGES_NAME ", ignoring: should igmpd crash, they would stay: %m", dir);
 }
 
-/* Undoes c as far as it can: deletes its rules, and puts the enabled flag back if it still
+/* Undoes c over fd as far as it can: deletes its rules, and puts the enabled flag back if it still
  * is what igmpd set (1). What could not be undone stays in c. */
-void audit_changes_undo(int fd, AuditChanges *c)
+static void audit_changes_undo(int fd, AuditChanges *c)
 {
         int r;
 
         for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
-                _cleanup_free_ struct audit_rule_data *rule = NULL;
-                size_t len;
-
                 if (!c->rule[i])
                         continue;
-                rule = rule_build(&rule_specs[i], &len);
-                if (!rule) {
-                        log_oom();
-                        continue;
-                }
-                r = audit_control(fd, AUDIT_DEL_RULE, rule, len, 0, NULL, 0);
+                r = rule_request(fd, AUDIT_DEL_RULE, &rule_specs[i]);
                 if (r < 0 && r != -ENOENT) {
                         log_error_errno(r, "Failed to remove the audit rule for sysctl(2) on arch=%s: %m",
                                         rule_specs[i].arch_name);
@@ -309,9 +294,6 @@ void audit_changes_undo(int fd, AuditChanges *c)
         }
 }
 
-/* Adds the rules and enables auditing if it is off. left: what an igmpd that did not stop
- * cleanly had added; a rule of it that is still loaded is taken over (and removed on exit),
- * as is the enabled flag it switched on. */
 void audit_rules_add(const char *root, AuditChanges *changes, bool rule_found[static AUDIT_RULES_MAX],
                      AuditChanges *left)
 {
@@ -336,15 +318,7 @@ void audit_rules_add(const char *root, AuditChanges *changes, bool rule_found[st
         }
 
         for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
-                _cleanup_free_ struct audit_rule_data *rule = NULL;
-                size_t len;
-
-                rule = rule_build(&rule_specs[i], &len);
-                if (!rule) {
-                        log_oom();
-                        continue;
-                }
-                r = audit_control(fd, AUDIT_ADD_RULE, rule, len, 0, NULL, 0);
+                r = rule_request(fd, AUDIT_ADD_RULE, &rule_specs[i]);
                 if (r == -EEXIST && left->rule[i]) {
                         changes->rule[i] = true;
                         log_info("Audit rule for sysctl(2) on arch=%s was added by an igmpd that did not stop "
@@ -392,6 +366,30 @@ void audit_rules_add(const char *root, AuditChanges *changes, bool rule_found[st
         }
         left->enabled_changed = false;
         audit_changes_save(root, changes);
+}
+
+void audit_changes_undo_left(const char *root, AuditChanges *left, AuditChanges *changes)
+{
+        _cleanup_close_ int fd = -EBADF;
+
+        if (!audit_changes_any(left))
+                return;
+        log_notice("An igmpd that did not stop cleanly left changes in the audit configuration; undoing them.");
+        fd = audit_control_open();
+        if (fd < 0)
+                log_warning_errno(fd, "Cannot talk to the kernel's audit subsystem to undo them, keeping the record: %m");
+        else
+                audit_changes_undo(fd, left);
+        if (changes) {
+                /* What could not be undone joins changes, to be tried again on exit. */
+                for (size_t i = 0; i < AUDIT_RULES_MAX; i++)
+                        changes->rule[i] = changes->rule[i] || left->rule[i];
+                if (left->enabled_changed && !changes->enabled_changed) {
+                        changes->enabled_changed = true;
+                        changes->enabled_before = left->enabled_before;
+                }
+        }
+        audit_changes_save(root, changes ?: left);
 }
 
 void audit_rules_remove(const char *root, AuditChanges *changes)

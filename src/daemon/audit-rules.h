@@ -38,25 +38,22 @@ typedef struct AuditChanges {
 bool audit_changes_any(const AuditChanges *c);
 /* The record's text (the format above), whole lines only. 0 or -EINVAL. Pure. */
 int audit_changes_parse(const char *text, AuditChanges *ret);
-/* Its text; NULL on ENOMEM. */
-char *audit_changes_format(const AuditChanges *c);
+/* Its text (at most 66 bytes of the format above). */
+#define AUDIT_CHANGES_TEXT_MAX 128
+void audit_changes_format(const AuditChanges *c, char buf[static AUDIT_CHANGES_TEXT_MAX]);
 
-/* The record below root: 1 with *ret, 0 if nothing is left to undo (or the record is not valid:
- * logged), -errno. */
-int audit_changes_load(const char *root, AuditChanges *ret);
-/* Writes c to the record below root (atomically), or removes the record when nothing is left to
- * undo. A failure only logs. */
-void audit_changes_save(const char *root, const AuditChanges *c);
-/* Undoes c over fd (from audit_control_open()) as far as it can; what could not be undone stays
- * in c. */
-void audit_changes_undo(int fd, AuditChanges *c);
-
-/* A unicast NETLINK_AUDIT socket for control requests (1 s receive timeout), or -errno. */
-int audit_control_open(void);
+/* The record below root, what an igmpd that did not stop cleanly left: true with *ret; false if
+ * nothing is left to undo, or the record cannot be read or is not valid (logged). */
+bool audit_changes_load(const char *root, AuditChanges *ret);
+/* Undoes what is left in left (loaded, not taken over by audit_rules_add()) as far as it can.
+ * What could not be undone joins changes, to be tried again on exit, and the record below root
+ * is rewritten; changes NULL: the record keeps it. */
+void audit_changes_undo_left(const char *root, AuditChanges *left, AuditChanges *changes);
 
 /* Adds the rules and enables auditing if it is off; what igmpd changed goes into changes (and
  * the record below root), a rule that was loaded already into rule_found. left: what an igmpd
- * that did not stop cleanly had changed; what of it is taken over is cleared there. */
+ * that did not stop cleanly had changed; what of it is still loaded is taken over (removed on
+ * exit) and cleared there. */
 void audit_rules_add(const char *root, AuditChanges *changes, bool rule_found[static AUDIT_RULES_MAX],
                      AuditChanges *left);
 /* Undoes changes (at exit) and updates the record below root. */

@@ -22,6 +22,7 @@
 #include "bpf-helper-client.h"
 #include "fnv.h"
 #include "cap-util.h"
+#include "event-util.h"
 #include "knob.h"
 #include "log.h"
 #include "strv.h"
@@ -50,6 +51,7 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         _cleanup_(audit_manager_freep) AuditManager *a = NULL;
         int r;
 
+        assert(event);
         assert(ret);
 
         a = calloc(1, sizeof *a);
@@ -58,12 +60,7 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         a->root = strdup(root ?: "");
         if (!a->root)
                 return -ENOMEM;
-        a->event = event ? sd_event_ref(event) : NULL;
-        if (!a->event) {
-                r = sd_event_default(&a->event);
-                if (r < 0)
-                        return r;
-        }
+        a->event = sd_event_ref(event);
         a->coverage_logged = _AUDIT_COVERAGE_INVALID;
         a->source_ctx = (AuditSourceContext) {
                 .event = a->event,
@@ -81,14 +78,20 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         return 0;
 }
 
+/* The netlink source removes the rules it added, the BPF ones detach their programs. */
+static void audit_manager_stop_sources(AuditManager *a)
+{
+        a->kmsg = audit_kmsg_free(a->kmsg);
+        a->netlink = audit_netlink_free(a->netlink);
+        a->libc = audit_bpf_free(a->libc);
+        a->syscall = audit_bpf_free(a->syscall);
+}
+
 AuditManager *audit_manager_free(AuditManager *a)
 {
         if (!a)
                 return NULL;
-        audit_kmsg_free(a->kmsg);
-        audit_netlink_free(a->netlink);
-        audit_bpf_free(a->libc);
-        audit_bpf_free(a->syscall);
+        audit_manager_stop_sources(a);
         bpf_helper_free(a->bpf_helper);
         sd_event_source_disable_unref(a->coalesce_timer);
         audit_coalescer_done(&a->coalescer);
@@ -99,43 +102,21 @@ AuditManager *audit_manager_free(AuditManager *a)
         return NULL;
 }
 
+/* The slot of a BPF source; NULL for the others. */
+static AuditBpf **audit_manager_bpf(AuditManager *a, AuditEventSource s)
+{
+        return s == AUDIT_EVENT_SOURCE_LIBC ? &a->libc : s == AUDIT_EVENT_SOURCE_SYSCALL ? &a->syscall : NULL;
+}
+
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
 {
-        if (!a)
-                return false;
-        switch (s) {
-        case AUDIT_EVENT_SOURCE_KMSG:
-                return a->kmsg && audit_kmsg_is_active(a->kmsg);
-        case AUDIT_EVENT_SOURCE_AUDIT:
-                return a->netlink && audit_netlink_is_active(a->netlink);
-        case AUDIT_EVENT_SOURCE_LIBC:
-                return a->libc && a->libc->active;
-        case AUDIT_EVENT_SOURCE_SYSCALL:
-                return a->syscall && a->syscall->active;
-        default:
-                return false;
-        }
-}
+        AuditBpf **b = a ? audit_manager_bpf((AuditManager *) a, s) : NULL;
 
-const char *audit_manager_source_reason(const AuditManager *a, AuditEventSource s)
-{
-        if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
-                return "";
-        return a->reason[s];
-}
-
-static const char *const audit_source_state_table[_AUDIT_SOURCE_STATE_MAX] = {
-        [AUDIT_SOURCE_STATE_OFF] = "off",
-        [AUDIT_SOURCE_STATE_STARTING] = "starting",
-        [AUDIT_SOURCE_STATE_ACTIVE] = "active",
-        [AUDIT_SOURCE_STATE_INACTIVE] = "inactive",
-};
-
-const char *audit_source_state_to_string(AuditSourceState s)
-{
-        if (s < 0 || s >= _AUDIT_SOURCE_STATE_MAX)
-                return NULL;
-        return audit_source_state_table[s];
+        if (b)
+                return *b && (*b)->active;
+        if (s == AUDIT_EVENT_SOURCE_KMSG)
+                return a && audit_kmsg_is_active(a->kmsg);
+        return s == AUDIT_EVENT_SOURCE_AUDIT && a && audit_netlink_is_active(a->netlink);
 }
 
 static unsigned audit_source_flag(AuditEventSource s)
@@ -149,24 +130,22 @@ static unsigned audit_source_flag(AuditEventSource s)
         return s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX ? flags[s] : 0;
 }
 
-AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
+RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
 {
-        const AuditBpf *b = NULL;
+        AuditBpf **slot, *b;
 
         assert(note);
         snprintf(note, size, "%s", "");
         if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
-                return _AUDIT_SOURCE_STATE_INVALID;
-        if (s == AUDIT_EVENT_SOURCE_LIBC)
-                b = a->libc;
-        else if (s == AUDIT_EVENT_SOURCE_SYSCALL)
-                b = a->syscall;
+                return _RUN_STATE_INVALID;
+        slot = audit_manager_bpf((AuditManager *) a, s);
+        b = slot ? *slot : NULL;
         if (audit_manager_source_active(a, s)) {
                 audit_bpf_describe(b, note, size);
-                return AUDIT_SOURCE_STATE_ACTIVE;
+                return RUN_STATE_ACTIVE;
         }
         if (audit_bpf_is_starting(b))
-                return AUDIT_SOURCE_STATE_STARTING;
+                return RUN_STATE_STARTING;
         if (!(a->sources & audit_source_flag(s))) {
                 if (!HAVE_BPF && (s == AUDIT_EVENT_SOURCE_LIBC || s == AUDIT_EVENT_SOURCE_SYSCALL))
                         snprintf(note, size, "%s", BPF_NOT_BUILT_REASON); /* turning it on would not help */
@@ -174,13 +153,13 @@ AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSou
                         snprintf(note, size, "opt-in: AuditSources=syscall (it costs every system call)");
                 else
                         snprintf(note, size, "not in AuditSources=");
-                return AUDIT_SOURCE_STATE_OFF;
+                return RUN_STATE_OFF;
         }
         snprintf(note, size, "%s", a->reason[s]);
         /* kmsg by default (auto) on a kernel without sysctl(2) is off, not broken. */
         if (s == AUDIT_EVENT_SOURCE_KMSG && !(a->sources & AUDIT_SOURCE_KMSG) && !a->kmsg)
-                return AUDIT_SOURCE_STATE_OFF;
-        return AUDIT_SOURCE_STATE_INACTIVE;
+                return RUN_STATE_OFF;
+        return RUN_STATE_INACTIVE;
 }
 
 /* The caller's parent (when the source did not say) and systemd unit, read from /proc now: best
@@ -190,7 +169,8 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
 {
         char path[64], buf[512], comm[16 * 4 + 1];
         _cleanup_fclose_ FILE *f = NULL;
-        const char *p;
+        const char *lp, *rp;
+        uint32_t ppid;
         size_t n;
 
         *ret = (AuditCaller) { .ppid = e->ppid };
@@ -198,32 +178,22 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
         if (e->pid == 0)
                 return;
 
-        snprintf(path, sizeof path, "/proc/%" PRIu32 "/comm", e->pid);
+        snprintf(path, sizeof path, "/proc/%" PRIu32 "/stat", e->pid);
         f = fopen(path, "re");
         if (!f)
                 return;
         n = fread(buf, 1, sizeof buf - 1, f);
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
-        if (n > 16)
+        buf[n] = '\0';
+        /* "pid (comm) state ppid …": comm may hold any byte, ')' too; the numbers after it none. */
+        lp = strchr(buf, '(');
+        rp = strrchr(buf, ')');
+        if (!lp || !rp || rp < lp || rp - lp - 1 > 16)
                 return;
-        (void) utf8_escape_bytes(buf, n, UTF8_ESCAPE_CONTROL, comm);
+        (void) utf8_escape_bytes(lp + 1, (size_t) (rp - lp - 1), UTF8_ESCAPE_CONTROL, comm);
         if (!streq(comm, e->comm))
                 return;
-
-        if (ret->ppid == 0) {
-                fclose(TAKE_PTR(f));
-                snprintf(path, sizeof path, "/proc/%" PRIu32 "/stat", e->pid);
-                f = fopen(path, "re");
-                if (f) {
-                        n = fread(buf, 1, sizeof buf - 1, f);
-                        buf[n] = '\0';
-                        /* "pid (comm) state ppid …": comm may hold any byte, ')' too. */
-                        p = strrchr(buf, ')');
-                        if (p && sscanf(p + 1, " %*c %" SCNu32, &ret->ppid) != 1)
-                                ret->ppid = 0;
-                }
-        }
+        if (ret->ppid == 0 && sscanf(rp + 1, " %*c %" SCNu32, &ppid) == 1)
+                ret->ppid = ppid;
         if (sd_pid_get_unit((pid_t) e->pid, ret_unit) >= 0)
                 ret->unit = *ret_unit;
 }
@@ -262,7 +232,6 @@ static void audit_manager_publish(AuditManager *a, AuditEvent *e)
 {
         const AuditEvent *stored;
 
-        a->n_published++;
         audit_log_event(e);
         if (audit_history_push(&a->history, e) < 0) {
                 log_oom();
@@ -294,13 +263,7 @@ static void audit_manager_arm_timer(AuditManager *a)
                 a->coalesce_timer = sd_event_source_disable_unref(a->coalesce_timer);
                 return;
         }
-        if (a->coalesce_timer) {
-                r = sd_event_source_set_time(a->coalesce_timer, next);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(a->coalesce_timer, SD_EVENT_ONESHOT);
-        } else
-                r = sd_event_add_time(a->event, &a->coalesce_timer, CLOCK_MONOTONIC, next, 0,
-                                      audit_manager_on_timer, a);
+        r = event_arm_timer(a->event, &a->coalesce_timer, next, 0, audit_manager_on_timer, a);
         if (r < 0)
                 log_error_errno(r, "Failed to arm the audit coalescing timer, folded calls wait for the next event: %m");
 }
@@ -469,29 +432,21 @@ static void audit_manager_log_coverage(AuditManager *a)
  * line; nothing here fails the daemon. */
 static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
 {
-        static const struct {
-                AuditEventSource source;
-                unsigned flag;
-        } sources[] = {
-                { AUDIT_EVENT_SOURCE_LIBC, AUDIT_SOURCE_LIBC },
-                { AUDIT_EVENT_SOURCE_SYSCALL, AUDIT_SOURCE_SYSCALL },
-        };
         char helper_reason[sizeof a->reason[0]] = "";
         int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
-                AuditEventSource s = sources[i].source;
-                AuditBpf **slot = s == AUDIT_EVENT_SOURCE_LIBC ? &a->libc : &a->syscall;
+        for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
+                AuditBpf **slot = audit_manager_bpf(a, s);
                 char reason[sizeof a->reason[0]] = "";
 
-                if (!(mask & sources[i].flag) || *slot)
+                if (!(mask & audit_source_flag(s)) || *slot)
                         continue;
                 if (!HAVE_BPF)
                         snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
                 else if (!a->bpf_helper) {
                         /* Tried once per start: the reason holds for every BPF source. */
                         if (!helper_reason[0]) {
-                                r = bpf_helper_new(a->event, getenv("IGMPD_BPF_SOCKET"), NULL, &a->bpf_helper,
+                                r = bpf_helper_new(a->event, NULL, NULL, &a->bpf_helper,
                                                    helper_reason, sizeof helper_reason);
                                 if (r < 0 && !helper_reason[0])
                                         snprintf(helper_reason, sizeof helper_reason,
@@ -528,6 +483,8 @@ static bool audit_reason_if_lacking(AuditManager *a, AuditEventSource s, int cap
 
 void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
+        char states[256], note[sizeof a->reason[0] + 64];
+        size_t len = 0;
         int r;
 
         assert(a);
@@ -556,17 +513,14 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
         } else
                 audit_netlink_undo_left(&a->source_ctx); /* what a crashed igmpd may have left */
         audit_manager_start_bpf(a, config->audit_sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL));
-        log_info("Deprecated sysctl(2) audit: kmsg %s, audit %s, libc %s, syscall %s, history of %zu events.",
-                 audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) ? "active" :
-                 (config->audit_sources & AUDIT_SOURCE_KMSG) ? "inactive" :
-                 (config->audit_sources & AUDIT_SOURCE_KMSG_AUTO) ? "off (this kernel has no sysctl(2))" : "off",
-                 audit_manager_source_active(a, AUDIT_EVENT_SOURCE_AUDIT) ? "active" :
-                 (config->audit_sources & AUDIT_SOURCE_AUDIT) ? "inactive" : "off",
-                 audit_bpf_is_starting(a->libc) ? "starting" :
-                 (config->audit_sources & AUDIT_SOURCE_LIBC) ? "inactive" : "off",
-                 audit_bpf_is_starting(a->syscall) ? "starting" :
-                 (config->audit_sources & AUDIT_SOURCE_SYSCALL) ? "inactive" : "off",
-                 a->history.max);
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
+                RunState st = audit_manager_source_state(a, s, note, sizeof note);
+
+                len += (size_t) snprintf(states + len, sizeof states - len, "%s %s%s, ", audit_event_source_to_string(s),
+                                         run_state_to_string(st), st == RUN_STATE_OFF && s == AUDIT_EVENT_SOURCE_KMSG &&
+                                         (a->sources & AUDIT_SOURCE_KMSG_AUTO) ? " (this kernel has no sysctl(2))" : "");
+        }
+        log_info("Deprecated sysctl(2) audit: %shistory of %zu events.", states, a->history.max);
         audit_manager_log_coverage(a);
 }
 
@@ -577,7 +531,7 @@ static uint64_t audit_manager_states_hash(const AuditManager *a)
 
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 char note[sizeof a->reason[0] + 64];
-                AuditSourceState st = audit_manager_source_state(a, s, note, sizeof note);
+                RunState st = audit_manager_source_state(a, s, note, sizeof note);
 
                 h = fnv1a64(h, &st, sizeof st);
                 h = fnv1a64_str(h, note);
@@ -607,12 +561,8 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
 
         log_info("Audit settings changed, restarting the audit sources.");
         before = audit_manager_states_hash(a);
-        a->kmsg = audit_kmsg_free(a->kmsg);
-        a->netlink = audit_netlink_free(a->netlink); /* removes the rules it added */
-        a->libc = audit_bpf_free(a->libc);           /* detaches its programs */
-        a->syscall = audit_bpf_free(a->syscall);
-        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
-                a->reason[s][0] = '\0';
+        audit_manager_stop_sources(a);
+        memset(a->reason, 0, sizeof a->reason);
         audit_manager_start(a, config, kmsg_path);
         /* Sources, SourceStates and Coverage are EMITS_CHANGE: tell the observer when they did. */
         if (audit_manager_states_hash(a) != before)

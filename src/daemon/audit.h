@@ -17,6 +17,7 @@
 #include "audit-event.h"
 #include "daemon-config.h"
 #include "macro.h"
+#include "run-state.h"
 
 /* Whether the sources together can see a deprecated sysctl(2) call on this system at all. */
 typedef enum AuditCoverage {
@@ -58,11 +59,9 @@ typedef struct AuditManager {
 
         AuditObserver observer;   /* the D-Bus face */
         void *observer_userdata;
-
-        uint64_t n_published;
 } AuditManager;
 
-/* event NULL: the default loop. resolve may be NULL (ifindexes stay numbers). */
+/* resolve may be NULL (ifindexes stay numbers). */
 int audit_manager_new(sd_event *event, const char *root, size_t history_max, SysctlIfindexResolver resolve,
                       void *resolve_userdata, AuditManager **ret);
 AuditManager *audit_manager_free(AuditManager *a);
@@ -82,23 +81,9 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
 
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s);
 
-/* The reason the source is inactive ("" if active or not configured). */
-const char *audit_manager_source_reason(const AuditManager *a, AuditEventSource s);
-
-typedef enum AuditSourceState {
-        AUDIT_SOURCE_STATE_OFF,      /* not configured (or not wanted on this kernel) */
-        AUDIT_SOURCE_STATE_STARTING, /* waiting for the BPF helper */
-        AUDIT_SOURCE_STATE_ACTIVE,
-        AUDIT_SOURCE_STATE_INACTIVE, /* configured, but cannot run here */
-        _AUDIT_SOURCE_STATE_MAX,
-        _AUDIT_SOURCE_STATE_INVALID = -EINVAL,
-} AuditSourceState;
-
-const char *audit_source_state_to_string(AuditSourceState s);
-
 /* The state of source s and a note for the operator (why it is off or inactive, what it covers
  * when active; may be ""). */
-AuditSourceState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
+RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
 
 const char *audit_coverage_to_string(AuditCoverage c);
 

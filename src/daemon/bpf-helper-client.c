@@ -61,16 +61,23 @@ struct BpfHelper {
         sd_event_source *kick_source; /* starts the next call from the event loop */
 };
 
+static void close_fds(const int *fds, size_t n_fds)
+{
+        for (size_t i = 0; i < n_fds; i++)
+                safe_close(fds[i]);
+}
+
 static void call_free(BpfHelperCall *c)
 {
         if (!c)
                 return;
-        for (size_t i = 0; i < c->n_fds; i++)
-                safe_close(c->fds[i]);
+        close_fds(c->fds, c->n_fds);
         free(c);
 }
 
-bool bpf_helper_can_spawn(void)
+/* Whether igmpd could start a helper child now that gets the capabilities it needs (igmpd holds
+ * them, or is root without no_new_privs). */
+static bool bpf_helper_can_spawn(void)
 {
         uint64_t need = CAP_MASK(CAP_SYS_ADMIN) | CAP_MASK(CAP_BPF) | CAP_MASK(CAP_PERFMON);
         CapabilitySets s;
@@ -187,7 +194,7 @@ int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path
                 return -ENOMEM;
         h->event = sd_event_ref(e);
         h->conn_fd = -EBADF;
-        socket_path = socket_path ?: BPF_HELPER_SOCKET;
+        socket_path = socket_path ?: getenv("IGMPD_BPF_SOCKET") ?: BPF_HELPER_SOCKET;
         helper_path = helper_path ?: getenv("IGMPD_BPF_HELPER") ?: BPF_HELPER_PATH;
 
         if (strlen(socket_path) >= sizeof((struct sockaddr_un) {}.sun_path))
@@ -275,8 +282,7 @@ static void call_complete(BpfHelper *h, int error, const char *reason, const Bpf
         if (c->cb)
                 c->cb(error, reason, reply, fds, n_fds, c->userdata);
         else
-                for (size_t i = 0; i < n_fds; i++)
-                        safe_close(fds[i]);
+                close_fds(fds, n_fds);
         call_free(c);
         if (h->socket_path && h->conn_fd >= 0 &&
             sd_event_add_time_relative(h->event, &h->timeout_source, CLOCK_MONOTONIC, BPF_HELPER_IDLE_USEC, 0,
@@ -339,50 +345,36 @@ static size_t fds_room(int sock)
 static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         BpfHelper *h = userdata;
-        BpfReply *reply;
+        _cleanup_free_ BpfReply *reply = malloc(sizeof *reply);
         int fds[BPF_PROTOCOL_MAX_FDS];
         size_t len = 0, n_fds = 0;
         int r;
 
-        reply = malloc(sizeof *reply);
         if (!reply) {
                 call_fail(h, ENOMEM, "out of memory");
                 return 0;
         }
         r = bpf_protocol_recv_room(fd, reply, sizeof *reply, &len, fds, ELEMENTSOF(fds), fds_room(fd), &n_fds);
-        if (r == -EAGAIN) {
-                free(reply);
+        if (r == -EAGAIN)
                 return 0;
-        }
         if (r >= 0 && fds_in_reserve(fds, n_fds)) {
-                for (size_t i = 0; i < n_fds; i++)
-                        safe_close(fds[i]);
+                close_fds(fds, n_fds);
                 r = -EMFILE;
         }
-        if (r == -EMFILE) {
+        if (r == -EMFILE)
                 /* The datagram is consumed: the helper is still in step. */
-                free(reply);
                 call_complete(h, r, "igmpd is short of file descriptors, the BPF helper's reply is refused (the "
                               "last 256 below RLIMIT_NOFILE are kept for link configuration)", NULL, NULL, 0);
-                return 0;
-        }
-        if (r < 0) {
-                free(reply);
+        else if (r < 0)
                 call_fail(h, r, "%s the BPF helper (%s) failed: %s",
                           r == -ECONNRESET ? "the connection to" : "receiving from", h->description,
                           r == -ECONNRESET ? "it closed without a reply (see its log)" : strerror(-r));
-                return 0;
-        }
-        if (bpf_reply_validate(reply, len, n_fds) < 0) {
-                for (size_t i = 0; i < n_fds; i++)
-                        safe_close(fds[i]);
-                free(reply);
+        else if (bpf_reply_validate(reply, len, n_fds) < 0) {
+                close_fds(fds, n_fds);
                 call_fail(h, EBADMSG, "the BPF helper (%s) sent a malformed reply (%zu bytes, %zu fds)",
                           h->description, len, n_fds);
-                return 0;
-        }
-        call_complete(h, reply->error, reply->error < 0 ? reply->reason : "", reply, fds, n_fds);
-        free(reply);
+        } else
+                call_complete(h, reply->error, reply->error < 0 ? reply->reason : "", reply, fds, n_fds);
         return 0;
 }
 
@@ -435,7 +427,6 @@ static void helper_start_next(BpfHelper *h)
 {
         BpfHelperCall *c = h->head;
         bool reused;
-        uint64_t now;
         int fd, r;
 
         if (!c || h->running)
@@ -468,10 +459,8 @@ static void helper_start_next(BpfHelper *h)
         }
         r = sd_event_add_io(h->event, &h->io_source, fd, EPOLLIN, on_reply, h);
         if (r >= 0)
-                r = sd_event_now(h->event, CLOCK_MONOTONIC, &now);
-        if (r >= 0)
-                r = sd_event_add_time(h->event, &h->timeout_source, CLOCK_MONOTONIC, now + BPF_HELPER_TIMEOUT_USEC,
-                                      0, on_timeout, h);
+                r = sd_event_add_time_relative(h->event, &h->timeout_source, CLOCK_MONOTONIC,
+                                               BPF_HELPER_TIMEOUT_USEC, 0, on_timeout, h);
         if (r < 0)
                 call_fail(h, r, "cannot wait for the BPF helper: %s", strerror(-r));
 }

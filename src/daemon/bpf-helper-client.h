@@ -38,9 +38,9 @@ typedef void (*BpfHelperReplyFn)(int error, const char *reason, const BpfReply *
                                  void *userdata);
 
 /*
- * Chooses how to reach the helper. socket_path NULL: BPF_HELPER_SOCKET; helper_path NULL:
- * $IGMPD_BPF_HELPER or BPF_HELPER_PATH. On failure (-ENOENT: neither way works here) reason
- * says why.
+ * Chooses how to reach the helper. socket_path NULL: $IGMPD_BPF_SOCKET or BPF_HELPER_SOCKET;
+ * helper_path NULL: $IGMPD_BPF_HELPER or BPF_HELPER_PATH. On failure (-ENOENT: neither way
+ * works here) reason says why.
  */
 int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path, BpfHelper **ret, char *reason,
                    size_t reason_size);
@@ -57,7 +57,3 @@ int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t 
 
 /* Drops a queued or running call without calling its callback; NULL is fine. */
 void bpf_helper_call_cancel(BpfHelper *h, BpfHelperCall *call);
-
-/* Whether igmpd could start a helper child now that gets the capabilities it needs (igmpd holds
- * them, or is root without no_new_privs). */
-bool bpf_helper_can_spawn(void);

@@ -9,7 +9,9 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -32,7 +34,6 @@ struct BpfRingBuf {
         /* Batched reading (bpf_ringbuf_set_batching()); delay_usec 0: drain on every wake-up. */
         sd_event *event;
         uint64_t delay_usec;
-        size_t early_bytes;
         BpfRingBufDrained drained;
         sd_event_source *delay_source; /* armed only while records wait */
 };
@@ -43,9 +44,32 @@ static unsigned long ringbuf_unread(const BpfRingBuf *rb)
                __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
 }
 
-bool bpf_ringbuf_pending(const BpfRingBuf *rb)
+/* Hands up to max records to the handler now. Returns how many. */
+static size_t ringbuf_consume(BpfRingBuf *rb, size_t max)
 {
-        return rb && ringbuf_unread(rb) > 0;
+        const unsigned long *producer = rb->producer_area;
+        const uint8_t *data = (const uint8_t *) rb->producer_area + rb->page_size;
+        unsigned long cons = __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
+        unsigned long prod = __atomic_load_n(producer, __ATOMIC_ACQUIRE);
+        size_t n = 0;
+
+        while (cons < prod && n < max) {
+                const uint32_t *hdr = (const uint32_t *) (data + (cons & rb->mask));
+                uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+
+                if (len & RINGBUF_BUSY_BIT)
+                        break; /* the producer is still writing it; it wakes us when done */
+                cons += (((len & ~RINGBUF_DISCARD_BIT) + RINGBUF_HEADER_SIZE) + 7) & ~7UL;
+                if (!(len & RINGBUF_DISCARD_BIT) && len <= rb->size) {
+                        rb->handler((const uint8_t *) hdr + RINGBUF_HEADER_SIZE, len, rb->userdata);
+                        n++;
+                }
+                /* Release each record at once: the producer can reuse its space. */
+                __atomic_store_n(rb->consumer, cons, __ATOMIC_RELEASE);
+                if (cons >= prod)
+                        prod = __atomic_load_n(producer, __ATOMIC_ACQUIRE);
+        }
+        return n;
 }
 
 /* Batched: everything now, then back to level-triggered wake-ups, which looks at the ring
@@ -54,7 +78,7 @@ bool bpf_ringbuf_pending(const BpfRingBuf *rb)
 static void ringbuf_drain_all(BpfRingBuf *rb)
 {
         rb->delay_source = sd_event_source_disable_unref(rb->delay_source);
-        while (bpf_ringbuf_consume(rb, SIZE_MAX) > 0)
+        while (ringbuf_consume(rb, SIZE_MAX) > 0)
                 ;
         if (rb->drained)
                 rb->drained(rb->userdata);
@@ -70,25 +94,22 @@ static int on_ringbuf_delay(sd_event_source *s, uint64_t usec, void *userdata)
 static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         BpfRingBuf *rb = userdata;
-        uint64_t now;
         int r;
 
         if (rb->delay_usec == 0) {
-                (void) bpf_ringbuf_consume(rb, rb->batch);
+                (void) ringbuf_consume(rb, rb->batch);
                 return 0;
         }
         if (rb->delay_source) {
                 /* Waiting already: only a forced wake-up with a full enough ring gets here. */
-                if (ringbuf_unread(rb) >= rb->early_bytes)
+                if (ringbuf_unread(rb) >= rb->size / 4)
                         ringbuf_drain_all(rb);
                 return 0;
         }
         /* The first record of a burst: wait for the rest. Edge-triggered meanwhile, so the
          * records left in the ring do not wake us again and again. */
-        r = sd_event_now(rb->event, CLOCK_MONOTONIC, &now);
-        if (r >= 0)
-                r = sd_event_add_time(rb->event, &rb->delay_source, CLOCK_MONOTONIC, now + rb->delay_usec, 1000,
-                                      on_ringbuf_delay, rb);
+        r = sd_event_add_time_relative(rb->event, &rb->delay_source, CLOCK_MONOTONIC, rb->delay_usec, 1000,
+                                       on_ringbuf_delay, rb);
         if (r >= 0)
                 r = sd_event_source_set_io_events(rb->source, EPOLLIN | EPOLLET);
         if (r < 0)
@@ -96,25 +117,25 @@ static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-int bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, size_t early_bytes, BpfRingBufDrained drained)
+static BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
 {
-        assert(rb);
-
-        rb->delay_usec = delay_usec;
-        rb->early_bytes = early_bytes;
-        rb->drained = drained;
-        return 0;
+        if (!rb)
+                return NULL;
+        sd_event_source_disable_unref(rb->source);
+        sd_event_source_disable_unref(rb->delay_source);
+        if (rb->consumer)
+                munmap(rb->consumer, rb->page_size);
+        if (rb->producer_area)
+                munmap((void *) rb->producer_area, rb->page_size + 2 * rb->size);
+        safe_close(rb->fd);
+        free(rb);
+        return NULL;
 }
+DEFINE_TRIVIAL_CLEANUP_FUNC(BpfRingBuf *, bpf_ringbuf_free);
 
-void bpf_ringbuf_flush(BpfRingBuf *rb)
-{
-        if (!rb || rb->delay_usec == 0 || !bpf_ringbuf_pending(rb))
-                return;
-        ringbuf_drain_all(rb);
-}
-
-int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
-                    void *userdata, BpfRingBuf **ret)
+/* Maps the ring buffer map fd (taken over, also on failure) of size bytes and watches it. */
+static int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch,
+                           BpfRingBufHandler handler, void *userdata, BpfRingBuf **ret)
 {
         _cleanup_(bpf_ringbuf_freep) BpfRingBuf *rb = NULL;
         void *p;
@@ -161,49 +182,23 @@ int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t b
         return 0;
 }
 
-BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
+void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDrained drained)
 {
-        if (!rb)
-                return NULL;
-        sd_event_source_disable_unref(rb->source);
-        sd_event_source_disable_unref(rb->delay_source);
-        if (rb->consumer)
-                munmap(rb->consumer, rb->page_size);
-        if (rb->producer_area)
-                munmap((void *) rb->producer_area, rb->page_size + 2 * rb->size);
-        safe_close(rb->fd);
-        free(rb);
-        return NULL;
+        assert(rb);
+
+        rb->delay_usec = delay_usec;
+        rb->drained = drained;
 }
 
-size_t bpf_ringbuf_consume(BpfRingBuf *rb, size_t max)
+void bpf_ringbuf_flush(BpfRingBuf *rb)
 {
-        const unsigned long *producer = rb->producer_area;
-        const uint8_t *data = (const uint8_t *) rb->producer_area + rb->page_size;
-        unsigned long cons = __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
-        unsigned long prod = __atomic_load_n(producer, __ATOMIC_ACQUIRE);
-        size_t n = 0;
-
-        while (cons < prod && n < max) {
-                const uint32_t *hdr = (const uint32_t *) (data + (cons & rb->mask));
-                uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-
-                if (len & RINGBUF_BUSY_BIT)
-                        break; /* the producer is still writing it; it wakes us when done */
-                cons += (((len & ~RINGBUF_DISCARD_BIT) + RINGBUF_HEADER_SIZE) + 7) & ~7UL;
-                if (!(len & RINGBUF_DISCARD_BIT) && len <= rb->size) {
-                        rb->handler((const uint8_t *) hdr + RINGBUF_HEADER_SIZE, len, rb->userdata);
-                        n++;
-                }
-                /* Release each record at once: the producer can reuse its space. */
-                __atomic_store_n(rb->consumer, cons, __ATOMIC_RELEASE);
-                if (cons >= prod)
-                        prod = __atomic_load_n(producer, __ATOMIC_ACQUIRE);
-        }
-        return n;
+        if (!rb || rb->delay_usec == 0 || ringbuf_unread(rb) == 0)
+                return;
+        ringbuf_drain_all(rb);
 }
 
-int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_mapped)
+/* Maps a small BPF array map (a .bss, read-only) of size bytes; the fd is taken over. 0 or -errno. */
+static int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_mapped)
 {
         size_t page = (size_t) sysconf(_SC_PAGESIZE), len;
         void *p;
@@ -223,4 +218,80 @@ int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_mapped)
         *ret = p;
         *ret_mapped = len;
         return 0;
+}
+
+int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds, size_t counters_min,
+                    size_t lost_offset, int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata,
+                    char *reason, size_t reason_size)
+{
+        int ring_fd = -EBADF, counters_fd = -EBADF, r;
+        uint32_t ring_size = 0, counters_size = 0;
+        size_t k = 0;
+
+        assert(rd);
+        assert(lost_offset + sizeof(uint64_t) <= counters_min);
+
+        *rd = (BpfReader) { .lost_offset = lost_offset };
+        for (size_t i = 0; i < reply->n_entries; i++) {
+                const BpfReplyEntry *entry = &reply->entries[i];
+                int *slot = entry->role == BPF_FD_RINGBUF ? &ring_fd : entry->role == BPF_FD_COUNTERS ? &counters_fd : NULL;
+
+                if (entry->role == BPF_FD_NONE)
+                        continue;
+                if (slot) {
+                        safe_close(*slot);
+                        *slot = TAKE_FD(fds[k]);
+                        *(slot == &ring_fd ? &ring_size : &counters_size) = entry->size;
+                }
+                k++;
+        }
+        if (ring_fd < 0 || counters_fd < 0) {
+                safe_close(ring_fd);
+                safe_close(counters_fd);
+                snprintf(reason, reason_size, "the BPF helper sent no ring buffer or counters");
+                return -EBADMSG;
+        }
+        r = bpf_map_mmap_ro(counters_fd, counters_size, &rd->counters, &rd->counters_mapped);
+        if (r >= 0 && counters_size < counters_min)
+                r = -EBADMSG;
+        if (r < 0) {
+                safe_close(ring_fd);
+                snprintf(reason, reason_size, "cannot map the BPF counters: %s", strerror(-r));
+                bpf_reader_close(rd);
+                return r;
+        }
+        r = bpf_ringbuf_new(e, ring_fd, ring_size, priority, batch, handler, userdata, &rd->ring);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot map the BPF ring buffer: %s", strerror(-r));
+                bpf_reader_close(rd);
+                return r;
+        }
+        rd->lost_seen = rd->lost_reported = *(const uint64_t *) ((const uint8_t *) rd->counters + lost_offset);
+        return 0;
+}
+
+void bpf_reader_close(BpfReader *rd)
+{
+        rd->ring = bpf_ringbuf_free(rd->ring);
+        if (rd->counters)
+                munmap((void *) rd->counters, rd->counters_mapped);
+        rd->counters = NULL;
+}
+
+bool bpf_reader_check_lost(BpfReader *rd, sd_event *e, uint64_t interval_usec, uint64_t *ret_report)
+{
+        const uint64_t *counter = (const void *) ((const uint8_t *) rd->counters + rd->lost_offset);
+        uint64_t lost = __atomic_load_n(counter, __ATOMIC_RELAXED), now = 0;
+
+        *ret_report = 0;
+        if (lost == rd->lost_seen)
+                return false;
+        rd->lost_seen = lost;
+        (void) sd_event_now(e, CLOCK_MONOTONIC, &now);
+        if (rd->lost_logged_usec == 0 || now >= rd->lost_logged_usec + interval_usec) {
+                *ret_report = lost - rd->lost_reported;
+                rd->lost_reported = lost;
+                rd->lost_logged_usec = now;
+        }
+        return true;
 }

@@ -15,22 +15,13 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "bpf-protocol.h"
 #include "macro.h"
 
 typedef struct BpfRingBuf BpfRingBuf;
 
 /* One record: its bytes are valid until the handler returns. */
 typedef void (*BpfRingBufHandler)(const void *data, size_t size, void *userdata);
-
-/*
- * Maps the ring buffer map fd (taken over, also on failure) whose data area is size bytes (a
- * power of two, a multiple of the page size) and watches it at the given sd-event priority.
- * Each wake-up hands at most batch records to the handler, so a flood cannot starve other
- * event sources. 0 or -errno.
- */
-int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch, BpfRingBufHandler handler,
-                    void *userdata, BpfRingBuf **ret);
-BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb);
 
 /* Called after a batched drain (bpf_ringbuf_set_batching()) has handed out its records. */
 typedef void (*BpfRingBufDrained)(void *userdata);
@@ -40,21 +31,41 @@ typedef void (*BpfRingBufDrained)(void *userdata);
  * reader only for the first record after it caught up. Instead of draining at once, the reader
  * waits delay_usec for more, then hands out everything at once and calls drained — one wake-up
  * and one pass per burst, however many records it holds. While it waits only a forced wake-up
- * (BPF_RB_FORCE_WAKEUP, the producer's fill threshold) with at least early_bytes unread drains
- * early. The timer exists only while records wait: idle means idle. 0 or -errno.
+ * (BPF_RB_FORCE_WAKEUP, the producer's fill threshold) with at least a quarter of the ring
+ * unread drains early. The timer exists only while records wait: idle means idle.
  */
-int bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, size_t early_bytes, BpfRingBufDrained drained);
-
-/* Whether records wait to be read (or are being written). */
-bool bpf_ringbuf_pending(const BpfRingBuf *rb);
+void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDrained drained);
 
 /* Batched reading: hands out every waiting record now (and calls drained), as if the delay
  * had run out; a no-op when nothing waits. */
 void bpf_ringbuf_flush(BpfRingBuf *rb);
-DEFINE_TRIVIAL_CLEANUP_FUNC(BpfRingBuf *, bpf_ringbuf_free);
 
-/* Hands up to max records to the handler now. Returns how many. */
-size_t bpf_ringbuf_consume(BpfRingBuf *rb, size_t max);
+/* What an attach reply of the BPF helper hands igmpd to read (the audit's BPF sources, the drift
+ * watch): the ring buffer, and the programs' counters (their .bss, mapped read-only), of which
+ * one counts the records lost when the ring buffer was full. */
+typedef struct BpfReader {
+        BpfRingBuf *ring;
+        const void *counters;
+        size_t counters_mapped;
+        size_t lost_offset;        /* of the lost counter in the counters */
+        uint64_t lost_seen;        /* the lost counter at the last look */
+        uint64_t lost_reported;    /* … at the last report */
+        uint64_t lost_logged_usec;
+} BpfReader;
 
-/* Maps a small BPF array map (a .bss, read-only) of size bytes; the fd is taken over. 0 or -errno. */
-int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_mapped);
+/*
+ * Takes the ring buffer and counters fds of reply out of fds[] (in entry order; left -EBADF),
+ * maps the counters (at least counters_min bytes, the lost counter at lost_offset) and the ring
+ * buffer (its data area a power of two, a multiple of the page size), and watches the ring at
+ * the given sd-event priority: each wake-up hands at most batch records to the handler, so a
+ * flood cannot starve other event sources. The reply's other fds stay in fds[]. 0, or -errno
+ * with reason set (the reader then holds nothing).
+ */
+int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds, size_t counters_min,
+                    size_t lost_offset, int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata,
+                    char *reason, size_t reason_size);
+void bpf_reader_close(BpfReader *rd);
+
+/* Whether records were lost since the last look; *ret_report is how many to report now (since
+ * the last report; 0 within interval_usec of it, so a flood is said once per interval). */
+bool bpf_reader_check_lost(BpfReader *rd, sd_event *e, uint64_t interval_usec, uint64_t *ret_report);

@@ -8,12 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "bpf-drift-record.h"
 #include "bpf-helper-client.h"
 #include "bpf-ringbuf.h"
@@ -44,31 +45,13 @@ struct DriftWatch {
         sd_event_source *release_source;
 
         int link_fd;              /* the bpf_link: closing it detaches the program */
-        BpfRingBuf *ring;
-        const struct drift_counters *counters; /* mmap of the program's .bss */
-        size_t counters_mapped;
-        uint64_t lost_seen;
-        uint64_t lost_logged_usec;
+        BpfReader reader;         /* the ring buffer and struct drift_counters */
 
         DriftEvent *batch;        /* the burst being read: one entry per knob */
         size_t n_batch, allocated;
         bool overflow;            /* records lost or past DRIFT_BATCH_MAX: look at everything */
         bool dispatching;
 };
-
-static const char *const drift_watch_state_table[_DRIFT_WATCH_STATE_MAX] = {
-        [DRIFT_WATCH_OFF] = "off",
-        [DRIFT_WATCH_STARTING] = "starting",
-        [DRIFT_WATCH_ACTIVE] = "active",
-        [DRIFT_WATCH_INACTIVE] = "inactive",
-};
-
-const char *drift_watch_state_to_string(DriftWatchState s)
-{
-        if (s < 0 || s >= _DRIFT_WATCH_STATE_MAX)
-                return NULL;
-        return drift_watch_state_table[s];
-}
 
 int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, DriftObserver on_state,
                     void *userdata, DriftWatch **ret)
@@ -87,7 +70,7 @@ int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost,
         d->on_state = on_state;
         d->userdata = userdata;
         d->link_fd = -EBADF;
-        d->state = DRIFT_WATCH_OFF;
+        d->state = RUN_STATE_OFF;
         *ret = d;
         return 0;
 }
@@ -95,10 +78,7 @@ int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost,
 /* Detaches (closes the link) and drops what was read. */
 static void drift_watch_detach(DriftWatch *d)
 {
-        d->ring = bpf_ringbuf_free(d->ring);
-        if (d->counters)
-                munmap((void *) d->counters, d->counters_mapped);
-        d->counters = NULL;
+        bpf_reader_close(&d->reader);
         d->link_fd = safe_close(d->link_fd);
         d->n_batch = 0;
         d->overflow = false;
@@ -145,13 +125,13 @@ static void drift_watch_set_state(DriftWatch *d, DriftWatchState state)
 DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size)
 {
         switch (d->state) {
-        case DRIFT_WATCH_OFF:
+        case RUN_STATE_OFF:
                 snprintf(note, size, "DriftWatch=no: foreign writes are seen only in link messages");
                 break;
-        case DRIFT_WATCH_STARTING:
+        case RUN_STATE_STARTING:
                 snprintf(note, size, "waiting for the BPF helper");
                 break;
-        case DRIFT_WATCH_ACTIVE:
+        case RUN_STATE_ACTIVE:
                 snprintf(note, size, "cgroup/sysctl at %s", d->where);
                 break;
         default:
@@ -162,7 +142,7 @@ DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size)
 
 bool drift_watch_active(const DriftWatch *d)
 {
-        return d && d->state == DRIFT_WATCH_ACTIVE;
+        return d && d->state == RUN_STATE_ACTIVE;
 }
 
 static void drift_watch_fail(DriftWatch *d, const char *reason)
@@ -171,7 +151,7 @@ static void drift_watch_fail(DriftWatch *d, const char *reason)
         snprintf(d->reason, sizeof d->reason, "%s", reason);
         log_info("Drift watch is not active: %s. Changes made by other processes are seen only when a link "
                  "message carries the values.", reason);
-        drift_watch_set_state(d, DRIFT_WATCH_INACTIVE);
+        drift_watch_set_state(d, RUN_STATE_INACTIVE);
 }
 
 /* ---- reading ---- */
@@ -206,47 +186,26 @@ static void drift_on_record(const void *data, size_t size, void *userdata)
                         *b = e;
                         return;
                 }
-        if (d->n_batch >= DRIFT_BATCH_MAX) {
+        if (d->n_batch >= DRIFT_BATCH_MAX || ARRAY_GROW(d->batch, d->allocated, d->n_batch, 16) < 0) {
                 d->overflow = true;
                 return;
         }
-        if (d->n_batch >= d->allocated) {
-                size_t n = MAX(d->allocated * 2, (size_t) 16);
-                DriftEvent *b = realloc(d->batch, n * sizeof *b);
-
-                if (!b) {
-                        d->overflow = true;
-                        return;
-                }
-                d->batch = b;
-                d->allocated = n;
-        }
         d->batch[d->n_batch++] = e;
-}
-
-static void drift_check_lost(DriftWatch *d)
-{
-        uint64_t lost = __atomic_load_n(&d->counters->lost, __ATOMIC_RELAXED), now;
-
-        if (lost == d->lost_seen)
-                return;
-        d->overflow = true;
-        if (sd_event_now(d->event, CLOCK_MONOTONIC, &now) >= 0 &&
-            (d->lost_logged_usec == 0 || now >= d->lost_logged_usec + DRIFT_LOST_LOG_USEC)) {
-                log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading every "
-                            "link's knobs back instead.", lost - d->lost_seen, lost - d->lost_seen == 1 ? "" : "s");
-                d->lost_logged_usec = now;
-        }
-        d->lost_seen = lost;
 }
 
 /* After a batch was read: hand it on. */
 static void drift_on_drained(void *userdata)
 {
         DriftWatch *d = userdata;
+        uint64_t lost;
         bool overflow;
 
-        drift_check_lost(d);
+        if (bpf_reader_check_lost(&d->reader, d->event, DRIFT_LOST_LOG_USEC, &lost)) {
+                d->overflow = true;
+                if (lost > 0)
+                        log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading "
+                                    "every link's knobs back instead.", lost, lost == 1 ? "" : "s");
+        }
         overflow = d->overflow;
         d->overflow = false;
         d->dispatching = true;
@@ -266,9 +225,9 @@ static void drift_on_drained(void *userdata)
 
 void drift_watch_flush(DriftWatch *d)
 {
-        if (!d || !d->ring || d->dispatching)
+        if (!d || !d->reader.ring || d->dispatching)
                 return;
-        bpf_ringbuf_flush(d->ring);
+        bpf_ringbuf_flush(d->reader.ring);
 }
 
 /* ---- attaching ---- */
@@ -287,10 +246,9 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                               void *userdata)
 {
         DriftWatch *d = userdata;
-        int ring_fd = -EBADF, counters_fd = -EBADF, link_fd = -EBADF, r;
-        uint32_t ring_size = 0, counters_size = 0;
+        char what[BPF_PROTOCOL_REASON_MAX] = "the BPF helper sent no link";
         size_t k = 0;
-        char what[BPF_PROTOCOL_REASON_MAX + 64];
+        int r;
 
         d->call = NULL;
         /* The helper has done its part (a child helper exits once released). */
@@ -300,59 +258,29 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 drift_watch_fail(d, reason);
                 return;
         }
+        r = bpf_reader_open(&d->reader, d->event, reply, fds, sizeof(struct drift_counters),
+                            offsetof(struct drift_counters, lost), SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record,
+                            d, what, sizeof what);
         for (size_t i = 0; i < reply->n_entries; i++) {
-                const BpfReplyEntry *e = &reply->entries[i];
-                int *slot;
-
-                if (e->role == BPF_FD_NONE)
+                if (reply->entries[i].role == BPF_FD_NONE)
                         continue;
-                slot = e->role == BPF_FD_RINGBUF ? &ring_fd :
-                       e->role == BPF_FD_COUNTERS ? &counters_fd :
-                       e->role == BPF_FD_LINK ? &link_fd : NULL;
-                if (!slot) {
-                        safe_close(fds[k++]);
-                        continue;
+                if (reply->entries[i].role == BPF_FD_LINK && d->link_fd < 0) {
+                        d->link_fd = TAKE_FD(fds[k]);
+                        snprintf(d->where, sizeof d->where, "%s", reply->entries[i].path);
                 }
-                safe_close(*slot);
-                *slot = fds[k++];
-                if (e->role == BPF_FD_RINGBUF)
-                        ring_size = e->size;
-                else if (e->role == BPF_FD_COUNTERS)
-                        counters_size = e->size;
-                else
-                        snprintf(d->where, sizeof d->where, "%s", e->path);
+                k++;
         }
-        if (ring_fd < 0 || counters_fd < 0 || link_fd < 0) {
-                safe_close(ring_fd);
-                safe_close(counters_fd);
-                safe_close(link_fd);
-                drift_watch_fail(d, "the BPF helper sent no link, ring buffer or counters");
-                return;
-        }
-        d->link_fd = link_fd;
-        r = bpf_map_mmap_ro(counters_fd, counters_size, (const void **) &d->counters, &d->counters_mapped);
-        if (r >= 0 && counters_size < sizeof *d->counters)
-                r = -EBADMSG;
-        if (r < 0) {
-                safe_close(ring_fd);
-                snprintf(what, sizeof what, "cannot map the BPF counters: %s", strerror(-r));
+        for (size_t i = 0; i < n_fds; i++)
+                safe_close(fds[i]);
+        if (r < 0 || d->link_fd < 0) {
                 drift_watch_fail(d, what);
                 return;
         }
-        r = bpf_ringbuf_new(d->event, ring_fd, ring_size, SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record, d,
-                            &d->ring);
-        if (r >= 0)
-                r = bpf_ringbuf_set_batching(d->ring, DRIFT_BATCH_USEC, ring_size / 4, drift_on_drained);
-        if (r < 0) {
-                snprintf(what, sizeof what, "cannot map the BPF ring buffer: %s", strerror(-r));
-                drift_watch_fail(d, what);
-                return;
-        }
-        d->lost_seen = d->counters->lost;
+        bpf_ringbuf_set_batching(d->reader.ring, DRIFT_BATCH_USEC, drift_on_drained);
         d->reason[0] = '\0';
         log_info("Drift watch is active: cgroup/sysctl at %s (BPF helper: %s).", d->where,
                  bpf_helper_describe(d->helper));
-        drift_watch_set_state(d, DRIFT_WATCH_ACTIVE);
+        drift_watch_set_state(d, RUN_STATE_ACTIVE);
         /* Writes made while it was starting went unseen: look at everything once. */
         if (d->on_lost)
                 d->on_lost(d->userdata);
@@ -368,7 +296,7 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
         };
         int fds[2] = { -EBADF, -EBADF }, r;
 
-        r = bpf_helper_new(d->event, getenv("IGMPD_BPF_SOCKET"), NULL, &d->helper, reason, size);
+        r = bpf_helper_new(d->event, NULL, NULL, &d->helper, reason, size);
         if (r < 0) {
                 if (!reason[0])
                         snprintf(reason, size, "cannot set up the BPF helper: %s", strerror(-r));
@@ -404,13 +332,13 @@ void drift_watch_start(DriftWatch *d, bool wanted)
 
         d->wanted = wanted;
         if (!wanted) {
-                if (d->state != DRIFT_WATCH_OFF)
+                if (d->state != RUN_STATE_OFF)
                         log_info("Drift watch stopped (DriftWatch=no).");
                 drift_watch_stop(d);
-                drift_watch_set_state(d, DRIFT_WATCH_OFF);
+                drift_watch_set_state(d, RUN_STATE_OFF);
                 return;
         }
-        if (d->state == DRIFT_WATCH_STARTING || d->state == DRIFT_WATCH_ACTIVE)
+        if (d->state == RUN_STATE_STARTING || d->state == RUN_STATE_ACTIVE)
                 return;
 
         if (!HAVE_BPF)
@@ -421,5 +349,5 @@ void drift_watch_start(DriftWatch *d, bool wanted)
                 drift_watch_fail(d, reason);
                 return;
         }
-        drift_watch_set_state(d, DRIFT_WATCH_STARTING);
+        drift_watch_set_state(d, RUN_STATE_STARTING);
 }

@@ -19,6 +19,7 @@
 
 #include "drift-record.h"
 #include "macro.h"
+#include "run-state.h"
 
 /* How long the reader waits after the first record of a burst before it reads them all: the
  * delay before a foreign write is reverted, and the wake-ups a burst costs (one per window). */
@@ -28,16 +29,13 @@
 /* A command name as shown: 16 bytes, each possibly escaped as \xNN. */
 #define DRIFT_COMM_MAX (DRIFT_RECORD_COMM_MAX * 4 + 1)
 
-typedef enum DriftWatchState {
-        DRIFT_WATCH_OFF,       /* DriftWatch=no */
-        DRIFT_WATCH_STARTING,  /* waiting for the BPF helper */
-        DRIFT_WATCH_ACTIVE,
-        DRIFT_WATCH_INACTIVE,  /* wanted, but it cannot run here: the note says why */
-        _DRIFT_WATCH_STATE_MAX,
-        _DRIFT_WATCH_STATE_INVALID = -22,
-} DriftWatchState;
+/* Off: DriftWatch=no. Inactive: wanted, but it cannot run here (the note says why). */
+typedef RunState DriftWatchState;
 
-const char *drift_watch_state_to_string(DriftWatchState s);
+static inline const char *drift_watch_state_to_string(DriftWatchState s)
+{
+        return run_state_to_string(s);
+}
 
 /* One write as handed on. */
 typedef struct DriftEvent {

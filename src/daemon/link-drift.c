@@ -12,6 +12,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "event-util.h"
 #include "ifname.h"
 #include "link-internal.h"
 #include "link.h"
@@ -55,32 +56,12 @@ int link_open_family_dir(Link *l, KnobFamily f)
         return TAKE_FD(dfd);
 }
 
-/* Whether to report this override now: not when this knob was reported less than a second ago;
- * those are counted and mentioned with the next report. */
-static bool link_override_report_due(Link *l, const LinkOverride *o, unsigned *ret_suppressed)
-{
-        typeof(l->reported[0]) *r = &l->reported[o->knob];
-        uint64_t now;
-
-        if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now) < 0)
-                return true;
-        if (r->usec != 0 && now < r->usec + LINK_OVERRIDE_REPORT_USEC) {
-                r->suppressed++;
-                return false;
-        }
-        *ret_suppressed = r->suppressed;
-        r->usec = now;
-        r->suppressed = 0;
-        return true;
-}
-
 static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *w, unsigned suppressed, int error)
 {
         const KnobInfo *i = knob_info(o->knob);
         const char *source = strempty(knob_value_source(&l->effective[o->knob]));
-        char who[160], old[16], more[96] = "", f[9][64];
-        const char *fields[ELEMENTSOF(f) + 1];
-        size_t n = 0;
+        char who[160], old[16], more[96] = "", f[8][64];
+        const char *fields[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], NULL };
 
         if (w)
                 snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")%s%s", w->comm, w->pid,
@@ -96,17 +77,14 @@ static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *
                 snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
                          suppressed == 1 ? "" : "s");
 
-        snprintf(f[n], sizeof f[n], "KNOB=%s", i->name), n++;
-        snprintf(f[n], sizeof f[n], "OLD_VALUE=%s", old), n++;
-        snprintf(f[n], sizeof f[n], "NEW_VALUE=%" PRIi32, o->new_value), n++;
-        snprintf(f[n], sizeof f[n], "IGMPD_VALUE=%" PRIi32, o->value), n++;
-        snprintf(f[n], sizeof f[n], "WRITER_PID=%" PRIu32, o->pid), n++;
-        snprintf(f[n], sizeof f[n], "WRITER_UID=%" PRIu32, o->uid), n++;
-        snprintf(f[n], sizeof f[n], "WRITER_COMM=%s", o->comm), n++;
-        snprintf(f[n], sizeof f[n], "DRIFT_ACTION=%s", link_override_action_to_string(o->action)), n++;
-        for (size_t j = 0; j < n; j++)
-                fields[j] = f[j];
-        fields[n] = NULL;
+        snprintf(f[0], sizeof f[0], "KNOB=%s", i->name);
+        snprintf(f[1], sizeof f[1], "OLD_VALUE=%s", old);
+        snprintf(f[2], sizeof f[2], "NEW_VALUE=%" PRIi32, o->new_value);
+        snprintf(f[3], sizeof f[3], "IGMPD_VALUE=%" PRIi32, o->value);
+        snprintf(f[4], sizeof f[4], "WRITER_PID=%" PRIu32, o->pid);
+        snprintf(f[5], sizeof f[5], "WRITER_UID=%" PRIu32, o->uid);
+        snprintf(f[6], sizeof f[6], "WRITER_COMM=%s", o->comm);
+        snprintf(f[7], sizeof f[7], "DRIFT_ACTION=%s", link_override_action_to_string(o->action));
 
         (void) log_internal_link(LOG_WARNING, error, l->ctx->netns_name, l->ifname, l->ifindex, DRIFT_MESSAGE_ID, fields,
                                    "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
@@ -198,7 +176,6 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
                          * events), and the link configured then: that writes igmpd's value. */
                         l->kernel_fresh[k] = true;
                         l->record_wait = true;
-                        r = 0;
                 } else
                         r = sysctl_write_int_at(dfd, i->name, want);
                 if (r >= 0) {
@@ -212,7 +189,10 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
                         l->state = LINK_STATE_FAILED;
                 }
         }
-        if (!link_override_report_due(l, &o, &suppressed))
+        /* Overrides of this knob within a second of its last report are counted and mentioned
+         * with the next report. */
+        if (!event_report_due(ctx->event, LINK_OVERRIDE_REPORT_USEC, &l->reported[k].usec, &l->reported[k].suppressed,
+                              &suppressed))
                 return;
         link_log_override(l, &o, w, suppressed, r);
         if (ctx->overridden)

@@ -389,8 +389,8 @@ Test(audit, source_strings)
         cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_LIBC), "libc");
         cr_expect_str_eq(audit_event_source_to_string(AUDIT_EVENT_SOURCE_SYSCALL), "syscall");
         cr_expect_null(audit_event_source_to_string(_AUDIT_EVENT_SOURCE_MAX));
-        cr_expect_str_eq(audit_source_state_to_string(AUDIT_SOURCE_STATE_INACTIVE), "inactive");
-        cr_expect_null(audit_source_state_to_string(_AUDIT_SOURCE_STATE_MAX));
+        cr_expect_str_eq(run_state_to_string(RUN_STATE_INACTIVE), "inactive");
+        cr_expect_null(run_state_to_string(_RUN_STATE_MAX));
 }
 
 Test(audit, history_resize_keeps_newest)
@@ -424,13 +424,16 @@ Test(audit, history_resize_keeps_newest)
 Test(audit_changes, round_trip)
 {
         AuditChanges c = { .rule = { true, false }, .enabled_changed = true, .enabled_before = 0 }, back;
-        char *text = audit_changes_format(&c);
+        AuditChanges all = { .rule = { true, true }, .enabled_changed = true, .enabled_before = UINT32_MAX };
+        char text[AUDIT_CHANGES_TEXT_MAX];
 
-        cr_assert_not_null(text);
+        audit_changes_format(&c, text);
         cr_assert_str_eq(text, "igmpd-audit-changes 1\nrule b64\nenabled-before 0\n");
         cr_assert_eq(audit_changes_parse(text, &back), 0);
         cr_assert(back.rule[0] && !back.rule[1] && back.enabled_changed && back.enabled_before == 0);
-        free(text);
+        /* The longest record fits. */
+        audit_changes_format(&all, text);
+        cr_assert_str_eq(text, "igmpd-audit-changes 1\nrule b64\nrule b32\nenabled-before 4294967295\n");
 
         cr_assert_eq(audit_changes_parse("igmpd-audit-changes 1\nrule b32\nrule b64\n", &back), 0);
         cr_assert(back.rule[0] && back.rule[1] && !back.enabled_changed);
