@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "conf-files.h"
 #include "link.h"
 #include "log.h"
@@ -191,14 +192,8 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         if (r < 0)
                 return log_oom();
 
-        if (w->n_children == w->n_allocated) {
-                size_t n = MAX(w->n_allocated * 2, (size_t) 8);
-                Manager **a = reallocarray(w->children, n, sizeof *a);
-                if (!a)
-                        return log_oom();
-                w->children = a;
-                w->n_allocated = n;
-        }
+        if (ARRAY_GROW(w->children, w->n_allocated, w->n_children, 8) < 0)
+                return log_oom();
 
         manager_load_originals(c);
         manager_configure_namespace(c);

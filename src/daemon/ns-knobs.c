@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "conf-parser.h"
+#include "event-util.h"
 #include "fs-util.h"
 #include "log.h"
 #include "ns-knobs.h"
@@ -312,23 +313,6 @@ void ns_knobs_configure(NsKnobs *n, const KnobValue want[static _NS_KNOB_MAX], b
                 ns_knobs_configure_one(n, k, &want[k], write);
 }
 
-static bool ns_knobs_report_due(NsKnobs *n, NsKnob k, unsigned *ret_suppressed)
-{
-        NsKnobState *s = &n->knobs[k];
-        uint64_t now;
-
-        if (!n->event || sd_event_now(n->event, CLOCK_MONOTONIC, &now) < 0)
-                return true;
-        if (s->reported_usec != 0 && now < s->reported_usec + NS_KNOBS_REPORT_USEC) {
-                s->suppressed++;
-                return false;
-        }
-        *ret_suppressed = s->suppressed;
-        s->reported_usec = now;
-        s->suppressed = 0;
-        return true;
-}
-
 void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *w)
 {
         NsKnobState *s = &n->knobs[k];
@@ -363,7 +347,7 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
                 result = r < 0 ? "writing it back failed: %m" : "reverted";
         }
         ns_knobs_notify(n, k);
-        if (!ns_knobs_report_due(n, k, &suppressed))
+        if (!event_report_due(n->event, NS_KNOBS_REPORT_USEC, &s->reported_usec, &s->suppressed, &suppressed))
                 return;
 
         if (w)
