@@ -117,7 +117,7 @@ typedef struct LinkContext {
         const char *netns_name;
         uint64_t netns_ino;
         int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
-        int ioctl_fd;                  /* for SIOCGIFNAME (see link_open_dirs()) */
+        int ioctl_fd;                  /* for SIOCGIFNAME (see link_pass_check()) */
         bool knob_supported[_KNOB_MAX];
         bool knob_missing_warned[_KNOB_MAX];
         bool mld_all_warned;

@@ -51,7 +51,7 @@ static int parse_int32(const char *buf, int32_t *ret)
         return 0;
 }
 
-static int read_fd_int(int fd, int32_t *ret)
+int sysctl_read_int_fd(int fd, int32_t *ret)
 {
         char buf[32];
         ssize_t n;
@@ -74,7 +74,7 @@ size_t sysctl_format_int(char *buf, int32_t value)
         return (size_t) (e - buf);
 }
 
-static int write_fd_int(int fd, int32_t value)
+int sysctl_write_int_fd(int fd, int32_t value)
 {
         char buf[16];
         size_t n;
@@ -96,7 +96,7 @@ int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret)
         fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return negative_errno();
-        return read_fd_int(fd, ret);
+        return sysctl_read_int_fd(fd, ret);
 }
 
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
@@ -106,7 +106,7 @@ int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
         fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return negative_errno();
-        return write_fd_int(fd, value);
+        return sysctl_write_int_fd(fd, value);
 }
 
 int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
@@ -121,7 +121,7 @@ int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
         if (fd < 0)
                 return negative_errno();
 
-        r = read_fd_int(fd, &old);
+        r = sysctl_read_int_fd(fd, &old);
         if (r < 0)
                 return r;
         if (ret_old)
@@ -133,7 +133,7 @@ int sysctl_update_int_at(int dir_fd, const char *name, int32_t value,
                 return 0;
         }
 
-        r = write_fd_int(fd, value);
+        r = sysctl_write_int_fd(fd, value);
         if (r < 0)
                 return r;
         if (ret_written)
