@@ -5,6 +5,7 @@
  * has the owner record the originals, then writes; the rename window is retried on a timer.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -614,6 +615,46 @@ int link_configure(Link *l)
         int r = link_configure_begin(l);
 
         return r <= 0 ? r : link_configure_passes(l, NULL, 0);
+}
+
+void link_configure_many(Link *const *links, size_t n, LinkNamesCheck check, void *userdata)
+{
+        LinkPass pass[LINK_MANY_MAX];
+        Link *asked[LINK_MANY_MAX];
+        int begun[LINK_MANY_MAX];
+        bool doubt[LINK_MANY_MAX];
+        size_t n_asked = 0;
+        int r;
+
+        assert(n <= LINK_MANY_MAX);
+        for (size_t i = 0; i < n; i++) {
+                begun[i] = link_configure_begin(links[i]);
+                if (begun[i] <= 0)
+                        continue;
+                link_pass_open(links[i], &pass[i]);
+                if (pass[i].opened)
+                        asked[n_asked++] = links[i];
+        }
+        /* With every file of the batch open: which links may have lost their name. */
+        r = n_asked > 0 ? check(asked, n_asked, doubt, userdata) : 0;
+        if (r < 0)
+                log_debug_errno(r, "Cannot tell from the link events which of %zu links were renamed, "
+                                "asking the kernel about each: %m", n_asked);
+
+        for (size_t i = 0, j = 0; i < n; i++) {
+                Link *l = links[i];
+                int v;
+
+                if (begun[i] <= 0)
+                        continue;
+                if (!pass[i].opened)
+                        v = 0;
+                else if (r < 0 || doubt[j++])
+                        v = link_pass_check_alone(l, &pass[i]);
+                else
+                        v = link_pass_check(l, &pass[i], 0, l->ifname); /* no event since: same name */
+                (void) link_configure_passes(l, &pass[i], v);
+        }
 }
 
 int link_reconfigure(Link *l)

@@ -273,6 +273,14 @@ void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
  * no longer has the link, which is then dropped from the owner's table (ctx->vanished); the
  * caller must hold a reference to use l after the call. */
 int link_configure(Link *l);
+/* link_configure() for each of n links (at most LINK_MANY_MAX), with one name check for all:
+ * once every link's knob files are open, check says which links may no longer carry the name
+ * they were opened by (ret_in_doubt[i] for links[i]), and only those are asked about one by
+ * one (SIOCGIFNAME). check returns 0, or -errno to have every link asked. The end of a batch
+ * (manager_end_batch()): one system call a link fewer. */
+#define LINK_MANY_MAX 32 /* 6 knob files each: well inside the 256 fds kept for links */
+typedef int (*LinkNamesCheck)(Link *const *links, size_t n, bool *ret_in_doubt, void *userdata);
+void link_configure_many(Link *const *links, size_t n, LinkNamesCheck check, void *userdata);
 /* link_configure(), then tells the observer what changed. */
 int link_reconfigure(Link *l);
 

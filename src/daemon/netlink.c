@@ -48,6 +48,12 @@ struct Netlink {
         bool refresh_running;
         void *refresh_buf;
         size_t refresh_buf_size;
+
+        /* Events read ahead of their turn by netlink_pending_links(), handled first. */
+        void *stash, *stash_cur;
+        size_t stash_len, stash_off, stash_allocated, stash_cur_size;
+        bool stash_overrun; /* the read ahead met ENOBUFS */
+        sd_event_source *stash_source;
 };
 
 static void altnames_free(char **l)
@@ -161,16 +167,14 @@ static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinf
         altnames_free(altnames);
 }
 
-static int on_valid(struct nl_msg *msg, void *arg)
+static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
 {
-        Netlink *n = arg;
-        struct nlmsghdr *nlh = nlmsg_hdr(msg);
         struct ifinfomsg *ifi;
 
         if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
-                return NL_OK;
+                return;
         if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
-                return NL_OK;
+                return;
         ifi = nlmsg_data(nlh);
 
         /* AF_BRIDGE messages describe bridge ports (a DELLINK there is "left the bridge"), and
@@ -178,12 +182,17 @@ static int on_valid(struct nl_msg *msg, void *arg)
         if (ifi->ifi_family == AF_INET6) {
                 if (nlh->nlmsg_type == RTM_NEWLINK)
                         n->handlers->ipv6_changed(ifi->ifi_index, n->userdata);
-                return NL_OK;
+                return;
         }
         if (ifi->ifi_family != AF_UNSPEC)
-                return NL_OK;
+                return;
 
         on_link_message(n, nlh, ifi, n->handlers->link);
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+        on_nlmsghdr(arg, nlmsg_hdr(msg));
         return NL_OK;
 }
 
@@ -209,12 +218,156 @@ static size_t netlink_discard_queue(Netlink *n)
         return discarded;
 }
 
+/* ENOBUFS on the event socket. */
+static void netlink_overrun(Netlink *n)
+{
+        size_t discarded = netlink_discard_queue(n);
+
+        log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
+                  discarded == 1 ? "" : "s");
+        n->handlers->overrun(n->userdata);
+}
+
+/* ---- events read ahead (netlink_pending_links()) ---- */
+
+/* Each datagram read ahead is kept as its length, then its bytes (padded to a size_t). */
+#define STASH_ALIGN(len) (((len) + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t))
+/* More messages than this ahead and the links are all in doubt: checking each is cheaper. */
+#define STASH_CHECK_MAX 1024
+
+/* Hands on the events read ahead, in order, before anything newer is read. After an overrun
+ * there, none of them is trusted (see on_netlink_io()). */
+static void netlink_handle_stash(Netlink *n)
+{
+        if (n->stash_overrun) {
+                n->stash_overrun = false;
+                n->stash_len = n->stash_off = 0;
+                netlink_overrun(n);
+                return;
+        }
+        while (n->stash_off < n->stash_len) {
+                size_t len;
+
+                memcpy(&len, (char *) n->stash + n->stash_off, sizeof len);
+                /* A copy: a handler may read more ahead, and move the stash. */
+                if (len > n->stash_cur_size) {
+                        void *b = realloc(n->stash_cur, len);
+                        if (!b) {
+                                log_oom(); /* not handled now: the overrun path's dump catches up */
+                                n->stash_len = n->stash_off = 0;
+                                netlink_overrun(n);
+                                return;
+                        }
+                        n->stash_cur = b;
+                        n->stash_cur_size = len;
+                }
+                memcpy(n->stash_cur, (char *) n->stash + n->stash_off + sizeof len, len);
+                n->stash_off += sizeof len + STASH_ALIGN(len);
+                for (struct nlmsghdr *nlh = n->stash_cur; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
+                        on_nlmsghdr(n, nlh);
+        }
+        n->stash_len = n->stash_off = 0;
+}
+
+static int on_stash(sd_event_source *s, void *userdata)
+{
+        netlink_handle_stash(userdata);
+        return 0;
+}
+
+/* Moves what is queued on the event socket now to the stash. 0, -ENOBUFS (the kernel dropped
+ * events: n->stash_overrun says so to on_netlink_io()) or -errno. */
+static int netlink_read_ahead(Netlink *n)
+{
+        int fd = nl_socket_get_fd(n->events);
+
+        for (;;) {
+                struct sockaddr_nl sa = {};
+                socklen_t sl = sizeof sa;
+                ssize_t len;
+
+                len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+                if (len >= 0 && n->stash_len + sizeof(size_t) + STASH_ALIGN((size_t) len) > n->stash_allocated) {
+                        size_t want = MAX(n->stash_allocated * 2, n->stash_len + sizeof(size_t) + STASH_ALIGN((size_t) len));
+                        void *b = realloc(n->stash, want);
+                        if (!b)
+                                return -ENOMEM;
+                        n->stash = b;
+                        n->stash_allocated = want;
+                }
+                if (len >= 0)
+                        len = recvfrom(fd, (char *) n->stash + n->stash_len + sizeof(size_t), (size_t) len,
+                                       MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
+                if (len < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == EAGAIN)
+                                return 0;
+                        if (errno == ENOBUFS) {
+                                n->stash_overrun = true;
+                                return -ENOBUFS;
+                        }
+                        return -errno;
+                }
+                if (sa.nl_pid != 0)
+                        continue; /* not from the kernel */
+                memcpy((char *) n->stash + n->stash_len, &(size_t) { (size_t) len }, sizeof(size_t));
+                n->stash_len += sizeof(size_t) + STASH_ALIGN((size_t) len);
+        }
+}
+
+int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *names, size_t count, bool *ret_touched)
+{
+        size_t seen = 0;
+        int r;
+
+        r = netlink_read_ahead(n);
+        if (n->stash_off < n->stash_len || n->stash_overrun)
+                (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return r;
+        if (n->stash_overrun)
+                return -ENOBUFS;
+
+        memset(ret_touched, 0, count * sizeof *ret_touched);
+        for (size_t off = n->stash_off; off < n->stash_len;) {
+                size_t len;
+                struct nlmsghdr *nlh;
+
+                memcpy(&len, (char *) n->stash + off, sizeof len);
+                nlh = (struct nlmsghdr *) ((char *) n->stash + off + sizeof len);
+                off += sizeof len + STASH_ALIGN(len);
+                for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+                        const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
+                        struct nlattr *name = NULL;
+
+                        if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
+                            nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
+                                continue;
+                        if (++seen > STASH_CHECK_MAX)
+                                return -E2BIG;
+                        if (nlh->nlmsg_len > NLMSG_LENGTH(sizeof *ifi))
+                                name = nla_find((struct nlattr *) ((char *) ifi + NLMSG_ALIGN(sizeof *ifi)),
+                                                (int) (nlh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof *ifi))),
+                                                IFLA_IFNAME);
+                        for (size_t i = 0; i < count; i++)
+                                if (ifindexes[i] == ifi->ifi_index ||
+                                    (name && strncmp(nla_data(name), names[i], (size_t) nla_len(name)) == 0 &&
+                                     strnlen(nla_data(name), (size_t) nla_len(name)) == strlen(names[i])))
+                                        ret_touched[i] = true;
+                }
+        }
+        return 0;
+}
 static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         Netlink *n = userdata;
 
         for (unsigned i = 0; i < NETLINK_BATCH; i++) {
-                int r = nl_recvmsgs_default(n->events);
+                int r;
+
+                netlink_handle_stash(n); /* read ahead of the socket: older */
+                r = nl_recvmsgs_default(n->events);
                 if (r == -NLE_AGAIN)
                         return 0;
                 if (r == -NLE_NOMEM) {
@@ -228,10 +381,7 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                          * further events without a word. A dump taken with the old queue still
                          * there left a window, from the dump's end until the queue drained, in
                          * which a whole burst of new links was lost unseen. */
-                        size_t discarded = netlink_discard_queue(n);
-                        log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
-                                  discarded == 1 ? "" : "s");
-                        n->handlers->overrun(n->userdata);
+                        netlink_overrun(n);
                         continue;
                 }
                 if (r < 0) {
@@ -318,6 +468,10 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
         r = sd_event_add_io(event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
         if (r < 0)
                 goto fail;
+        r = sd_event_add_defer(event, &n->stash_source, on_stash, n);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_OFF);
 
         *ret = n;
         return 0;
@@ -333,6 +487,9 @@ Netlink *netlink_free(Netlink *n)
                 return NULL;
         sd_event_source_disable_unref(n->io);
         sd_event_source_disable_unref(n->refresh_io);
+        sd_event_source_disable_unref(n->stash_source);
+        free(n->stash);
+        free(n->stash_cur);
         safe_close(n->refresh_fd);
         free(n->refresh_buf);
         sd_event_unref(n->event);
