@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netlink/utils.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,10 @@ static int link_set_info(Link *l, const LinkMessage *msg, bool is_new)
                 if (r < 0)
                         return r;
         }
-        snprintf(l->type, sizeof l->type, "%s", strempty(msg->type));
+        if (is_new || l->arphrd != msg->arphrd) {
+                nl_llproto2str(msg->arphrd, l->type, sizeof l->type);
+                l->arphrd = msg->arphrd;
+        }
         l->has_mac = msg->mac;
         if (msg->mac)
                 l->mac = *msg->mac;

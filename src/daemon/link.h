@@ -177,7 +177,8 @@ struct Link {
         char *ifname;
         char **altnames;
         char *kind;
-        char type[20];
+        char type[20];          /* arphrd's name (nl_llproto2str()), made when it changes */
+        unsigned short arphrd;
         struct ether_addr mac;
         bool has_mac;
         unsigned flags;

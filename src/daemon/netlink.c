@@ -12,7 +12,6 @@
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <netlink/utils.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -121,48 +120,58 @@ static void parse_devconf(struct nlattr *spec, LinkMessage *msg)
  * dozen allocations: 90 % of igmpd's user time at start and in every re-enumeration.) */
 static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler)
 {
-        struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
-        char ifname[IFNAMSIZ], kind[64], type[32], *altnames[ALTNAMES_MAX + 1];
+        struct nlattr *a, *name = NULL, *linkinfo = NULL, *address = NULL, *mtu_attr = NULL, *props = NULL,
+                      *spec = NULL, *info_kind = NULL;
+        char ifname[IFNAMSIZ], kind[64], *altnames[ALTNAMES_MAX + 1];
         struct ether_addr mac;
-        bool has_kind = false, has_mac = false;
+        bool has_mac = false;
         uint32_t mtu = 0;
+        int rem;
 
         if (nlh->nlmsg_type == RTM_DELLINK) {
                 n->handlers->link_removed(ifi->ifi_index, n->userdata);
                 return;
         }
-        if (nlmsg_parse(nlh, sizeof *ifi, tb, IFLA_MAX, NULL) < 0 || !tb[IFLA_IFNAME] ||
-            ifi->ifi_index <= 0) {
+        /* The few attributes used, last one wins (as nlmsg_parse() had it, without its table). */
+        nlmsg_for_each_attr(a, nlh, sizeof *ifi, rem) {
+                switch (nla_type(a)) {
+                case IFLA_IFNAME: name = a; break;
+                case IFLA_LINKINFO: linkinfo = a; break;
+                case IFLA_ADDRESS: address = a; break;
+                case IFLA_MTU: mtu_attr = a; break;
+                case IFLA_PROP_LIST: props = a; break;
+                case IFLA_AF_SPEC: spec = a; break;
+                }
+        }
+        if (!name || ifi->ifi_index <= 0) {
                 log_debug("Ignoring unparsable link message (ifindex %d).", ifi->ifi_index);
                 return;
         }
-        nla_strlcpy(ifname, tb[IFLA_IFNAME], sizeof ifname);
-        if (tb[IFLA_LINKINFO] && nla_parse_nested(info, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) >= 0 &&
-            info[IFLA_INFO_KIND]) {
-                nla_strlcpy(kind, info[IFLA_INFO_KIND], sizeof kind);
-                has_kind = true;
-        }
-        if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == ETH_ALEN) {
-                memcpy(&mac, nla_data(tb[IFLA_ADDRESS]), ETH_ALEN);
+        nla_strlcpy(ifname, name, sizeof ifname);
+        if (linkinfo)
+                info_kind = nla_find(nla_data(linkinfo), nla_len(linkinfo), IFLA_INFO_KIND);
+        if (info_kind)
+                nla_strlcpy(kind, info_kind, sizeof kind);
+        if (address && nla_len(address) == ETH_ALEN) {
+                memcpy(&mac, nla_data(address), ETH_ALEN);
                 has_mac = true;
         }
-        if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= (int) sizeof(uint32_t))
-                mtu = nla_get_u32(tb[IFLA_MTU]);
-        nl_llproto2str(ifi->ifi_type, type, sizeof type);
-        parse_altnames(tb[IFLA_PROP_LIST], altnames);
+        if (mtu_attr && nla_len(mtu_attr) >= (int) sizeof(uint32_t))
+                mtu = nla_get_u32(mtu_attr);
+        parse_altnames(props, altnames);
 
         LinkMessage msg = {
                 .ifindex = ifi->ifi_index,
                 .ifname = ifname,
                 .altnames = altnames[0] ? altnames : NULL,
-                .kind = has_kind ? kind : NULL,
-                .type = type,
+                .kind = info_kind ? kind : NULL,
+                .arphrd = ifi->ifi_type,
                 .mac = has_mac ? &mac : NULL,
                 .flags = ifi->ifi_flags,
                 .mtu = mtu,
                 .full = true,
         };
-        parse_devconf(tb[IFLA_AF_SPEC], &msg);
+        parse_devconf(spec, &msg);
         handler(&msg, n->userdata);
         altnames_free(altnames);
 }

@@ -24,7 +24,7 @@ typedef struct LinkMessage {
         const char *ifname;
         char **altnames; /* NULL-terminated or NULL */
         const char *kind;
-        const char *type;
+        unsigned short arphrd; /* ARPHRD_*, as ifi_type */
         const struct ether_addr *mac;
         unsigned flags;
         uint32_t mtu;
