@@ -640,6 +640,9 @@ void link_configure_many(Link *const *links, size_t n, LinkNamesCheck check, voi
         if (r < 0)
                 log_debug_errno(r, "Cannot tell from the link events which of %zu links were renamed, "
                                 "asking the kernel about each: %m", n_asked);
+        else if (n_asked > 0 && memchr(doubt, true, n_asked))
+                log_debug("Link events queued for some of %zu links being configured, asking the kernel "
+                          "about their names.", n_asked);
 
         for (size_t i = 0, j = 0; i < n; i++) {
                 Link *l = links[i];
