@@ -486,6 +486,16 @@ static int link_vanished(Link *l)
         return -ENODEV;
 }
 
+/* 1 if the name can be a path component, else the link fails. */
+static int link_check_ifname(Link *l)
+{
+        if (ifname_valid(l->ifname))
+                return 1;
+        link_set_error(l, "Interface name is not usable as a path component");
+        l->state = LINK_STATE_FAILED;
+        return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
+}
+
 /* The part of link_configure() before any file is opened: 1 to go on, else its result. */
 static int link_configure_begin(Link *l)
 {
@@ -505,12 +515,7 @@ static int link_configure_begin(Link *l)
                 l->state = LINK_STATE_PENDING;
                 return 0;
         }
-        if (!ifname_valid(l->ifname)) {
-                link_set_error(l, "Interface name is not usable as a path component");
-                l->state = LINK_STATE_FAILED;
-                return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
-        }
-        return 1;
+        return link_check_ifname(l);
 }
 
 /* The passes of link_configure(), renames retried. The first one, if given, the caller opened
@@ -530,11 +535,8 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
                         r = first_r;
                 } else {
                         p = &pass;
-                        if (attempt > 0 && !ifname_valid(l->ifname)) {
-                                link_set_error(l, "Interface name is not usable as a path component");
-                                l->state = LINK_STATE_FAILED;
-                                return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
-                        }
+                        if (attempt > 0 && (r = link_check_ifname(l)) < 0)
+                                return r;
                         link_pass_open(l, p);
                         r = link_pass_check_alone(l, p);
                 }

@@ -29,6 +29,11 @@
 
 typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
 
+typedef struct StashedDatagram {
+        void *data;
+        size_t len;
+} StashedDatagram;
+
 struct Netlink {
         const NetlinkHandlers *handlers;
         void *userdata;
@@ -49,8 +54,8 @@ struct Netlink {
         size_t refresh_buf_size;
 
         /* Events read ahead of their turn by netlink_pending_links(), handled first. */
-        void *stash, *stash_cur;
-        size_t stash_len, stash_off, stash_allocated, stash_cur_size;
+        StashedDatagram *stash;
+        size_t n_stash, stash_off, n_stash_allocated;
         bool stash_overrun; /* the read ahead met ENOBUFS */
         sd_event_source *stash_source;
 };
@@ -239,53 +244,42 @@ static void netlink_overrun(Netlink *n)
 
 /* ---- events read ahead (netlink_pending_links()) ---- */
 
-/* Each datagram read ahead is kept as its length, then its bytes (padded to a size_t). */
-#define STASH_ALIGN(len) (((len) + sizeof(size_t) - 1) / sizeof(size_t) * sizeof(size_t))
 /* More messages than this ahead and the links are all in doubt: checking each is cheaper. */
 #define STASH_CHECK_MAX 1024
 
-/* Hands on the events read ahead, in order, before anything newer is read. After an overrun
- * there, none of them is trusted (see on_netlink_io()). */
-static void netlink_handle_stash(Netlink *n)
+static void stash_clear(Netlink *n)
 {
-        if (n->stash_overrun) {
-                n->stash_overrun = false;
-                n->stash_len = n->stash_off = 0;
-                netlink_overrun(n);
-                return;
-        }
-        while (n->stash_off < n->stash_len) {
-                size_t len;
-
-                memcpy(&len, (char *) n->stash + n->stash_off, sizeof len);
-                /* A copy: a handler may read more ahead, and move the stash. */
-                if (len > n->stash_cur_size) {
-                        void *b = realloc(n->stash_cur, len);
-                        if (!b) {
-                                log_oom(); /* not handled now: the overrun path's dump catches up */
-                                n->stash_len = n->stash_off = 0;
-                                netlink_overrun(n);
-                                return;
-                        }
-                        n->stash_cur = b;
-                        n->stash_cur_size = len;
-                }
-                memcpy(n->stash_cur, (char *) n->stash + n->stash_off + sizeof len, len);
-                n->stash_off += sizeof len + STASH_ALIGN(len);
-                for (struct nlmsghdr *nlh = n->stash_cur; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
-                        on_nlmsghdr(n, nlh);
-        }
-        n->stash_len = n->stash_off = 0;
+        while (n->stash_off < n->n_stash)
+                free(n->stash[n->stash_off++].data);
+        n->n_stash = n->stash_off = 0;
 }
 
+/* Hands on the events read ahead, in order, before anything newer is read. After an overrun
+ * there, none of them is trusted (see on_netlink_io()). */
 static int on_stash(sd_event_source *s, void *userdata)
 {
-        netlink_handle_stash(userdata);
+        Netlink *n = userdata;
+
+        if (n->stash_overrun) {
+                n->stash_overrun = false;
+                stash_clear(n);
+                netlink_overrun(n);
+                return 0;
+        }
+        while (n->stash_off < n->n_stash) {
+                StashedDatagram d = n->stash[n->stash_off++]; /* a handler may read more ahead */
+                size_t len = d.len;
+
+                for (struct nlmsghdr *nlh = d.data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
+                        on_nlmsghdr(n, nlh);
+                free(d.data);
+        }
+        n->n_stash = n->stash_off = 0;
         return 0;
 }
 
 /* Moves what is queued on the event socket now to the stash. 0, -ENOBUFS (the kernel dropped
- * events: n->stash_overrun says so to on_netlink_io()) or -errno. */
+ * events: n->stash_overrun says so to on_stash()) or -errno. */
 static int netlink_read_ahead(Netlink *n)
 {
         int fd = nl_socket_get_fd(n->events);
@@ -293,35 +287,34 @@ static int netlink_read_ahead(Netlink *n)
         for (;;) {
                 struct sockaddr_nl sa = {};
                 socklen_t sl = sizeof sa;
+                void *data = NULL;
                 ssize_t len;
 
-                len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-                if (len >= 0 && n->stash_len + sizeof(size_t) + STASH_ALIGN((size_t) len) > n->stash_allocated) {
-                        size_t want = MAX(n->stash_allocated * 2, n->stash_len + sizeof(size_t) + STASH_ALIGN((size_t) len));
-                        void *b = realloc(n->stash, want);
-                        if (!b)
+                if (n->n_stash == n->n_stash_allocated) {
+                        size_t k = MAX(n->n_stash_allocated * 2, (size_t) 16);
+                        StashedDatagram *a = realloc(n->stash, k * sizeof *a);
+
+                        if (!a)
                                 return -ENOMEM;
-                        n->stash = b;
-                        n->stash_allocated = want;
+                        n->stash = a;
+                        n->n_stash_allocated = k;
                 }
+                len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+                if (len >= 0 && !(data = malloc(MAX((size_t) len, (size_t) 1))))
+                        return -ENOMEM;
                 if (len >= 0)
-                        len = recvfrom(fd, (char *) n->stash + n->stash_len + sizeof(size_t), (size_t) len,
-                                       MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
-                if (len < 0) {
-                        if (errno == EINTR)
+                        len = recvfrom(fd, data, (size_t) len, MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
+                if (len < 0 || sa.nl_pid != 0) { /* an error, or not from the kernel */
+                        int e = len < 0 ? errno : EINTR;
+
+                        free(data);
+                        if (e == EINTR)
                                 continue;
-                        if (errno == EAGAIN)
-                                return 0;
-                        if (errno == ENOBUFS) {
+                        if (e == ENOBUFS)
                                 n->stash_overrun = true;
-                                return -ENOBUFS;
-                        }
-                        return -errno;
+                        return e == EAGAIN ? 0 : -e;
                 }
-                if (sa.nl_pid != 0)
-                        continue; /* not from the kernel */
-                memcpy((char *) n->stash + n->stash_len, &(size_t) { (size_t) len }, sizeof(size_t));
-                n->stash_len += sizeof(size_t) + STASH_ALIGN((size_t) len);
+                n->stash[n->n_stash++] = (StashedDatagram) { .data = data, .len = (size_t) len };
         }
 }
 
@@ -331,43 +324,35 @@ int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *n
         int r;
 
         r = netlink_read_ahead(n);
-        if (n->stash_off < n->stash_len || n->stash_overrun)
+        if (n->stash_off < n->n_stash || n->stash_overrun)
                 (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_ONESHOT);
         if (r < 0)
                 return r;
-        if (n->stash_overrun)
-                return -ENOBUFS;
 
         memset(ret_touched, 0, count * sizeof *ret_touched);
-        for (size_t off = n->stash_off; off < n->stash_len;) {
-                size_t len;
-                struct nlmsghdr *nlh;
+        for (size_t d = n->stash_off; d < n->n_stash; d++) {
+                size_t len = n->stash[d].len;
 
-                memcpy(&len, (char *) n->stash + off, sizeof len);
-                nlh = (struct nlmsghdr *) ((char *) n->stash + off + sizeof len);
-                off += sizeof len + STASH_ALIGN(len);
-                for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+                for (struct nlmsghdr *nlh = n->stash[d].data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
                         const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
-                        struct nlattr *name = NULL;
+                        struct nlattr *name;
 
                         if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
                             nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
                                 continue;
                         if (++seen > STASH_CHECK_MAX)
                                 return -E2BIG;
-                        if (nlh->nlmsg_len > NLMSG_LENGTH(sizeof *ifi))
-                                name = nla_find((struct nlattr *) ((char *) ifi + NLMSG_ALIGN(sizeof *ifi)),
-                                                (int) (nlh->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof *ifi))),
-                                                IFLA_IFNAME);
+                        name = nlmsg_find_attr(nlh, sizeof *ifi, IFLA_IFNAME);
                         for (size_t i = 0; i < count; i++)
                                 if (ifindexes[i] == ifi->ifi_index ||
-                                    (name && strncmp(nla_data(name), names[i], (size_t) nla_len(name)) == 0 &&
-                                     strnlen(nla_data(name), (size_t) nla_len(name)) == strlen(names[i])))
+                                    (name && strnlen(nla_data(name), (size_t) nla_len(name)) == strlen(names[i]) &&
+                                     strncmp(nla_data(name), names[i], (size_t) nla_len(name)) == 0))
                                         ret_touched[i] = true;
                 }
         }
         return 0;
 }
+
 static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         Netlink *n = userdata;
@@ -375,7 +360,7 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
         for (unsigned i = 0; i < NETLINK_BATCH; i++) {
                 int r;
 
-                netlink_handle_stash(n); /* read ahead of the socket: older */
+                (void) on_stash(NULL, n); /* read ahead of the socket: older */
                 r = nl_recvmsgs_default(n->events);
                 if (r == -NLE_AGAIN)
                         return 0;
@@ -497,8 +482,8 @@ Netlink *netlink_free(Netlink *n)
         sd_event_source_disable_unref(n->io);
         sd_event_source_disable_unref(n->refresh_io);
         sd_event_source_disable_unref(n->stash_source);
+        stash_clear(n);
         free(n->stash);
-        free(n->stash_cur);
         safe_close(n->refresh_fd);
         free(n->refresh_buf);
         sd_event_unref(n->event);
