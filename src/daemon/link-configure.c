@@ -5,7 +5,9 @@
  * has the owner record the originals, then writes; the rename window is retried on a timer.
  */
 
+#include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +70,7 @@ static void link_plan_known(const Link *l, Knob k, KnobPlan *p, int32_t old)
 
 /* What each knob should hold: its effective value, or the original of a knob igmpd changed that
  * no source covers any more. Knows the kernel value where the message being handled brought it;
- * link_read_family() reads the others. No I/O. */
+ * link_pass_read() reads the others. No I/O. */
 static void link_plan(Link *l, KnobPlan plan[_KNOB_MAX])
 {
         LinkContext *ctx = l->ctx;
@@ -113,36 +115,6 @@ static bool link_plan_records_from_message(const KnobPlan plan[_KNOB_MAX])
         return record;
 }
 
-/* Reads the knobs of one family the message did not bring, through an already verified
- * directory fd. Returns the number of knobs that failed, or -ENOENT if the directory vanished
- * under us (renamed). */
-static int link_read_family(Link *l, KnobFamily family, int dfd, KnobPlan plan[_KNOB_MAX])
-{
-        unsigned failed = 0;
-
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                const KnobInfo *i = knob_info(k);
-                int32_t old;
-                int r;
-
-                if (i->family != family || !plan[k].act || plan[k].known)
-                        continue;
-                r = sysctl_read_int_at(dfd, i->name, &old);
-                if (r == -ENOENT)
-                        return -ENOENT;
-                if (r < 0) {
-                        log_link_warning_errno(l, r, "Failed to read %s, not setting it to %d: %m", i->name,
-                                               plan[k].want);
-                        link_set_error(l, "Failed to read %s: %s", i->name, strerror(-r));
-                        plan[k].act = false;
-                        failed++;
-                        continue;
-                }
-                link_plan_known(l, k, &plan[k], old);
-        }
-        return (int) failed;
-}
-
 /* Takes the planned writes that change the record into it (a first change keeps the value found
  * as the original; a new value keeps the one it replaces as igmpd's previous one, should a crash
  * come before the write), and has the owner record them. Returns false when those writes must
@@ -174,23 +146,86 @@ static bool link_record_plan(Link *l, const KnobPlan plan[_KNOB_MAX])
         return !l->ctx->record || l->ctx->record(l, true, l->ctx->record_userdata) != -EAGAIN;
 }
 
-/* Writes the planned knobs of one family through an already verified directory fd; with
- * recorded false, those whose write needs a record wait. Returns the number of knobs that
- * failed, or -ENOENT if the directory vanished under us (renamed). */
-static int link_write_family(Link *l, KnobFamily family, int dfd, const KnobPlan plan[_KNOB_MAX], bool recorded)
+/* One attempt at configuring a link: the plan, and the knob files it needs. Each knob is opened
+ * by path, "IF/KNOB" below its family's conf directory fd (the name is one validated path
+ * component; /proc/sys has no symbolic links): no directory fds. An fd keeps the sysctl table
+ * of the link it was opened on, and a rename replaces the link's tables (a read or write
+ * through an older fd fails with ENOENT): once the link is known to carry the name with the
+ * fds open, the writes reach that link or fail. */
+typedef struct LinkPass {
+        KnobPlan plan[_KNOB_MAX];
+        int fd[_KNOB_MAX];          /* the knob's file, -EBADF if not needed, or -errno */
+        int write_error[_KNOB_MAX]; /* opening it for writing was refused: fd is read-only, if any */
+        bool usable[_KNOB_FAMILY_MAX];
+        bool any;           /* some family has something to do */
+        bool opened;        /* a knob file was asked for: the name must be checked */
+        bool ipv4_missing;  /* a conf directory missing: renamed meanwhile, or the rename window */
+        bool ipv6_missing;
+        int error;          /* opening an IPv4 knob failed otherwise */
+} LinkPass;
+
+static void link_pass_close(LinkPass *p)
+{
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                p->fd[k] = safe_close(p->fd[k]);
+}
+
+/* Whether the pass does knob k: its family's files opened, and the knob's too where it needs one. */
+static bool link_pass_has(const LinkPass *p, Knob k)
+{
+        const KnobPlan *kp = &p->plan[k];
+
+        if (!kp->act || !p->usable[knob_info(k)->family])
+                return false;
+        return (kp->known && !kp->write) || p->fd[k] >= 0 || p->write_error[k] < 0;
+}
+
+/* Reads the knobs the message did not bring through their files. Returns the number of knobs
+ * that failed, or -ENOENT if a file's link lost its name under us (renamed). */
+static int link_pass_read(Link *l, LinkPass *p)
+{
+        unsigned failed = 0;
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                int32_t old;
+                int r;
+
+                if (!link_pass_has(p, k) || p->plan[k].known || p->fd[k] < 0)
+                        continue;
+                r = sysctl_read_int_fd(p->fd[k], &old);
+                if (r == -ENOENT)
+                        return -ENOENT;
+                if (r < 0) {
+                        log_link_warning_errno(l, r, "Failed to read %s, not setting it to %d: %m", i->name,
+                                               p->plan[k].want);
+                        link_set_error(l, "Failed to read %s: %s", i->name, strerror(-r));
+                        p->plan[k].act = false;
+                        failed++;
+                        continue;
+                }
+                link_plan_known(l, k, &p->plan[k], old);
+        }
+        return (int) failed;
+}
+
+/* Writes the planned knobs through their files; with recorded false, those whose write needs a
+ * record wait. Returns the number of knobs that failed, or -ENOENT if a file's link lost its
+ * name under us (renamed). */
+static int link_pass_write(Link *l, const LinkPass *pass, bool recorded)
 {
         unsigned failed = 0;
         bool touched = false;
 
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 const KnobInfo *i = knob_info(k);
-                const KnobPlan *p = &plan[k];
+                const KnobPlan *p = &pass->plan[k];
                 int r;
 
-                if (i->family != family || !p->act || !p->known || (p->record && !recorded))
+                if (!link_pass_has(pass, k) || !p->known || (p->record && !recorded))
                         continue;
                 if (p->write) {
-                        r = sysctl_write_int_at(dfd, i->name, p->want);
+                        r = pass->write_error[k] < 0 ? pass->write_error[k] : sysctl_write_int_fd(pass->fd[k], p->want);
                         if (r == -ENOENT)
                                 return -ENOENT;
                         if (r < 0) {
@@ -226,7 +261,6 @@ static int link_write_family(Link *l, KnobFamily family, int dfd, const KnobPlan
                 link_record_touch(l);
         return (int) failed;
 }
-
 /* Writes waiting for the record keep the kernel values they were planned with, so the pass
  * after the record does not read them again. Returns whether any write waits. */
 static bool link_hold(Link *l, const KnobPlan plan[_KNOB_MAX], bool recorded)
@@ -304,48 +338,105 @@ static bool link_schedule_retry(Link *l)
         return true;
 }
 
-/* Opens the conf directories of the families that have something to do, then checks once that
- * our ifindex still carries the name they were opened by (the name may have moved to another
- * link meanwhile). Returns 0, -ESTALE (renamed: l->ifname updated, try again), -ENODEV (gone),
- * -EAGAIN (the kernel has not re-created the directory after a rename yet) or -errno. */
-static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
+/* openat(conf_fd, "IFNAME/KNOB"): ifname is a valid interface name, one path component. */
+static int link_open_knob(int conf_fd, const char *ifname, const char *knob, int flags)
+{
+        char path[IF_NAMESIZE + 64], *e;
+        int fd;
+
+        e = stpcpy(path, ifname);
+        *e++ = '/';
+        if (strlen(knob) >= sizeof path - (size_t) (e - path))
+                return -ENAMETOOLONG;
+        strcpy(e, knob);
+        fd = openat(conf_fd, path, flags | O_CLOEXEC | O_NOFOLLOW);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+/* Plans the pass and opens the files of the knobs it reads or writes: read-write where the value
+ * is not known yet, write-only where it is and differs; none where it is what it should be. The
+ * name is not checked here: see link_pass_check(). */
+static void link_pass_open(Link *l, LinkPass *p)
 {
         LinkContext *ctx = l->ctx;
-        char now[IF_NAMESIZE];
-        bool any = false, opened = false;
-        int r;
 
+        *p = (LinkPass) {};
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                p->fd[k] = -EBADF;
+        link_plan(l, p->plan);
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
+                bool missing = false, asked = false;
+
                 if (!link_wants_family(l, f)) {
                         if (f == KNOB_FAMILY_IPV6)
                                 l->ipv6_available = link_ipv6_dir_exists(l);
                         continue;
                 }
-                any = true;
+                p->any = true;
                 if (ctx->conf_fd[f] < 0)
                         continue; /* whole family absent from this kernel */
-                dfd[f] = sysctl_open_link_dir(ctx->conf_fd[f], l->ifname);
-                opened = true;
-                if (f == KNOB_FAMILY_IPV6)
-                        l->ipv6_available = dfd[f] >= 0;
-        }
-        *ret_any = any;
-        if (!opened)
-                return 0;
+                p->usable[f] = true;
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        const KnobInfo *i = knob_info(k);
+                        const KnobPlan *kp = &p->plan[k];
+                        int r;
 
-        r = link_current_name(l, now);
-        if (r == -ENODEV || r == -ENXIO)
+                        if (i->family != f || !kp->act || (kp->known && !kp->write))
+                                continue;
+                        asked = true;
+                        r = link_open_knob(ctx->conf_fd[f], l->ifname, i->name, kp->known ? O_WRONLY : O_RDWR);
+                        if (ERRNO_IS_WRITE_REFUSED(r)) {
+                                /* Said at the write, if one is needed: the value may be right. */
+                                p->write_error[k] = r;
+                                if (!kp->known)
+                                        r = link_open_knob(ctx->conf_fd[f], l->ifname, i->name, O_RDONLY);
+                        }
+                        p->fd[k] = r;
+                        if (r == -ENOENT)
+                                missing = true;
+                        else if (r < 0 && p->write_error[k] == 0) {
+                                p->usable[f] = false;
+                                if (f == KNOB_FAMILY_IPV4 && p->error == 0)
+                                        p->error = r;
+                        }
+                }
+                if (!asked)
+                        continue;
+                p->opened = true;
+                if (missing)
+                        p->usable[f] = false;
+                if (f == KNOB_FAMILY_IPV4)
+                        p->ipv4_missing = missing;
+                else {
+                        p->ipv6_missing = missing;
+                        l->ipv6_available = !missing;
+                }
+        }
+}
+
+/* After the files are open: name_r and now are what the kernel calls our ifindex now (from
+ * link_current_name(), or, for a whole batch, its events: link_configure_many()). The name may
+ * have moved to another link meanwhile. Returns 0, -ESTALE (renamed: l->ifname updated, try
+ * again), -ENODEV (gone), -EAGAIN (the kernel has not re-created the directory after a rename
+ * yet) or -errno. */
+static int link_pass_check(Link *l, const LinkPass *p, int name_r, const char *now)
+{
+        int r;
+
+        if (!p->opened)
+                return 0;
+        if (name_r == -ENODEV || name_r == -ENXIO)
                 return -ENODEV; /* RTM_DELLINK follows */
-        if (r >= 0 && !streq(now, l->ifname)) {
+        if (name_r >= 0 && !streq(now, l->ifname)) {
                 r = link_set_names(l, now, LINK_KEEP_ALTNAMES, false);
                 return r < 0 ? r : -ESTALE;
         }
 
-        if (dfd[KNOB_FAMILY_IPV4] == -ENOENT)
+        if (p->ipv4_missing)
                 return -EAGAIN; /* name verified, directory not (yet) there: rename window */
-        if (dfd[KNOB_FAMILY_IPV4] < 0 && dfd[KNOB_FAMILY_IPV4] != -EBADF)
-                return dfd[KNOB_FAMILY_IPV4];
-        if (dfd[KNOB_FAMILY_IPV6] == -ENOENT) {
+        if (p->error < 0)
+                return p->error;
+        if (p->ipv6_missing) {
                 /* MTU < 1280: unavailable, applied when it appears. With a large enough MTU it
                  * may be the rename window: look again shortly. */
                 if (l->mtu >= IPV6_MIN_MTU && link_schedule_retry(l))
@@ -356,6 +447,33 @@ static int link_open_dirs(Link *l, int dfd[_KNOB_FAMILY_MAX], bool *ret_any)
         return 0;
 }
 
+/* The name check of one link on its own: SIOCGIFNAME. */
+static int link_pass_check_alone(Link *l, const LinkPass *p)
+{
+        char now[IF_NAMESIZE];
+        int r = 0;
+
+        if (p->opened)
+                r = link_current_name(l, now);
+        return link_pass_check(l, p, r, now);
+}
+
+/* Reads, records and writes through the files of a checked pass. Returns -ENOENT if renamed
+ * under us, else the number of knobs that failed; *recorded says whether the writes that needed
+ * the record were made. */
+static int link_pass_run(Link *l, LinkPass *p, bool *recorded)
+{
+        int r, w;
+
+        if (p->usable[KNOB_FAMILY_IPV6])
+                link_check_mld_all(l);
+        r = link_pass_read(l, p);
+        if (r < 0)
+                return r;
+        *recorded = link_record_plan(l, p->plan);
+        w = link_pass_write(l, p, *recorded);
+        return w < 0 ? w : r + w;
+}
 /* The kernel denies our ifindex: the owner drops the link from its table. */
 static int link_vanished(Link *l)
 {
@@ -368,12 +486,20 @@ static int link_vanished(Link *l)
         return -ENODEV;
 }
 
-int link_configure(Link *l)
+/* 1 if the name can be a path component, else the link fails. */
+static int link_check_ifname(Link *l)
+{
+        if (ifname_valid(l->ifname))
+                return 1;
+        link_set_error(l, "Interface name is not usable as a path component");
+        l->state = LINK_STATE_FAILED;
+        return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
+}
+
+/* The part of link_configure() before any file is opened: 1 to go on, else its result. */
+static int link_configure_begin(Link *l)
 {
         KnobPlan plan[_KNOB_MAX];
-        unsigned failed = 0;
-        bool any = false, recorded = true;
-        int r;
 
         if (l->gone)
                 return -ENODEV;
@@ -389,58 +515,47 @@ int link_configure(Link *l)
                 l->state = LINK_STATE_PENDING;
                 return 0;
         }
+        return link_check_ifname(l);
+}
+
+/* The passes of link_configure(), renames retried. The first one, if given, the caller opened
+ * and checked (first_r: link_pass_check()'s verdict). */
+static int link_configure_passes(Link *l, LinkPass *first, int first_r)
+{
+        LinkPass pass, *p = &pass;
+        unsigned failed = 0;
+        bool recorded = true, any = false;
+        int r;
 
         for (int attempt = 0;; attempt++) {
-                int dfd[_KNOB_FAMILY_MAX] = { -EBADF, -EBADF };
                 bool renamed = false;
 
-                if (!ifname_valid(l->ifname)) {
-                        link_set_error(l, "Interface name is not usable as a path component");
-                        l->state = LINK_STATE_FAILED;
-                        return log_link_warning_errno(l, EINVAL, "Interface name is not valid, not configuring.");
+                if (attempt == 0 && first) {
+                        p = first;
+                        r = first_r;
+                } else {
+                        p = &pass;
+                        if (attempt > 0 && (r = link_check_ifname(l)) < 0)
+                                return r;
+                        link_pass_open(l, p);
+                        r = link_pass_check_alone(l, p);
                 }
-
-                r = link_open_dirs(l, dfd, &any);
+                any = p->any;
                 if (r == 0) {
-                        link_plan(l, plan);
-                        failed = 0;
-                        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX && !renamed; f++) {
-                                int k;
+                        int k = link_pass_run(l, p, &recorded);
 
-                                if (dfd[f] < 0)
-                                        continue;
-                                if (f == KNOB_FAMILY_IPV6)
-                                        link_check_mld_all(l);
-                                k = link_read_family(l, f, dfd[f], plan);
-                                if (k == -ENOENT)
-                                        renamed = true;
-                                else
-                                        failed += (unsigned) k;
-                        }
-                        if (!renamed)
-                                recorded = link_record_plan(l, plan);
-                        for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX && !renamed; f++) {
-                                int k;
-
-                                if (dfd[f] < 0)
-                                        continue;
-                                k = link_write_family(l, f, dfd[f], plan, recorded);
-                                if (k == -ENOENT)
-                                        renamed = true;
-                                else
-                                        failed += (unsigned) k;
-                        }
-                        if (renamed) {
-                                /* The directory went away under us: renamed meanwhile. */
+                        if (k == -ENOENT) {
+                                /* A file's link went away under us: renamed meanwhile. */
                                 char now[IF_NAMESIZE];
 
+                                renamed = true;
                                 if (link_current_name(l, now) >= 0 && !streq(now, l->ifname) &&
                                     link_set_names(l, now, LINK_KEEP_ALTNAMES, false) >= 0 && link_has_record(l))
                                         link_record_touch(l);
-                        }
+                        } else
+                                failed = (unsigned) k;
                 }
-                for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                        safe_close(dfd[f]);
+                link_pass_close(p);
 
                 if (r == -ENODEV)
                         return link_vanished(l);
@@ -454,7 +569,7 @@ int link_configure(Link *l)
                 if (r == -ESTALE) {
                         renamed = true;
                         if (link_has_record(l))
-                                link_record_touch(l); /* link_open_dirs() took the new name */
+                                link_record_touch(l); /* link_pass_check() took the new name */
                 } else if (r < 0) {
                         link_set_error(l, "Cannot open the conf directory: %s", strerror(-r));
                         l->state = LINK_STATE_FAILED;
@@ -478,7 +593,7 @@ int link_configure(Link *l)
         /* Values from the message are only trusted for the configure pass it triggered (and
          * the one that follows the record the writes waited for). */
         memset(l->kernel_fresh, 0, sizeof l->kernel_fresh);
-        if (link_hold(l, plan, recorded) && failed == 0) {
+        if (link_hold(l, p->plan, recorded) && failed == 0) {
                 l->state = LINK_STATE_PENDING;
                 return 0;
         }
@@ -495,6 +610,56 @@ int link_configure(Link *l)
          * before igmpd (a runtime change reverted, a policy removed) leaves the link unmanaged. */
         l->state = any && link_has_policy(l) ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
         return 0;
+}
+
+int link_configure(Link *l)
+{
+        int r = link_configure_begin(l);
+
+        return r <= 0 ? r : link_configure_passes(l, NULL, 0);
+}
+
+void link_configure_many(Link *const *links, size_t n, LinkNamesCheck check, void *userdata)
+{
+        LinkPass pass[LINK_MANY_MAX];
+        Link *asked[LINK_MANY_MAX];
+        int begun[LINK_MANY_MAX];
+        bool doubt[LINK_MANY_MAX];
+        size_t n_asked = 0;
+        int r;
+
+        assert(n <= LINK_MANY_MAX);
+        for (size_t i = 0; i < n; i++) {
+                begun[i] = link_configure_begin(links[i]);
+                if (begun[i] <= 0)
+                        continue;
+                link_pass_open(links[i], &pass[i]);
+                if (pass[i].opened)
+                        asked[n_asked++] = links[i];
+        }
+        /* With every file of the batch open: which links may have lost their name. */
+        r = n_asked > 0 ? check(asked, n_asked, doubt, userdata) : 0;
+        if (r < 0)
+                log_debug_errno(r, "Cannot tell from the link events which of %zu links were renamed, "
+                                "asking the kernel about each: %m", n_asked);
+        else if (n_asked > 0 && memchr(doubt, true, n_asked))
+                log_debug("Link events queued for some of %zu links being configured, asking the kernel "
+                          "about their names.", n_asked);
+
+        for (size_t i = 0, j = 0; i < n; i++) {
+                Link *l = links[i];
+                int v;
+
+                if (begun[i] <= 0)
+                        continue;
+                if (!pass[i].opened)
+                        v = 0;
+                else if (r < 0 || doubt[j++])
+                        v = link_pass_check_alone(l, &pass[i]);
+                else
+                        v = link_pass_check(l, &pass[i], 0, l->ifname); /* no event since: same name */
+                (void) link_configure_passes(l, &pass[i], v);
+        }
 }
 
 int link_reconfigure(Link *l)

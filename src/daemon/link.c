@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netlink/utils.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,21 @@ int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new)
         return 0;
 }
 
+/* nl_llproto2str() searches a table and formats: ≈ 600 instructions. The last answer is kept,
+ * as links mostly share one type (a dump of 4000 veths asked it 4000 times). */
+static void link_name_type(Link *l, unsigned short arphrd)
+{
+        static char name[sizeof l->type];
+        static int named = -1;
+
+        if (named != arphrd) {
+                nl_llproto2str(arphrd, name, sizeof name);
+                named = arphrd;
+        }
+        memcpy(l->type, name, sizeof l->type);
+        l->arphrd = arphrd;
+}
+
 static int link_set_info(Link *l, const LinkMessage *msg, bool is_new)
 {
         int r;
@@ -149,7 +165,8 @@ static int link_set_info(Link *l, const LinkMessage *msg, bool is_new)
                 if (r < 0)
                         return r;
         }
-        snprintf(l->type, sizeof l->type, "%s", strempty(msg->type));
+        if (is_new || l->arphrd != msg->arphrd)
+                link_name_type(l, msg->arphrd);
         l->has_mac = msg->mac;
         if (msg->mac)
                 l->mac = *msg->mac;

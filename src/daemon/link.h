@@ -117,7 +117,7 @@ typedef struct LinkContext {
         const char *netns_name;
         uint64_t netns_ino;
         int conf_fd[_KNOB_FAMILY_MAX]; /* /proc/sys/net/ipvX/conf, or -EBADF if absent */
-        int ioctl_fd;                  /* for SIOCGIFNAME (see link_open_dirs()) */
+        int ioctl_fd;                  /* for SIOCGIFNAME (see link_pass_check()) */
         bool knob_supported[_KNOB_MAX];
         bool knob_missing_warned[_KNOB_MAX];
         bool mld_all_warned;
@@ -177,7 +177,8 @@ struct Link {
         char *ifname;
         char **altnames;
         char *kind;
-        char type[20];
+        char type[20];          /* arphrd's name (nl_llproto2str()), made when it changes */
+        unsigned short arphrd;
         struct ether_addr mac;
         bool has_mac;
         unsigned flags;
@@ -273,6 +274,14 @@ void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
  * no longer has the link, which is then dropped from the owner's table (ctx->vanished); the
  * caller must hold a reference to use l after the call. */
 int link_configure(Link *l);
+/* link_configure() for each of n links (at most LINK_MANY_MAX), with one name check for all:
+ * once every link's knob files are open, check says which links may no longer carry the name
+ * they were opened by (ret_in_doubt[i] for links[i]), and only those are asked about one by
+ * one (SIOCGIFNAME). check returns 0, or -errno to have every link asked. The end of a batch
+ * (manager_end_batch()): one system call a link fewer. */
+#define LINK_MANY_MAX 32 /* 6 knob files each: well inside the 256 fds kept for links */
+typedef int (*LinkNamesCheck)(Link *const *links, size_t n, bool *ret_in_doubt, void *userdata);
+void link_configure_many(Link *const *links, size_t n, LinkNamesCheck check, void *userdata);
 /* link_configure(), then tells the observer what changed. */
 int link_reconfigure(Link *l);
 

@@ -240,7 +240,7 @@ static void manager_on_ipv6_changed(int ifindex, void *userdata)
                 return;
         LinkMessage same = {
                 .ifindex = l->ifindex, .ifname = l->ifname, .altnames = l->altnames, .kind = l->kind,
-                .type = l->type, .mac = l->has_mac ? &l->mac : NULL, .flags = l->flags, .mtu = l->mtu,
+                .arphrd = l->arphrd, .mac = l->has_mac ? &l->mac : NULL, .flags = l->flags, .mtu = l->mtu,
         };
         LinkSnapshot before;
         bool batch = m->originals_batch;

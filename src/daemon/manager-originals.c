@@ -17,6 +17,7 @@
 #include "log.h"
 #include "manager-internal.h"
 #include "manager.h"
+#include "netlink.h"
 
 int manager_forget_record(Manager *m, int ifindex)
 {
@@ -95,9 +96,25 @@ void manager_write_originals(Manager *m, bool rewrite)
         m->originals_dirty = false;
 }
 
+/* link_configure_many()'s name check: the link events queued since. */
+static int manager_check_names(Link *const *links, size_t n, bool *ret_in_doubt, void *userdata)
+{
+        Manager *m = userdata;
+        int ifindexes[LINK_MANY_MAX];
+        const char *names[LINK_MANY_MAX];
+
+        if (!m->netlink)
+                return -ENOTCONN;
+        for (size_t i = 0; i < n; i++) {
+                ifindexes[i] = links[i]->ifindex;
+                names[i] = links[i]->ifname;
+        }
+        return netlink_pending_links(m->netlink, ifindexes, names, n, ret_in_doubt);
+}
+
 /* The end of a batch: writes the records its writes wait for, then configures the links that
- * wait. A link never announced is announced now; notify false leaves telling the observer of
- * the others' changes to the caller. */
+ * wait, LINK_MANY_MAX at a time. A link never announced is announced now; notify false leaves
+ * telling the observer of the others' changes to the caller. */
 void manager_end_batch(Manager *m, bool notify)
 {
         Link **links = NULL;
@@ -109,19 +126,27 @@ void manager_end_batch(Manager *m, bool notify)
                 log_oom();
                 return;
         }
-        for (size_t i = 0; i < n; i++) {
-                Link *l = links[i];
+        for (size_t i = 0; i < n;) {
+                Link *chunk[LINK_MANY_MAX];
+                LinkSnapshot before[LINK_MANY_MAX];
+                size_t k = 0;
 
-                if (!l->record_wait || l->gone)
-                        continue;
-                if (!l->announced) {
-                        (void) link_configure(l);
-                        if (!l->record_wait)
-                                link_notify(l, LINK_EVENT_ADDED);
-                } else if (notify)
-                        (void) link_reconfigure(l);
-                else
-                        (void) link_configure(l);
+                for (; i < n && k < LINK_MANY_MAX; i++)
+                        if (links[i]->record_wait && !links[i]->gone)
+                                chunk[k++] = links[i];
+                for (size_t j = 0; j < k; j++)
+                        if (chunk[j]->announced && notify)
+                                link_begin_change(chunk[j], &before[j]);
+                link_configure_many(chunk, k, manager_check_names, m);
+                for (size_t j = 0; j < k; j++) {
+                        Link *l = chunk[j];
+
+                        if (!l->announced) {
+                                if (!l->record_wait)
+                                        link_notify(l, LINK_EVENT_ADDED);
+                        } else if (notify)
+                                link_end_change(l, &before[j]);
+                }
         }
         links_unref(links, n);
 }

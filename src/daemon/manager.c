@@ -168,8 +168,11 @@ Manager *manager_free(Manager *m)
                 return NULL;
 
         manager_netns_done(m);
-        /* A clean stop leaves the record whole and compact (or none, with nothing to undo). */
-        if (m->ready && !m->check_only && !m->netns_forget)
+        /* A clean stop leaves the record whole and compact (or none, with nothing to undo). One
+         * the last rewrite left as it is already is (no change since: a write and two fsync()
+         * spared at every restart). */
+        if (m->ready && !m->check_only && !m->netns_forget &&
+            (m->originals_dirty || m->originals_failed || !originals_journal_compact(&m->originals)))
                 manager_write_originals(m, true);
         /* Unlike a link's knobs, the namespace's are given back at a stop: nothing else owns them. */
         if (m->ready && !m->check_only && !m->netns_forget)

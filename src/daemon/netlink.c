@@ -12,7 +12,6 @@
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <netlink/utils.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -29,6 +28,11 @@
 #define ALTNAMES_MAX 32
 
 typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
+
+typedef struct StashedDatagram {
+        void *data;
+        size_t len;
+} StashedDatagram;
 
 struct Netlink {
         const NetlinkHandlers *handlers;
@@ -48,6 +52,12 @@ struct Netlink {
         bool refresh_running;
         void *refresh_buf;
         size_t refresh_buf_size;
+
+        /* Events read ahead of their turn by netlink_pending_links(), handled first. */
+        StashedDatagram *stash;
+        size_t n_stash, stash_off, n_stash_allocated;
+        bool stash_overrun; /* the read ahead met ENOBUFS */
+        sd_event_source *stash_source;
 };
 
 static void altnames_free(char **l)
@@ -115,62 +125,70 @@ static void parse_devconf(struct nlattr *spec, LinkMessage *msg)
  * dozen allocations: 90 % of igmpd's user time at start and in every re-enumeration.) */
 static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler)
 {
-        struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
-        char ifname[IFNAMSIZ], kind[64], type[32], *altnames[ALTNAMES_MAX + 1];
+        struct nlattr *a, *name = NULL, *linkinfo = NULL, *address = NULL, *mtu_attr = NULL, *props = NULL,
+                      *spec = NULL, *info_kind = NULL;
+        char ifname[IFNAMSIZ], kind[64], *altnames[ALTNAMES_MAX + 1];
         struct ether_addr mac;
-        bool has_kind = false, has_mac = false;
+        bool has_mac = false;
         uint32_t mtu = 0;
+        int rem;
 
         if (nlh->nlmsg_type == RTM_DELLINK) {
                 n->handlers->link_removed(ifi->ifi_index, n->userdata);
                 return;
         }
-        if (nlmsg_parse(nlh, sizeof *ifi, tb, IFLA_MAX, NULL) < 0 || !tb[IFLA_IFNAME] ||
-            ifi->ifi_index <= 0) {
+        /* The few attributes used, last one wins (as nlmsg_parse() had it, without its table). */
+        nlmsg_for_each_attr(a, nlh, sizeof *ifi, rem) {
+                switch (nla_type(a)) {
+                case IFLA_IFNAME: name = a; break;
+                case IFLA_LINKINFO: linkinfo = a; break;
+                case IFLA_ADDRESS: address = a; break;
+                case IFLA_MTU: mtu_attr = a; break;
+                case IFLA_PROP_LIST: props = a; break;
+                case IFLA_AF_SPEC: spec = a; break;
+                }
+        }
+        if (!name || ifi->ifi_index <= 0) {
                 log_debug("Ignoring unparsable link message (ifindex %d).", ifi->ifi_index);
                 return;
         }
-        nla_strlcpy(ifname, tb[IFLA_IFNAME], sizeof ifname);
-        if (tb[IFLA_LINKINFO] && nla_parse_nested(info, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) >= 0 &&
-            info[IFLA_INFO_KIND]) {
-                nla_strlcpy(kind, info[IFLA_INFO_KIND], sizeof kind);
-                has_kind = true;
-        }
-        if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == ETH_ALEN) {
-                memcpy(&mac, nla_data(tb[IFLA_ADDRESS]), ETH_ALEN);
+        nla_strlcpy(ifname, name, sizeof ifname);
+        if (linkinfo)
+                info_kind = nla_find(nla_data(linkinfo), nla_len(linkinfo), IFLA_INFO_KIND);
+        if (info_kind)
+                nla_strlcpy(kind, info_kind, sizeof kind);
+        if (address && nla_len(address) == ETH_ALEN) {
+                memcpy(&mac, nla_data(address), ETH_ALEN);
                 has_mac = true;
         }
-        if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= (int) sizeof(uint32_t))
-                mtu = nla_get_u32(tb[IFLA_MTU]);
-        nl_llproto2str(ifi->ifi_type, type, sizeof type);
-        parse_altnames(tb[IFLA_PROP_LIST], altnames);
+        if (mtu_attr && nla_len(mtu_attr) >= (int) sizeof(uint32_t))
+                mtu = nla_get_u32(mtu_attr);
+        parse_altnames(props, altnames);
 
         LinkMessage msg = {
                 .ifindex = ifi->ifi_index,
                 .ifname = ifname,
                 .altnames = altnames[0] ? altnames : NULL,
-                .kind = has_kind ? kind : NULL,
-                .type = type,
+                .kind = info_kind ? kind : NULL,
+                .arphrd = ifi->ifi_type,
                 .mac = has_mac ? &mac : NULL,
                 .flags = ifi->ifi_flags,
                 .mtu = mtu,
                 .full = true,
         };
-        parse_devconf(tb[IFLA_AF_SPEC], &msg);
+        parse_devconf(spec, &msg);
         handler(&msg, n->userdata);
         altnames_free(altnames);
 }
 
-static int on_valid(struct nl_msg *msg, void *arg)
+static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
 {
-        Netlink *n = arg;
-        struct nlmsghdr *nlh = nlmsg_hdr(msg);
         struct ifinfomsg *ifi;
 
         if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
-                return NL_OK;
+                return;
         if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
-                return NL_OK;
+                return;
         ifi = nlmsg_data(nlh);
 
         /* AF_BRIDGE messages describe bridge ports (a DELLINK there is "left the bridge"), and
@@ -178,12 +196,17 @@ static int on_valid(struct nl_msg *msg, void *arg)
         if (ifi->ifi_family == AF_INET6) {
                 if (nlh->nlmsg_type == RTM_NEWLINK)
                         n->handlers->ipv6_changed(ifi->ifi_index, n->userdata);
-                return NL_OK;
+                return;
         }
         if (ifi->ifi_family != AF_UNSPEC)
-                return NL_OK;
+                return;
 
         on_link_message(n, nlh, ifi, n->handlers->link);
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+        on_nlmsghdr(arg, nlmsg_hdr(msg));
         return NL_OK;
 }
 
@@ -209,12 +232,136 @@ static size_t netlink_discard_queue(Netlink *n)
         return discarded;
 }
 
+/* ENOBUFS on the event socket. */
+static void netlink_overrun(Netlink *n)
+{
+        size_t discarded = netlink_discard_queue(n);
+
+        log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
+                  discarded == 1 ? "" : "s");
+        n->handlers->overrun(n->userdata);
+}
+
+/* ---- events read ahead (netlink_pending_links()) ---- */
+
+/* More messages than this ahead and the links are all in doubt: checking each is cheaper. */
+#define STASH_CHECK_MAX 1024
+
+static void stash_clear(Netlink *n)
+{
+        while (n->stash_off < n->n_stash)
+                free(n->stash[n->stash_off++].data);
+        n->n_stash = n->stash_off = 0;
+}
+
+/* Hands on the events read ahead, in order, before anything newer is read. After an overrun
+ * there, none of them is trusted (see on_netlink_io()). */
+static int on_stash(sd_event_source *s, void *userdata)
+{
+        Netlink *n = userdata;
+
+        if (n->stash_overrun) {
+                n->stash_overrun = false;
+                stash_clear(n);
+                netlink_overrun(n);
+                return 0;
+        }
+        while (n->stash_off < n->n_stash) {
+                StashedDatagram d = n->stash[n->stash_off++]; /* a handler may read more ahead */
+                size_t len = d.len;
+
+                for (struct nlmsghdr *nlh = d.data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
+                        on_nlmsghdr(n, nlh);
+                free(d.data);
+        }
+        n->n_stash = n->stash_off = 0;
+        return 0;
+}
+
+/* Moves what is queued on the event socket now to the stash. 0, -ENOBUFS (the kernel dropped
+ * events: n->stash_overrun says so to on_stash()) or -errno. */
+static int netlink_read_ahead(Netlink *n)
+{
+        int fd = nl_socket_get_fd(n->events);
+
+        for (;;) {
+                struct sockaddr_nl sa = {};
+                socklen_t sl = sizeof sa;
+                void *data = NULL;
+                ssize_t len;
+
+                if (n->n_stash == n->n_stash_allocated) {
+                        size_t k = MAX(n->n_stash_allocated * 2, (size_t) 16);
+                        StashedDatagram *a = realloc(n->stash, k * sizeof *a);
+
+                        if (!a)
+                                return -ENOMEM;
+                        n->stash = a;
+                        n->n_stash_allocated = k;
+                }
+                len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+                if (len >= 0 && !(data = malloc(MAX((size_t) len, (size_t) 1))))
+                        return -ENOMEM;
+                if (len >= 0)
+                        len = recvfrom(fd, data, (size_t) len, MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
+                if (len < 0 || sa.nl_pid != 0) { /* an error, or not from the kernel */
+                        int e = len < 0 ? errno : EINTR;
+
+                        free(data);
+                        if (e == EINTR)
+                                continue;
+                        if (e == ENOBUFS)
+                                n->stash_overrun = true;
+                        return e == EAGAIN ? 0 : -e;
+                }
+                n->stash[n->n_stash++] = (StashedDatagram) { .data = data, .len = (size_t) len };
+        }
+}
+
+int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *names, size_t count, bool *ret_touched)
+{
+        size_t seen = 0;
+        int r;
+
+        r = netlink_read_ahead(n);
+        if (n->stash_off < n->n_stash || n->stash_overrun)
+                (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return r;
+
+        memset(ret_touched, 0, count * sizeof *ret_touched);
+        for (size_t d = n->stash_off; d < n->n_stash; d++) {
+                size_t len = n->stash[d].len;
+
+                for (struct nlmsghdr *nlh = n->stash[d].data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+                        const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
+                        struct nlattr *name;
+
+                        if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
+                            nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
+                                continue;
+                        if (++seen > STASH_CHECK_MAX)
+                                return -E2BIG;
+                        name = nlmsg_find_attr(nlh, sizeof *ifi, IFLA_IFNAME);
+                        for (size_t i = 0; i < count; i++)
+                                if (ifindexes[i] == ifi->ifi_index ||
+                                    (name && strnlen(nla_data(name), (size_t) nla_len(name)) == strlen(names[i]) &&
+                                     strncmp(nla_data(name), names[i], (size_t) nla_len(name)) == 0))
+                                        ret_touched[i] = true;
+                }
+        }
+        return 0;
+}
+
 static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         Netlink *n = userdata;
 
         for (unsigned i = 0; i < NETLINK_BATCH; i++) {
-                int r = nl_recvmsgs_default(n->events);
+                int r;
+
+                (void) on_stash(NULL, n); /* read ahead of the socket: older */
+                r = nl_recvmsgs_default(n->events);
                 if (r == -NLE_AGAIN)
                         return 0;
                 if (r == -NLE_NOMEM) {
@@ -228,10 +375,7 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                          * further events without a word. A dump taken with the old queue still
                          * there left a window, from the dump's end until the queue drained, in
                          * which a whole burst of new links was lost unseen. */
-                        size_t discarded = netlink_discard_queue(n);
-                        log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
-                                  discarded == 1 ? "" : "s");
-                        n->handlers->overrun(n->userdata);
+                        netlink_overrun(n);
                         continue;
                 }
                 if (r < 0) {
@@ -318,6 +462,10 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
         r = sd_event_add_io(event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
         if (r < 0)
                 goto fail;
+        r = sd_event_add_defer(event, &n->stash_source, on_stash, n);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_OFF);
 
         *ret = n;
         return 0;
@@ -333,6 +481,9 @@ Netlink *netlink_free(Netlink *n)
                 return NULL;
         sd_event_source_disable_unref(n->io);
         sd_event_source_disable_unref(n->refresh_io);
+        sd_event_source_disable_unref(n->stash_source);
+        stash_clear(n);
+        free(n->stash);
         safe_close(n->refresh_fd);
         free(n->refresh_buf);
         sd_event_unref(n->event);

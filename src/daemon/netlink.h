@@ -24,7 +24,7 @@ typedef struct LinkMessage {
         const char *ifname;
         char **altnames; /* NULL-terminated or NULL */
         const char *kind;
-        const char *type;
+        unsigned short arphrd; /* ARPHRD_*, as ifi_type */
         const struct ether_addr *mac;
         unsigned flags;
         uint32_t mtu;
@@ -65,6 +65,16 @@ void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd);
 /* Dumps all links, each through handlers->link. 0, -EAGAIN if the kernel flagged the dump as
  * interrupted by concurrent changes (what was received is still valid), or -errno. */
 int netlink_enumerate(Netlink *n);
+
+/* For a batch's name check (link_configure_many()): reads ahead every event queued on the event
+ * socket now (they are handed on later, in order, before anything newer), and sets
+ * ret_touched[i] for each of the count links (ifindexes[i], names[i]) that one of the events
+ * read ahead and not handled yet names, by ifindex or by name. A rename, a removal or a move
+ * to another namespace is queued there before the call that made it returns. 0, or -errno
+ * when that cannot be told (-ENOBUFS: the kernel dropped events; -E2BIG: too many to look
+ * through): every link is in doubt then. */
+int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *names, size_t count,
+                          bool *ret_touched);
 
 /* Starts a dump of all links on a socket of its own and returns at once. The event loop reads
  * it one datagram (a few dozen links) per dispatch, taking turns with the other event sources;

@@ -375,6 +375,11 @@ bool originals_journal_wants_rewrite(const OriginalsJournal *j)
         return j->fd < 0 || j->size - j->rewrite_size > j->rewrite_size + ORIGINALS_APPEND_SLACK;
 }
 
+bool originals_journal_compact(const OriginalsJournal *j)
+{
+        return j->fd >= 0 && j->size == j->rewrite_size;
+}
+
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len)
 {
         _cleanup_free_ char *content = NULL;

@@ -99,6 +99,8 @@ void originals_journal_done(OriginalsJournal *j);
 /* Whether the next write should be a whole rewrite: never written yet, failed last time, or
  * the appends outgrew the live records. */
 bool originals_journal_wants_rewrite(const OriginalsJournal *j);
+/* Whether the file is as the last rewrite left it: written, open, nothing appended since. */
+bool originals_journal_compact(const OriginalsJournal *j);
 /* Replaces the file with header + lines (len bytes of whole lines), atomically; removes it when
  * len is 0. Keeps it open for appending. 0 or -errno (then nothing is open). */
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len);

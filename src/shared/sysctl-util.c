@@ -34,7 +34,7 @@ int sysctl_open_link_dir(int conf_fd, const char *ifname)
         return fd < 0 ? negative_errno() : fd;
 }
 
-static int read_fd_int(int fd, int32_t *ret)
+int sysctl_read_int_fd(int fd, int32_t *ret)
 {
         char buf[32];
         ssize_t n;
@@ -62,7 +62,7 @@ size_t sysctl_format_int(char *buf, int32_t value)
         return (size_t) (e - buf);
 }
 
-static int write_fd_int(int fd, int32_t value)
+int sysctl_write_int_fd(int fd, int32_t value)
 {
         char buf[16];
         size_t n;
@@ -84,7 +84,7 @@ int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret)
         fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return negative_errno();
-        return read_fd_int(fd, ret);
+        return sysctl_read_int_fd(fd, ret);
 }
 
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
@@ -94,5 +94,5 @@ int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
         fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return negative_errno();
-        return write_fd_int(fd, value);
+        return sysctl_write_int_fd(fd, value);
 }

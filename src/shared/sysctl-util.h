@@ -21,5 +21,9 @@ int sysctl_open_link_dir(int conf_fd, const char *ifname);
 #define SYSCTL_INT_MAX 13 /* "-2147483648\n" and one to spare */
 size_t sysctl_format_int(char *buf, int32_t value);
 
+/* Through an fd opened on the sysctl itself (read at and written at offset 0). */
+int sysctl_read_int_fd(int fd, int32_t *ret);
+int sysctl_write_int_fd(int fd, int32_t value);
+
 int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret);
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value);
