@@ -275,9 +275,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifinde
         q->action = strdup(action);
         q->sender = strdup(sender);
         if (!q->action || !q->sender) {
-                free(q->action);
-                free(q->sender);
-                free(q);
+                polkit_query_free(q); /* not in the registry yet */
                 return -ENOMEM;
         }
 
@@ -309,6 +307,24 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifinde
         reg->queries = q;
         reg->n++;
         return 0;
+}
+
+int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
+                         const char *action, int ifindex, sd_bus_error *error)
+{
+        char msg[256];
+        int r;
+
+        if (ret_flags) {
+                r = sd_bus_message_read(call, "u", ret_flags);
+                if (r < 0)
+                        return r;
+                r = bus_flags_check("flags", *ret_flags, allowed, msg, sizeof msg);
+                if (r < 0)
+                        return bus_validate_error(error, r, msg);
+        }
+        r = bus_verify_polkit_async(call, action, ifindex, &c->polkit_registry, error);
+        return r < 0 ? r : r == 0;
 }
 
 int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
@@ -417,6 +433,16 @@ int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const c
         if (name)
                 return sd_bus_error_set(error, name, e);
         return sd_bus_error_set_errnof(error, r, "%s", e);
+}
+
+int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus_message **ret)
+{
+        int r;
+
+        r = sd_bus_message_new_method_return(call, ret);
+        if (r >= 0)
+                r = sd_bus_message_open_container(*ret, type, contents);
+        return r;
 }
 
 int bus_reply_close_and_send(sd_bus_message *reply, int r)

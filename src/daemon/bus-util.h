@@ -65,6 +65,14 @@ static inline bool bus_is_up(sd_bus *bus)
 int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
                             sd_bus_error *error);
 
+/* The preamble of every method that changes something: reads the flags argument (with
+ * ret_flags; else the method has none) and checks it against allowed (InvalidArgument), then
+ * authorizes the sender for action (bus_verify_polkit_async(), ifindex as there). Returns 0 to
+ * go on, 1 when polkit was asked (the handler returns 1: the call comes back when polkit
+ * answered), or -errno with error set. */
+int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
+                         const char *action, int ifindex, sd_bus_error *error);
+
 /* The link ifindex is gone: every call about it still waiting for polkit is answered with
  * NoSuchLink now and its query dropped (polkit's answer, if it ever comes, is ignored). */
 void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex);
@@ -96,6 +104,9 @@ int bus_validate_error(sd_bus_error *error, int r, const char *msg);
  * they entered igmpd (the comm, exe and path of audit events, the writer's comm of drift
  * reports), which are in that form already. 0 or -errno. */
 int bus_message_append_escaped(sd_bus_message *m, const char *s);
+/* The start of a method reply to call with one open container (type, contents); *ret is set
+ * even when opening fails, for bus_reply_close_and_send(). 0 or -errno. */
+int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus_message **ret);
 /* The end of a method reply built with one open container: closes it and sends the reply if r
  * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
 int bus_reply_close_and_send(sd_bus_message *reply, int r);

@@ -83,21 +83,12 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         r = bus_message_read_knob_args(message, args, &n, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(message, "u", &flags);
-        if (r < 0)
-                return r;
-
-        r = bus_flags_check("flags", flags, BUS_KNOBS_FLAGS_ALL, msg, sizeof msg);
-        if (r >= 0)
-                r = knob_args_check(args, n, m->link_ctx.knob_supported, set, msg, sizeof msg);
+        r = knob_args_check(args, n, m->link_ctx.knob_supported, set, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
-
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, &flags, BUS_KNOBS_FLAGS_ALL, POLKIT_ACTION_SET_LINK, l->ifindex, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1; /* polkit will tell; the call comes back */
 
         scope = (flags & BUS_KNOBS_FLAG_PERSISTENT) ? RUNTIME_SCOPE_PERSIST : RUNTIME_SCOPE_RUN;
         r = link_runtime_path(m, l, scope, &path);
@@ -148,9 +139,7 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
         sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sbs)");
+        r = bus_reply_open(message, 'a', "(sbs)", &reply);
         for (RuntimeScope s = 0; r >= 0 && s < _RUNTIME_SCOPE_MAX; s++) {
                 _cleanup_free_ char *path = NULL;
                 char values[384];
@@ -183,13 +172,8 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         int r;
 
         r = ex ? sd_bus_message_read_strv(message, &names) : 0;
-        if (r >= 0)
-                r = sd_bus_message_read(message, "u", &flags);
         if (r < 0)
                 return r;
-        r = bus_flags_check("flags", flags, BUS_REVERT_FLAGS_ALL, msg, sizeof msg);
-        if (r < 0)
-                return bus_validate_error(error, r, msg);
         if (strv_length(names) > KNOB_ARGS_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT, "knobs: more than %d names", KNOB_ARGS_MAX);
         for (char **n = names; n && *n; n++) {
@@ -200,12 +184,9 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
                                                  bus_sanitize(*n, msg, sizeof msg));
                 knobs |= 1U << k;
         }
-
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, &flags, BUS_REVERT_FLAGS_ALL, POLKIT_ACTION_SET_LINK, l->ifindex, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1;
 
         if (flags == 0 || (flags & BUS_REVERT_FLAG_RUNTIME))
                 scopes |= 1U << RUNTIME_SCOPE_RUN;
@@ -300,11 +281,9 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
         ReconfigureCall *call;
         int r;
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, NULL, 0, POLKIT_ACTION_SET_LINK, l->ifindex, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1;
 
         log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
         /* NetworkManager does not announce a reapply: read what it applied now, and reply once

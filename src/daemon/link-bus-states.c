@@ -5,9 +5,6 @@
  */
 
 #include <errno.h>
-#include <limits.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "link-bus-internal.h"
@@ -22,7 +19,7 @@ typedef struct LinkStateRow {
         size_t first;
         uint32_t n_altnames, n_matched, n_ignored;
         char mac_buf[18]; /* the pool borrows it: rows do not move once filled */
-        char name_buf[NAME_MAX + 1 + IF_NAMESIZE + 1]; /* NETNS/IFNAME, borrowed likewise */
+        char name_buf[LINK_BUS_NAME_MAX + 1]; /* NETNS/IFNAME, borrowed likewise */
 } LinkStateRow;
 
 typedef struct IndexArray {
@@ -51,10 +48,7 @@ static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkS
 {
         int r;
 
-        /* A followed namespace's link is listed as NETNS/IFNAME, as ListLinks lists it. */
-        if (l->ctx->netns_name)
-                snprintf(row->name_buf, sizeof row->name_buf, "%s/%s", l->ctx->netns_name, strempty(l->ifname));
-        r = strpool_add(pool, l->ctx->netns_name ? row->name_buf : l->ifname, &row->name);
+        r = strpool_add(pool, link_bus_name(l, row->name_buf), &row->name);
         if (r >= 0)
                 r = strpool_intern(pool, l->type, &row->type);
         if (r >= 0)
