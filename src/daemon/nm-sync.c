@@ -300,35 +300,27 @@ static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         a->id = TAKE_PTR(p.id);
 
         n = s->device_read ? 0 : strv_length(p.devices);
-        if (n > 0) {
-                a->devices = calloc(n, sizeof *a->devices);
-                if (!a->devices) {
-                        log_oom();
-                        goto done;
-                }
-                for (size_t i = 0; i < n; i++) {
-                        a->devices[i].path = strdup(p.devices[i]);
-                        if (!a->devices[i].path) {
-                                log_oom();
-                                goto done;
-                        }
-                        a->n_devices++;
-                }
-        } else if (!s->device_read)
+        if (n == 0 && !s->device_read)
                 goto done;
-        a->usable = true;
-
         r = 0;
+        if (n > 0 && !(a->devices = calloc(n, sizeof *a->devices)))
+                r = -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                a->devices[i].path = strdup(p.devices[i]);
+                if (!a->devices[i].path)
+                        r = -ENOMEM;
+                else
+                        a->n_devices++;
+        }
         for (size_t i = 0; r >= 0 && i < a->n_devices; i++) {
                 if (!s->device_read)
                         r = sync_get_all(s, a->devices[i].path, NM_IFACE_DEVICE, on_device, c->active, i);
                 if (r >= 0)
                         r = sync_get_applied(s, c->active, i);
         }
-        if (r < 0) {
+        a->usable = r >= 0;
+        if (r < 0)
                 log_warning_errno(r, "Failed to query NetworkManager for %s, skipping it: %m", a->id);
-                a->usable = false;
-        }
 
 done:
         nm_active_props_done(&p);
@@ -380,25 +372,19 @@ static int on_active_connections(sd_bus_message *reply, void *userdata, sd_bus_e
                 n = NM_ACTIVE_MAX;
         }
         s->actives = calloc(MAX(n, (size_t) 1), sizeof *s->actives);
-        if (!s->actives) {
-                s->failed = true;
-                log_oom();
-                goto done;
-        }
-        for (size_t i = 0; i < n; i++) {
+        r = s->actives ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
                 s->actives[i].path = strdup(paths[i]);
-                if (!s->actives[i].path) {
-                        s->failed = true;
-                        log_oom();
-                        goto done;
+                if (!s->actives[i].path)
+                        r = -ENOMEM;
+                else {
+                        s->n_actives++;
+                        r = sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0);
                 }
-                s->n_actives++;
-                r = sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0);
-                if (r < 0) {
-                        s->failed = true;
-                        log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
-                        goto done;
-                }
+        }
+        if (r < 0) {
+                s->failed = true;
+                log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
         }
 
 done:
