@@ -411,9 +411,7 @@ int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l)
         r = sd_bus_message_open_container(m, 'a', "s");
         for (char *const *s = l; r >= 0 && s && *s; s++)
                 r = bus_message_append_escaped(m, *s);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
+        return bus_message_close_containers(m, 1, r);
 }
 
 int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const char *format, ...)
@@ -445,10 +443,16 @@ int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus
         return r;
 }
 
+int bus_message_close_containers(sd_bus_message *m, unsigned n, int r)
+{
+        for (; r >= 0 && n > 0; n--)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
 int bus_reply_close_and_send(sd_bus_message *reply, int r)
 {
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+        r = bus_message_close_containers(reply, 1, r);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);

@@ -107,6 +107,9 @@ int bus_message_append_escaped(sd_bus_message *m, const char *s);
 /* The start of a method reply to call with one open container (type, contents); *ret is set
  * even when opening fails, for bus_reply_close_and_send(). 0 or -errno. */
 int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus_message **ret);
+/* Closes n containers of m if r (the building's result so far) is >= 0. Returns r or the
+ * failure. */
+int bus_message_close_containers(sd_bus_message *m, unsigned n, int r);
 /* The end of a method reply built with one open container: closes it and sends the reply if r
  * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
 int bus_reply_close_and_send(sd_bus_message *reply, int r);

@@ -102,45 +102,38 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 
 /* ---- properties ---- */
 
+/* The properties of org.igmpd1.Link in the vtable's order: (id, name, signature, the LinkChange
+ * that announces it with PropertiesChanged, 0 for a constant). One list for the vtable,
+ * GetManagedObjects' entries and the signals (link-bus-signals.c). */
+#define LINK_PROPERTIES(X)                                                      \
+        X(INDEX, "Index", "i", 0)                                               \
+        X(NAME, "Name", "s", LINK_CHANGE_NAME)                                  \
+        X(NAME_BYTES, "NameBytes", "ay", LINK_CHANGE_NAME)                      \
+        X(ALTNAMES, "AlternativeNames", "as", LINK_CHANGE_ALTNAMES)             \
+        X(KIND, "Kind", "s", LINK_CHANGE_KIND)                                  \
+        X(TYPE, "Type", "s", LINK_CHANGE_TYPE)                                  \
+        X(MAC, "MACAddress", "s", LINK_CHANGE_MAC)                              \
+        X(STATE, "State", "s", LINK_CHANGE_STATE)                               \
+        X(KNOBS, "Knobs", "a{s(iis)}", LINK_CHANGE_KNOBS)                       \
+        X(MATCHED_FILES, "MatchedFiles", "as", LINK_CHANGE_MATCHED_FILES)       \
+        X(LAST_ERROR, "LastError", "s", LINK_CHANGE_LAST_ERROR)                 \
+        X(IGNORED_SOURCES, "IgnoredSources", "as", LINK_CHANGE_IGNORED)         \
+        X(NAMESPACE, "Namespace", "s", 0)                                       \
+        X(NAMESPACE_ID, "NamespaceId", "t", 0)
+
 typedef enum LinkProperty {
-        LINK_PROPERTY_INDEX,
-        LINK_PROPERTY_NAME,
-        LINK_PROPERTY_NAME_BYTES,
-        LINK_PROPERTY_ALTNAMES,
-        LINK_PROPERTY_KIND,
-        LINK_PROPERTY_TYPE,
-        LINK_PROPERTY_MAC,
-        LINK_PROPERTY_STATE,
-        LINK_PROPERTY_KNOBS,
-        LINK_PROPERTY_MATCHED_FILES,
-        LINK_PROPERTY_LAST_ERROR,
-        LINK_PROPERTY_IGNORED_SOURCES,
-        LINK_PROPERTY_NAMESPACE,
-        LINK_PROPERTY_NAMESPACE_ID,
+#define LINK_PROPERTY_ENUM(id, name, signature, change) LINK_PROPERTY_##id,
+        LINK_PROPERTIES(LINK_PROPERTY_ENUM)
         _LINK_PROPERTY_MAX,
 } LinkProperty;
 _Static_assert(_LINK_PROPERTY_MAX <= LINK_BUS_PROPERTIES_MAX, "LINK_BUS_PROPERTIES_MAX");
 
-/* The properties of org.igmpd1.Link in link_vtable's order, with the changes that announce them
- * (PropertiesChanged, link-bus-signals.c; 0: constant). */
 static const struct {
         const char *name, *signature;
         LinkChange change;
 } link_properties[_LINK_PROPERTY_MAX] = {
-        [LINK_PROPERTY_INDEX] = { "Index", "i", 0 },
-        [LINK_PROPERTY_NAME] = { "Name", "s", LINK_CHANGE_NAME },
-        [LINK_PROPERTY_NAME_BYTES] = { "NameBytes", "ay", LINK_CHANGE_NAME },
-        [LINK_PROPERTY_ALTNAMES] = { "AlternativeNames", "as", LINK_CHANGE_ALTNAMES },
-        [LINK_PROPERTY_KIND] = { "Kind", "s", LINK_CHANGE_KIND },
-        [LINK_PROPERTY_TYPE] = { "Type", "s", LINK_CHANGE_TYPE },
-        [LINK_PROPERTY_MAC] = { "MACAddress", "s", LINK_CHANGE_MAC },
-        [LINK_PROPERTY_STATE] = { "State", "s", LINK_CHANGE_STATE },
-        [LINK_PROPERTY_KNOBS] = { "Knobs", "a{s(iis)}", LINK_CHANGE_KNOBS },
-        [LINK_PROPERTY_MATCHED_FILES] = { "MatchedFiles", "as", LINK_CHANGE_MATCHED_FILES },
-        [LINK_PROPERTY_LAST_ERROR] = { "LastError", "s", LINK_CHANGE_LAST_ERROR },
-        [LINK_PROPERTY_IGNORED_SOURCES] = { "IgnoredSources", "as", LINK_CHANGE_IGNORED },
-        [LINK_PROPERTY_NAMESPACE] = { "Namespace", "s", 0 },
-        [LINK_PROPERTY_NAMESPACE_ID] = { "NamespaceId", "t", 0 },
+#define LINK_PROPERTY_ROW(id, name, signature, change) [LINK_PROPERTY_##id] = { name, signature, change },
+        LINK_PROPERTIES(LINK_PROPERTY_ROW)
 };
 
 size_t link_bus_changed_properties(unsigned changes, char **names)
@@ -176,14 +169,9 @@ static int append_knobs(sd_bus_message *reply, const Link *l)
                         r = sd_bus_message_append_basic(reply, 'i', &policy);
                 if (r >= 0)
                         r = bus_message_append_escaped(reply, source);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 2, r);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
 static int append_matched_files(sd_bus_message *reply, const Link *l)
@@ -193,9 +181,7 @@ static int append_matched_files(sd_bus_message *reply, const Link *l)
         r = sd_bus_message_open_container(reply, 'a', "s");
         for (size_t i = 0; r >= 0 && i < l->n_matched; i++)
                 r = bus_message_append_escaped(reply, l->matched[i]->path);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
 /* One property's value. Names, paths and the messages that carry them are bytes: see
@@ -286,19 +272,11 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                                 r = sd_bus_message_open_container(reply, 'v', link_properties[p].signature);
                         if (r >= 0)
                                 r = append_property_value(reply, l, p);
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(reply);
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(reply);
+                        r = bus_message_close_containers(reply, 2, r); /* v, {sv} */
                 }
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 2, r); /* a{sv}, {sa{sv}} */
         }
-        for (int i = 0; r >= 0 && i < 2; i++) /* a{sa{sv}}, {oa{sa{sv}}} */
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 2, r); /* a{sa{sv}}, {oa{sa{sv}}} */
 }
 
 /* ---- objects ---- */
@@ -362,20 +340,10 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
 const sd_bus_vtable link_vtable[] = {
         SD_BUS_VTABLE_START(0),
 
-        SD_BUS_PROPERTY("Index", "i", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("Name", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("NameBytes", "ay", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("AlternativeNames", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Kind", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Type", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("MACAddress", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("State", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Knobs", "a{s(iis)}", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("MatchedFiles", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("LastError", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("IgnoredSources", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Namespace", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("NamespaceId", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+#define LINK_PROPERTY_VTABLE(id, name, signature, change) \
+        SD_BUS_PROPERTY(name, signature, property_get, 0,                                          \
+                        (change) ? SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE : SD_BUS_VTABLE_PROPERTY_CONST),
+        LINK_PROPERTIES(LINK_PROPERTY_VTABLE)
 
         /* SD_BUS_VTABLE_UNPRIVILEGED: sd-bus's own check is no gate; the handlers authorize. */
         SD_BUS_METHOD_WITH_NAMES("SetKnobs", "a{sv}u", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,

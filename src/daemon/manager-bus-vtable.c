@@ -48,10 +48,9 @@ static int append_igmp_robustness_netns(sd_bus_message *reply, Manager *m)
                         r = bus_message_append_escaped(reply, c->netns_name);
                 if (r >= 0)
                         r = append_ns_knob(reply, c, NS_KNOB_IGMP_QRV);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 1, r);
         }
-        return r < 0 ? r : sd_bus_message_close_container(reply);
+        return bus_message_close_containers(reply, 1, r);
 }
 
 /* The problems found by the last (re)load: (file or "", line or 0, message), the first
@@ -70,12 +69,9 @@ static int append_config_problems(sd_bus_message *reply, const ConfigProblems *p
                         r = sd_bus_message_append_basic(reply, 'u', &p->items[i].line);
                 if (r >= 0)
                         r = bus_message_append_escaped(reply, p->items[i].message);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 1, r);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -91,13 +87,13 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
                         r = sd_bus_message_append(reply, "{sb}", knob_to_string(k),
                                                   (int) m->link_ctx.knob_supported[k]);
-                return r < 0 ? r : sd_bus_message_close_container(reply);
+                return bus_message_close_containers(reply, 1, r);
         }
         if (streq(property, "ConfigFiles")) {
                 r = sd_bus_message_open_container(reply, 'a', "s");
                 for (size_t i = 0; r >= 0 && m->policy && i < m->policy->n_files; i++)
                         r = bus_message_append_escaped(reply, m->policy->files[i]->path);
-                return r < 0 ? r : sd_bus_message_close_container(reply);
+                return bus_message_close_containers(reply, 1, r);
         }
         if (streq(property, "ConfigProblems"))
                 return append_config_problems(reply, &m->problems);
@@ -150,8 +146,7 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
                         r = bus_message_append_escaped(reply, link_bus_name(links[i], name));
                 if (r >= 0)
                         r = sd_bus_message_append_basic(reply, 'o', path);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 1, r);
         }
         return bus_reply_close_and_send(reply, r);
 }
@@ -187,37 +182,22 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
         return r;
 }
 
-/* The link a GetLinkByName() argument names: a name as igmpd shows it on the bus (utf8_escape():
- * "bad\xff" is "bad" and byte 0xff, "a\x5cb" is "a\b") or as igmpctl prints it (control
- * characters escaped too) first, so that what igmpd shows always finds that link; else the name
- * itself (typed as it is: "bad\xfe" for the seven characters when no "bad" + 0xfe exists).
- * "bad\xFF" is no form igmpd ever showed: only the name itself. */
-static Link *bus_manager_find_link_by_name(Manager *m, const char *name)
+/* The link of a GetLinkByName() argument: IFNAME, or NETNS/IFNAME for a link of a followed
+ * namespace (".host/IFNAME": igmpd's own); else NoSuchLink or InvalidArgument.
+ *
+ * IFNAME as igmpd shows it on the bus (utf8_escape(): "bad\xff" is "bad" and byte 0xff, "a\x5cb"
+ * is "a\b") or as igmpctl prints it (control characters escaped too) first, so that what igmpd
+ * shows always finds that link; else the name itself (typed as it is: "bad\xfe" for the seven
+ * characters when no "bad" + 0xfe exists). "bad\xFF" is no form igmpd ever showed: only the
+ * name itself. */
+static int bus_manager_lookup_name(Manager *m, const char *name, Link **ret, sd_bus_error *error)
 {
         char raw[128], shown[UTF8_ESCAPED_SIZE(128)]; /* ALTIFNAMSIZ: the longest name */
+        const char *slash = strchr(name, '/');
         Link *l = NULL;
-
-        if (strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 &&
-            (streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) ||
-             streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name)))
-                l = manager_get_link_by_name(m, raw);
-        return l ?: manager_get_link_by_name(m, name);
-}
-
-static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        _cleanup_free_ char *path = NULL;
-        Manager *m = ((BusContext *) userdata)->manager;
-        const char *name;
         char msg[512];
-        Link *l;
         int r;
 
-        r = sd_bus_message_read(message, "s", &name);
-        if (r < 0)
-                return r;
-        /* NETNS/IFNAME: a link of a followed namespace (".host/IFNAME": igmpd's own). */
-        const char *slash = strchr(name, '/');
         if (slash) {
                 _cleanup_free_ char *netns = strndup(name, (size_t) (slash - name));
                 if (!netns)
@@ -237,11 +217,29 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
         r = bus_ifname_check("name", name, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
-
-        l = bus_manager_find_link_by_name(m, name);
+        if (strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 &&
+            (streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) ||
+             streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name)))
+                l = manager_get_link_by_name(m, raw);
+        l = l ?: manager_get_link_by_name(m, name);
         if (!l)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
-        r = link_bus_path(l, &path);
+        *ret = l;
+        return 0;
+}
+
+static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *path = NULL;
+        const char *name;
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r >= 0)
+                r = bus_manager_lookup_name(((BusContext *) userdata)->manager, name, &l, error);
+        if (r >= 0)
+                r = link_bus_path(l, &path);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "io", l->ifindex, path);
