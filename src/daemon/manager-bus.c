@@ -59,13 +59,10 @@ static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error
 {
         ManagerBus *b = userdata;
 
-        if (b->up)
-                log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING,
-                         "Lost the connection to the system bus, applying policy without a D-Bus face; "
-                         "reconnecting when it is back.");
-        else
-                log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING,
-                         "The system bus dropped the connection before it was set up, applying policy "
+        log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING, "%s",
+                 b->up ? "Lost the connection to the system bus, applying policy without a D-Bus face; "
+                         "reconnecting when it is back."
+                       : "The system bus dropped the connection before it was set up, applying policy "
                          "without a D-Bus face; trying again.");
         b->down_logged = true;
         if (!b->up)
