@@ -151,7 +151,12 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
                         continue;
                 r = link_runtime_path(m, l, s, &path);
                 if (r >= 0)
-                        r = sd_bus_message_append(reply, "(sbs)", path, gone, values);
+                        r = sd_bus_message_open_container(reply, 'r', "sbs");
+                if (r >= 0) /* the path has the link's name: bytes */
+                        r = bus_message_append_escaped(reply, path);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "bs", gone, values);
+                r = bus_message_close_containers(reply, 1, r);
         }
         return bus_reply_close_and_send(reply, r);
 }
