@@ -220,8 +220,10 @@ const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size)
         return buf;
 }
 
-int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
-                            sd_bus_error *error)
+/* 1 if the sender of call may perform action now, 0 if a polkit query was started, or -errno
+ * with error set (see bus_method_authorize()). */
+static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
+                                   sd_bus_error *error)
 {
         sd_bus_message *pk = NULL;
         BusPolkitQuery *q;

@@ -56,20 +56,14 @@ static inline bool bus_is_up(sd_bus *bus)
         return bus && sd_bus_is_ready(bus) > 0;
 }
 
-/* Returns 1 if the sender of call may perform action now, 0 if a polkit query was started
- * (the handler returns 1 and is called again with the same message when the answer is in),
- * or a negative errno with error set to AccessDenied or LimitsExceeded. polkit may interact
- * with the user (ask for a password) only if the caller allowed it (the message's
- * ALLOW_INTERACTIVE_AUTHORIZATION flag). ifindex (> 0) names the link the call is about, so
- * that the query ends when the link goes (bus_polkit_release_link()); 0 for none. */
-int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
-                            sd_bus_error *error);
-
 /* The preamble of every method that changes something: reads the flags argument (with
  * ret_flags; else the method has none) and checks it against allowed (InvalidArgument), then
- * authorizes the sender for action (bus_verify_polkit_async(), ifindex as there). Returns 0 to
- * go on, 1 when polkit was asked (the handler returns 1: the call comes back when polkit
- * answered), or -errno with error set. */
+ * authorizes the sender for action: uid 0 at once, anyone else through polkit, which may ask for
+ * a password only if the caller allowed it (ALLOW_INTERACTIVE_AUTHORIZATION). ifindex (> 0)
+ * names the link the call is about, so that a pending query ends when the link goes
+ * (bus_polkit_release_link()); 0 for none. Returns 0 to go on, 1 when polkit was asked (the
+ * handler returns 1: it is called again with the same message when the answer is in), or
+ * -errno with error set (AccessDenied, LimitsExceeded, InvalidArgument). */
 int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
                          const char *action, int ifindex, sd_bus_error *error);
 

@@ -62,7 +62,6 @@ static bool parse_decimal(const char *s, const char *end, uint64_t max, uint64_t
         return v > 0;
 }
 
-/* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
 const char *link_mac_string(const Link *l, char buf[static 18])
 {
         const uint8_t *a = l->mac.ether_addr_octet;
