@@ -452,11 +452,15 @@ int bus_message_close_containers(sd_bus_message *m, unsigned n, int r)
         return r;
 }
 
-int bus_reply_close_and_send(sd_bus_message *reply, int r)
+int bus_reply_send(sd_bus_message *reply, int r)
 {
-        r = bus_message_close_containers(reply, 1, r);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
+}
+
+int bus_reply_close_and_send(sd_bus_message *reply, int r)
+{
+        return bus_reply_send(reply, bus_message_close_containers(reply, 1, r));
 }

@@ -104,6 +104,9 @@ int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus
 /* Closes n containers of m if r (the building's result so far) is >= 0. Returns r or the
  * failure. */
 int bus_message_close_containers(sd_bus_message *m, unsigned n, int r);
+/* The end of a method reply: sends it if r (the building's result) is >= 0 and drops the
+ * reference either way (reply may be NULL then). Returns r or the failure. */
+int bus_reply_send(sd_bus_message *reply, int r);
 /* The end of a method reply built with one open container: closes it and sends the reply if r
  * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
 int bus_reply_close_and_send(sd_bus_message *reply, int r);

@@ -54,15 +54,15 @@ static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret
         return 0;
 }
 
-/* The error of a configuration pass that failed; -ENODEV: the kernel had no such link any more
- * (it is gone from igmpd's table too). */
-static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what)
+/* The error of a configuration pass that failed after what (followed by path, if any) was done;
+ * -ENODEV: the kernel had no such link any more (it is gone from igmpd's table too). */
+static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what, const char *path)
 {
         if (r == -ENODEV)
-                return bus_error_setf_escaped(error, BUS_ERROR_NO_SUCH_LINK, 0, "%s, but link %d vanished meanwhile.",
-                                              what, l->ifindex);
-        return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "%s, but applying it failed: %s", what,
-                                      l->last_error ?: strerror(-r));
+                return bus_error_setf_escaped(error, BUS_ERROR_NO_SUCH_LINK, 0, "%s%s, but link %d vanished meanwhile.",
+                                              what, strempty(path), l->ifindex);
+        return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "%s%s, but applying it failed: %s", what,
+                                      strempty(path), l->last_error ?: strerror(-r));
 }
 
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -120,12 +120,8 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                       path);
 
         r = link_reconfigure(l);
-        if (r < 0) {
-                _cleanup_free_ char *what = NULL;
-                if (asprintf(&what, "Stored in %s", path) < 0)
-                        return -ENOMEM;
-                return link_bus_configure_error(l, error, r, what);
-        }
+        if (r < 0)
+                return link_bus_configure_error(l, error, r, "Stored in ", path);
 
         return sd_bus_reply_method_return(message, NULL);
 }
@@ -214,7 +210,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
 
         r = link_reconfigure(l);
         if (r < 0)
-                return link_bus_configure_error(l, error, r, "Reverted");
+                return link_bus_configure_error(l, error, r, "Reverted", NULL);
         return ex ? link_bus_reply_reverted(m, l, message, removed) : sd_bus_reply_method_return(message, NULL);
 }
 

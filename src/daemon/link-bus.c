@@ -314,8 +314,8 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
                              sd_bus_error *error)
 {
         _cleanup_free_ Link **links = NULL;
+        _cleanup_strv_free_ char **l = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
-        char **l;
         size_t n = 0;
         int r;
 
@@ -327,12 +327,10 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 r = link_bus_path(links[i], &l[i]);
-                if (r < 0) {
-                        strv_freep(&l);
+                if (r < 0)
                         return r;
-                }
         }
-        *nodes = l;
+        *nodes = TAKE_PTR(l);
         return 1;
 }
 

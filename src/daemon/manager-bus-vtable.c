@@ -176,10 +176,7 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
                 r = sd_bus_message_append_strv(reply, (char **) knobs);
         if (r >= 0)
                 r = link_bus_append_states(reply, links, n);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_send(reply, r);
 }
 
 /* The link of a GetLinkByName() argument: IFNAME, or NETNS/IFNAME for a link of a followed
@@ -277,20 +274,15 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
         int r;
 
         r = bus_message_read_link(userdata, message, &l, error);
-        if (r < 0)
-                return r;
-        r = link_bus_path(l, &path);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = link_bus_path(l, &path);
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(message, &reply);
         if (r >= 0)
                 r = bus_message_append_escaped(reply, l->ifname);
         if (r >= 0)
                 r = sd_bus_message_append_basic(reply, 'o', path);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_send(reply, r);
 }
 
 /* Manager methods that take an ifindex hand off to the link's own handler. */
