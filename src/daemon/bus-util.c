@@ -243,11 +243,7 @@ static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int
 
                 if (!q->done)
                         return 0; /* still waiting */
-                if (!streq(q->action, action)) {
-                        polkit_query_free(q);
-                        return deny(error, action);
-                }
-                authorized = q->authorized;
+                authorized = q->authorized && streq(q->action, action);
                 polkit_query_free(q);
                 return authorized ? 1 : deny(error, action);
         }
