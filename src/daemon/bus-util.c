@@ -220,8 +220,10 @@ const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size)
         return buf;
 }
 
-int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
-                            sd_bus_error *error)
+/* 1 if the sender of call may perform action now, 0 if a polkit query was started, or -errno
+ * with error set (see bus_method_authorize()). */
+static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
+                                   sd_bus_error *error)
 {
         sd_bus_message *pk = NULL;
         BusPolkitQuery *q;
@@ -241,11 +243,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifinde
 
                 if (!q->done)
                         return 0; /* still waiting */
-                if (!streq(q->action, action)) {
-                        polkit_query_free(q);
-                        return deny(error, action);
-                }
-                authorized = q->authorized;
+                authorized = q->authorized && streq(q->action, action);
                 polkit_query_free(q);
                 return authorized ? 1 : deny(error, action);
         }
@@ -275,9 +273,7 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifinde
         q->action = strdup(action);
         q->sender = strdup(sender);
         if (!q->action || !q->sender) {
-                free(q->action);
-                free(q->sender);
-                free(q);
+                polkit_query_free(q); /* not in the registry yet */
                 return -ENOMEM;
         }
 
@@ -309,6 +305,24 @@ int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifinde
         reg->queries = q;
         reg->n++;
         return 0;
+}
+
+int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
+                         const char *action, int ifindex, sd_bus_error *error)
+{
+        char msg[256];
+        int r;
+
+        if (ret_flags) {
+                r = sd_bus_message_read(call, "u", ret_flags);
+                if (r < 0)
+                        return r;
+                r = bus_flags_check("flags", *ret_flags, allowed, msg, sizeof msg);
+                if (r < 0)
+                        return bus_validate_error(error, r, msg);
+        }
+        r = bus_verify_polkit_async(call, action, ifindex, &c->polkit_registry, error);
+        return r < 0 ? r : r == 0;
 }
 
 int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
@@ -395,9 +409,7 @@ int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l)
         r = sd_bus_message_open_container(m, 'a', "s");
         for (char *const *s = l; r >= 0 && s && *s; s++)
                 r = bus_message_append_escaped(m, *s);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
+        return bus_message_close_containers(m, 1, r);
 }
 
 int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const char *format, ...)
@@ -419,12 +431,32 @@ int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const c
         return sd_bus_error_set_errnof(error, r, "%s", e);
 }
 
-int bus_reply_close_and_send(sd_bus_message *reply, int r)
+int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus_message **ret)
 {
+        int r;
+
+        r = sd_bus_message_new_method_return(call, ret);
         if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+                r = sd_bus_message_open_container(*ret, type, contents);
+        return r;
+}
+
+int bus_message_close_containers(sd_bus_message *m, unsigned n, int r)
+{
+        for (; r >= 0 && n > 0; n--)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+int bus_reply_send(sd_bus_message *reply, int r)
+{
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
+}
+
+int bus_reply_close_and_send(sd_bus_message *reply, int r)
+{
+        return bus_reply_send(reply, bus_message_close_containers(reply, 1, r));
 }

@@ -56,14 +56,16 @@ static inline bool bus_is_up(sd_bus *bus)
         return bus && sd_bus_is_ready(bus) > 0;
 }
 
-/* Returns 1 if the sender of call may perform action now, 0 if a polkit query was started
- * (the handler returns 1 and is called again with the same message when the answer is in),
- * or a negative errno with error set to AccessDenied or LimitsExceeded. polkit may interact
- * with the user (ask for a password) only if the caller allowed it (the message's
- * ALLOW_INTERACTIVE_AUTHORIZATION flag). ifindex (> 0) names the link the call is about, so
- * that the query ends when the link goes (bus_polkit_release_link()); 0 for none. */
-int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
-                            sd_bus_error *error);
+/* The preamble of every method that changes something: reads the flags argument (with
+ * ret_flags; else the method has none) and checks it against allowed (InvalidArgument), then
+ * authorizes the sender for action: uid 0 at once, anyone else through polkit, which may ask for
+ * a password only if the caller allowed it (ALLOW_INTERACTIVE_AUTHORIZATION). ifindex (> 0)
+ * names the link the call is about, so that a pending query ends when the link goes
+ * (bus_polkit_release_link()); 0 for none. Returns 0 to go on, 1 when polkit was asked (the
+ * handler returns 1: it is called again with the same message when the answer is in), or
+ * -errno with error set (AccessDenied, LimitsExceeded, InvalidArgument). */
+int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
+                         const char *action, int ifindex, sd_bus_error *error);
 
 /* The link ifindex is gone: every call about it still waiting for polkit is answered with
  * NoSuchLink now and its query dropped (polkit's answer, if it ever comes, is ignored). */
@@ -96,6 +98,15 @@ int bus_validate_error(sd_bus_error *error, int r, const char *msg);
  * they entered igmpd (the comm, exe and path of audit events, the writer's comm of drift
  * reports), which are in that form already. 0 or -errno. */
 int bus_message_append_escaped(sd_bus_message *m, const char *s);
+/* The start of a method reply to call with one open container (type, contents); *ret is set
+ * even when opening fails, for bus_reply_close_and_send(). 0 or -errno. */
+int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus_message **ret);
+/* Closes n containers of m if r (the building's result so far) is >= 0. Returns r or the
+ * failure. */
+int bus_message_close_containers(sd_bus_message *m, unsigned n, int r);
+/* The end of a method reply: sends it if r (the building's result) is >= 0 and drops the
+ * reference either way (reply may be NULL then). Returns r or the failure. */
+int bus_reply_send(sd_bus_message *reply, int r);
 /* The end of a method reply built with one open container: closes it and sends the reply if r
  * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
 int bus_reply_close_and_send(sd_bus_message *reply, int r);

@@ -198,32 +198,26 @@ static size_t check_print_files(Manager *m, const CheckFiles *c, Link **links, s
         return unmatched;
 }
 
-static bool is_policy_file(Manager *m, const char *path)
-{
-        for (size_t i = 0; policy_dirs[i]; i++) {
-                _cleanup_free_ char *d = path_join_root(m->root, policy_dirs[i]);
-                const char *rest = d ? startswith(path, d) : NULL;
-
-                if (rest && rest[0] == '/' && !strchr(rest + 1, '/'))
-                        return true;
-        }
-        return false;
-}
-
-/* Says where igmpd looked when it found no policy file at all: a wrong --config-root, or a fresh
+/* Says where igmpd looked when it read no policy file at all: a wrong --config-root, or a fresh
  * installation with no policy yet. */
-static void check_warn_no_files(Manager *m)
+static void check_warn_no_files(Manager *m, const CheckFiles *c)
 {
         char dirs[1024];
         size_t off = 0;
 
         dirs[0] = '\0';
-        for (size_t i = 0; policy_dirs[i] && off < sizeof dirs; i++) {
+        for (size_t i = 0; policy_dirs[i]; i++) {
                 _cleanup_free_ char *d = path_join_root(m->root, policy_dirs[i]);
-                int n = snprintf(dirs + off, sizeof dirs - off, "%s%s", i > 0 ? ", " : "", d ? d : policy_dirs[i]);
-                if (n < 0)
-                        break;
-                off += (size_t) n;
+
+                for (size_t j = 0; d && j < c->n; j++) {
+                        const char *rest = startswith(c->files[j].path, d);
+
+                        if (c->files[j].use != CONFIG_FILE_MASKED && rest && rest[0] == '/' && !strchr(rest + 1, '/'))
+                                return;
+                }
+                if (off < sizeof dirs)
+                        off += (size_t) MAX(0, snprintf(dirs + off, sizeof dirs - off, "%s%s", i > 0 ? ", " : "",
+                                                        d ? d : policy_dirs[i]));
         }
         log_warning("No policy file found (looked in %s): igmpd would leave every knob as it is.", dirs);
 }
@@ -235,7 +229,7 @@ int check_run(Manager *m)
         _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
         char nm_note[256] = "";
         unsigned problems;
-        bool root_missing = false, any_policy = false;
+        bool root_missing = false;
         size_t n = 0, n_read = 0, unmatched;
         struct stat st;
         int r;
@@ -257,10 +251,8 @@ int check_run(Manager *m)
                 return r;
         if (files.oom)
                 return log_oom();
-        for (size_t i = 0; i < files.n && !any_policy; i++)
-                any_policy = files.files[i].use != CONFIG_FILE_MASKED && is_policy_file(m, files.files[i].path);
-        if (!any_policy && !root_missing)
-                check_warn_no_files(m);
+        if (!root_missing)
+                check_warn_no_files(m, &files);
         check_network_manager(m, &bus, nm_note, sizeof nm_note);
 
         r = manager_open_netlink(m);

@@ -11,33 +11,74 @@
 #include "conf-files.h"
 #include "daemon-config.h"
 
-typedef int (*DaemonParser)(ConfigContext *ctx, const char *key, const char *value, void *data);
+typedef struct DaemonKey DaemonKey;
+typedef int (*DaemonParser)(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data);
 
-typedef struct DaemonKey {
+struct DaemonKey {
         const char *key;
         DaemonParser parse;
         size_t offset;
         size_t size;
-} DaemonKey;
+        const char *const *choices; /* parse_choice(): the names of an enum's values */
+};
 
-#define DAEMON_KEY(name, parser, field) \
+#define DAEMON_KEY(name, parser, field, ...) \
         { .key = name, .parse = parser, .offset = offsetof(DaemonConfig, field), \
-          .size = sizeof(((DaemonConfig *) 0)->field) }
+          .size = sizeof(((DaemonConfig *) 0)->field), __VA_ARGS__ }
 
-static int parse_rcvbuf(ConfigContext *ctx, const char *key, const char *value, void *data)
+static const char *const drift_action_table[_DRIFT_ACTION_MAX + 1] = {
+        [DRIFT_ACTION_REVERT] = "revert",
+        [DRIFT_ACTION_WARN] = "warn",
+};
+
+static const char *const netns_mode_table[_NETNS_MODE_MAX + 1] = {
+        [NETNS_MODE_SELF] = "self",
+        [NETNS_MODE_NAMED] = "named",
+};
+
+/* The index of s in the NULL-terminated table, or -EINVAL. */
+static int string_table_lookup(const char *const *table, const char *s)
+{
+        for (int i = 0; s && table[i]; i++)
+                if (streq(table[i], s))
+                        return i;
+        return -EINVAL;
+}
+
+const char *drift_action_to_string(DriftAction a)
+{
+        return a >= 0 && a < _DRIFT_ACTION_MAX ? drift_action_table[a] : NULL;
+}
+
+DriftAction drift_action_from_string(const char *s)
+{
+        return string_table_lookup(drift_action_table, s);
+}
+
+const char *netns_mode_to_string(NetnsMode m)
+{
+        return m >= 0 && m < _NETNS_MODE_MAX ? netns_mode_table[m] : NULL;
+}
+
+NetnsMode netns_mode_from_string(const char *s)
+{
+        return string_table_lookup(netns_mode_table, s);
+}
+
+static int parse_rcvbuf(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         unsigned long long v;
         int r = parse_size(value, &v);
 
         if (r < 0 || v < NETLINK_RCVBUF_MIN || v > NETLINK_RCVBUF_MAX) {
-                config_diag(ctx, "Invalid %s=%.64s (expected a size between 4K and 1G), ignoring.", key, value);
+                config_diag(ctx, "Invalid %s=%.64s (expected a size between 4K and 1G), ignoring.", k->key, value);
                 return -EINVAL;
         }
         *(size_t *) data = (size_t) v;
         return 0;
 }
 
-static int parse_audit_sources(ConfigContext *ctx, const char *key, const char *value, void *data)
+static int parse_audit_sources(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         unsigned mask = 0;
         _cleanup_free_ char *copy = strdup(value);
@@ -58,7 +99,7 @@ static int parse_audit_sources(ConfigContext *ctx, const char *key, const char *
                         ;
                 else {
                         config_diag(ctx, "Unknown audit source '%.32s' in %s= (expected kmsg, audit, libc, syscall or none), ignoring.",
-                                    w, key);
+                                    w, k->key);
                         return -EINVAL;
                 }
         }
@@ -66,19 +107,19 @@ static int parse_audit_sources(ConfigContext *ctx, const char *key, const char *
         return 0;
 }
 
-static int parse_bool_key(ConfigContext *ctx, const char *key, const char *value, void *data)
+static int parse_bool_key(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         int r = parse_boolean(value);
 
         if (r < 0) {
-                config_diag(ctx, "Invalid %s=%.64s (expected yes or no), ignoring.", key, value);
+                config_diag(ctx, "Invalid %s=%.64s (expected yes or no), ignoring.", k->key, value);
                 return r;
         }
         *(bool *) data = r;
         return 0;
 }
 
-static int parse_history(ConfigContext *ctx, const char *key, const char *value, void *data)
+static int parse_history(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         unsigned long long v;
         char *end;
@@ -86,7 +127,7 @@ static int parse_history(ConfigContext *ctx, const char *key, const char *value,
         errno = 0;
         v = strtoull(value, &end, 10);
         if (errno != 0 || end == value || *end || v < 1 || v > AUDIT_HISTORY_MAX || *value == '-') {
-                config_diag(ctx, "Invalid %s=%.64s (expected 1…%d), ignoring.", key, value, AUDIT_HISTORY_MAX);
+                config_diag(ctx, "Invalid %s=%.64s (expected 1…%d), ignoring.", k->key, value, AUDIT_HISTORY_MAX);
                 return -EINVAL;
         }
         *(unsigned *) data = (unsigned) v;
@@ -94,7 +135,7 @@ static int parse_history(ConfigContext *ctx, const char *key, const char *value,
 }
 
 /* "yes" means what "auto" does: igmpd can only use NetworkManager while it is on the bus. */
-static int parse_nm_mode(ConfigContext *ctx, const char *key, const char *value, void *data)
+static int parse_nm_mode(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         int b = parse_boolean(value);
 
@@ -103,74 +144,28 @@ static int parse_nm_mode(ConfigContext *ctx, const char *key, const char *value,
         else if (b == 0)
                 *(NMMode *) data = NM_MODE_NO;
         else {
-                config_diag(ctx, "Invalid %s=%.64s (expected auto, yes or no), ignoring.", key, value);
+                config_diag(ctx, "Invalid %s=%.64s (expected auto, yes or no), ignoring.", k->key, value);
                 return -EINVAL;
         }
         return 0;
 }
 
-static const char *const drift_action_table[_DRIFT_ACTION_MAX] = {
-        [DRIFT_ACTION_REVERT] = "revert",
-        [DRIFT_ACTION_WARN] = "warn",
-};
-
-const char *drift_action_to_string(DriftAction a)
+/* One of k->choices, stored as the enum's value. */
+static int parse_choice(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
-        if (a < 0 || a >= _DRIFT_ACTION_MAX)
-                return NULL;
-        return drift_action_table[a];
-}
+        int i = string_table_lookup(k->choices, value);
+        char expected[128] = "";
+        size_t off = 0;
 
-DriftAction drift_action_from_string(const char *s)
-{
-        for (DriftAction a = 0; s && a < _DRIFT_ACTION_MAX; a++)
-                if (streq(drift_action_table[a], s))
-                        return a;
-        return _DRIFT_ACTION_INVALID;
-}
-
-static int parse_drift_action(ConfigContext *ctx, const char *key, const char *value, void *data)
-{
-        DriftAction a = drift_action_from_string(value);
-
-        if (a < 0) {
-                config_diag(ctx, "Invalid %s=%.64s (expected revert or warn), ignoring.", key, value);
-                return -EINVAL;
+        if (i >= 0) {
+                *(int *) data = i;
+                return 0;
         }
-        *(DriftAction *) data = a;
-        return 0;
-}
-
-static const char *const netns_mode_table[_NETNS_MODE_MAX] = {
-        [NETNS_MODE_SELF] = "self",
-        [NETNS_MODE_NAMED] = "named",
-};
-
-const char *netns_mode_to_string(NetnsMode m)
-{
-        if (m < 0 || m >= _NETNS_MODE_MAX)
-                return NULL;
-        return netns_mode_table[m];
-}
-
-NetnsMode netns_mode_from_string(const char *s)
-{
-        for (NetnsMode m = 0; s && m < _NETNS_MODE_MAX; m++)
-                if (streq(netns_mode_table[m], s))
-                        return m;
-        return _NETNS_MODE_INVALID;
-}
-
-static int parse_netns_mode(ConfigContext *ctx, const char *key, const char *value, void *data)
-{
-        NetnsMode m = netns_mode_from_string(value);
-
-        if (m < 0) {
-                config_diag(ctx, "Invalid %s=%.64s (expected self or named), ignoring.", key, value);
-                return -EINVAL;
-        }
-        *(NetnsMode *) data = m;
-        return 0;
+        for (size_t j = 0; k->choices[j] && off < sizeof expected; j++) /* "a, b or c" */
+                off += (size_t) snprintf(expected + off, sizeof expected - off, "%s%s",
+                                         j == 0 ? "" : k->choices[j + 1] ? ", " : " or ", k->choices[j]);
+        config_diag(ctx, "Invalid %s=%.64s (expected %s), ignoring.", k->key, value, expected);
+        return -EINVAL;
 }
 
 static const DaemonKey daemon_keys[] = {
@@ -179,10 +174,11 @@ static const DaemonKey daemon_keys[] = {
         DAEMON_KEY("AuditRule",                parse_bool_key,      audit_rule),
         DAEMON_KEY("AuditHistory",             parse_history,       audit_history),
         DAEMON_KEY("NetworkManager",           parse_nm_mode,       network_manager),
-        DAEMON_KEY("DriftAction",              parse_drift_action,  drift_action),
+        DAEMON_KEY("DriftAction",              parse_choice,        drift_action, .choices = drift_action_table),
         DAEMON_KEY("DriftWatch",               parse_bool_key,      drift_watch),
-        DAEMON_KEY("Namespaces",               parse_netns_mode,    namespaces),
+        DAEMON_KEY("Namespaces",               parse_choice,        namespaces, .choices = netns_mode_table),
 };
+_Static_assert(sizeof(DriftAction) == sizeof(int) && sizeof(NetnsMode) == sizeof(int), "parse_choice() stores an int");
 
 void daemon_config_defaults(DaemonConfig *c)
 {
@@ -202,21 +198,16 @@ static int daemon_item(ConfigContext *ctx, const char *section, const char *key,
 {
         DaemonConfig *c = ctx->item_userdata;
 
-        for (size_t i = 0; i < ELEMENTSOF(daemon_keys); i++)
-                if (streq(daemon_keys[i].key, key)) {
-                        DaemonConfig tmp = *c;
-                        if (isempty(value)) {
-                                /* Empty: back to the built-in default. */
-                                DaemonConfig d;
-                                daemon_config_defaults(&d);
-                                memcpy((char *) c + daemon_keys[i].offset, (char *) &d + daemon_keys[i].offset,
-                                       daemon_keys[i].size);
-                                return 0;
-                        }
-                        int r = daemon_keys[i].parse(ctx, key, value, (char *) &tmp + daemon_keys[i].offset);
-                        if (r < 0)
-                                return r;
-                        *c = tmp;
+        for (const DaemonKey *k = daemon_keys; k < daemon_keys + ELEMENTSOF(daemon_keys); k++)
+                if (streq(k->key, key)) {
+                        DaemonConfig d;
+
+                        /* A parser writes nothing when it fails: the value before stays. */
+                        if (!isempty(value))
+                                return k->parse(ctx, k, value, (char *) c + k->offset);
+                        /* Empty: back to the built-in default. */
+                        daemon_config_defaults(&d);
+                        memcpy((char *) c + k->offset, (char *) &d + k->offset, k->size);
                         return 0;
                 }
 

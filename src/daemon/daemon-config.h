@@ -39,9 +39,6 @@ typedef enum DriftAction {
         _DRIFT_ACTION_INVALID = -22,
 } DriftAction;
 
-const char *drift_action_to_string(DriftAction a);
-DriftAction drift_action_from_string(const char *s);
-
 /* Which network namespaces igmpd manages: its own, or every one bound under /run/netns too. */
 typedef enum NetnsMode {
         NETNS_MODE_SELF,
@@ -50,6 +47,9 @@ typedef enum NetnsMode {
         _NETNS_MODE_INVALID = -22,
 } NetnsMode;
 
+/* The values' names, as in the files ("revert", "named"). NULL or _X_INVALID if there is none. */
+const char *drift_action_to_string(DriftAction a);
+DriftAction drift_action_from_string(const char *s);
 const char *netns_mode_to_string(NetnsMode m);
 NetnsMode netns_mode_from_string(const char *s);
 

@@ -9,3 +9,8 @@
 
 /* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
 const char *link_mac_string(const Link *l, char buf[static 18]);
+
+/* The names of the properties that the changes (LinkChange bits) touch, into names (room for
+ * every property and a NULL); returns how many. */
+#define LINK_BUS_PROPERTIES_MAX 16
+size_t link_bus_changed_properties(unsigned changes, char **names);

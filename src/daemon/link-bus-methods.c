@@ -54,15 +54,15 @@ static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret
         return 0;
 }
 
-/* The error of a configuration pass that failed; -ENODEV: the kernel had no such link any more
- * (it is gone from igmpd's table too). */
-static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what)
+/* The error of a configuration pass that failed after what (followed by path, if any) was done;
+ * -ENODEV: the kernel had no such link any more (it is gone from igmpd's table too). */
+static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const char *what, const char *path)
 {
         if (r == -ENODEV)
-                return bus_error_setf_escaped(error, BUS_ERROR_NO_SUCH_LINK, 0, "%s, but link %d vanished meanwhile.",
-                                              what, l->ifindex);
-        return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "%s, but applying it failed: %s", what,
-                                      l->last_error ?: strerror(-r));
+                return bus_error_setf_escaped(error, BUS_ERROR_NO_SUCH_LINK, 0, "%s%s, but link %d vanished meanwhile.",
+                                              what, strempty(path), l->ifindex);
+        return bus_error_setf_escaped(error, SD_BUS_ERROR_FAILED, 0, "%s%s, but applying it failed: %s", what,
+                                      strempty(path), l->last_error ?: strerror(-r));
 }
 
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -83,21 +83,12 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
         r = bus_message_read_knob_args(message, args, &n, error);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(message, "u", &flags);
-        if (r < 0)
-                return r;
-
-        r = bus_flags_check("flags", flags, BUS_KNOBS_FLAGS_ALL, msg, sizeof msg);
-        if (r >= 0)
-                r = knob_args_check(args, n, m->link_ctx.knob_supported, set, msg, sizeof msg);
+        r = knob_args_check(args, n, m->link_ctx.knob_supported, set, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
-
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, &flags, BUS_KNOBS_FLAGS_ALL, POLKIT_ACTION_SET_LINK, l->ifindex, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1; /* polkit will tell; the call comes back */
 
         scope = (flags & BUS_KNOBS_FLAG_PERSISTENT) ? RUNTIME_SCOPE_PERSIST : RUNTIME_SCOPE_RUN;
         r = link_runtime_path(m, l, scope, &path);
@@ -129,12 +120,8 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                       path);
 
         r = link_reconfigure(l);
-        if (r < 0) {
-                _cleanup_free_ char *what = NULL;
-                if (asprintf(&what, "Stored in %s", path) < 0)
-                        return -ENOMEM;
-                return link_bus_configure_error(l, error, r, what);
-        }
+        if (r < 0)
+                return link_bus_configure_error(l, error, r, "Stored in ", path);
 
         return sd_bus_reply_method_return(message, NULL);
 }
@@ -148,9 +135,7 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
         sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sbs)");
+        r = bus_reply_open(message, 'a', "(sbs)", &reply);
         for (RuntimeScope s = 0; r >= 0 && s < _RUNTIME_SCOPE_MAX; s++) {
                 _cleanup_free_ char *path = NULL;
                 char values[384];
@@ -162,7 +147,12 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
                         continue;
                 r = link_runtime_path(m, l, s, &path);
                 if (r >= 0)
-                        r = sd_bus_message_append(reply, "(sbs)", path, gone, values);
+                        r = sd_bus_message_open_container(reply, 'r', "sbs");
+                if (r >= 0) /* the path has the link's name: bytes */
+                        r = bus_message_append_escaped(reply, path);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "bs", gone, values);
+                r = bus_message_close_containers(reply, 1, r);
         }
         return bus_reply_close_and_send(reply, r);
 }
@@ -183,13 +173,8 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
         int r;
 
         r = ex ? sd_bus_message_read_strv(message, &names) : 0;
-        if (r >= 0)
-                r = sd_bus_message_read(message, "u", &flags);
         if (r < 0)
                 return r;
-        r = bus_flags_check("flags", flags, BUS_REVERT_FLAGS_ALL, msg, sizeof msg);
-        if (r < 0)
-                return bus_validate_error(error, r, msg);
         if (strv_length(names) > KNOB_ARGS_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT, "knobs: more than %d names", KNOB_ARGS_MAX);
         for (char **n = names; n && *n; n++) {
@@ -200,12 +185,9 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
                                                  bus_sanitize(*n, msg, sizeof msg));
                 knobs |= 1U << k;
         }
-
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, &flags, BUS_REVERT_FLAGS_ALL, POLKIT_ACTION_SET_LINK, l->ifindex, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1;
 
         if (flags == 0 || (flags & BUS_REVERT_FLAG_RUNTIME))
                 scopes |= 1U << RUNTIME_SCOPE_RUN;
@@ -228,7 +210,7 @@ int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error
 
         r = link_reconfigure(l);
         if (r < 0)
-                return link_bus_configure_error(l, error, r, "Reverted");
+                return link_bus_configure_error(l, error, r, "Reverted", NULL);
         return ex ? link_bus_reply_reverted(m, l, message, removed) : sd_bus_reply_method_return(message, NULL);
 }
 
@@ -300,11 +282,9 @@ int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_
         ReconfigureCall *call;
         int r;
 
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_SET_LINK, l->ifindex, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, NULL, 0, POLKIT_ACTION_SET_LINK, l->ifindex, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1;
 
         log_link_debug(l, "Reconfiguring on request of %s.", strna(sd_bus_message_get_sender(message)));
         /* NetworkManager does not announce a reapply: read what it applied now, and reply once

@@ -6,38 +6,17 @@
  */
 
 #include "bus-util.h"
+#include "link-bus-internal.h"
 #include "link-bus.h"
 #include "log.h"
 
 static void link_bus_emit_changes(sd_bus *bus, Link *l, const LinkSnapshot *before)
 {
-        static const struct {
-                LinkChange change;
-                const char *property;
-        } properties[] = {
-                { LINK_CHANGE_NAME, "Name" },
-                { LINK_CHANGE_NAME, "NameBytes" },
-                { LINK_CHANGE_ALTNAMES, "AlternativeNames" },
-                { LINK_CHANGE_KIND, "Kind" },
-                { LINK_CHANGE_TYPE, "Type" },
-                { LINK_CHANGE_MAC, "MACAddress" },
-                { LINK_CHANGE_STATE, "State" },
-                { LINK_CHANGE_KNOBS, "Knobs" },
-                { LINK_CHANGE_MATCHED_FILES, "MatchedFiles" },
-                { LINK_CHANGE_LAST_ERROR, "LastError" },
-                { LINK_CHANGE_IGNORED, "IgnoredSources" },
-        };
         _cleanup_free_ char *path = NULL;
-        char *names[ELEMENTSOF(properties) + 1];
-        unsigned changes = link_snapshot_diff(l, before);
-        size_t n = 0;
+        char *names[LINK_BUS_PROPERTIES_MAX + 1];
         int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(properties); i++)
-                if (changes & properties[i].change)
-                        names[n++] = (char *) properties[i].property;
-        names[n] = NULL;
-        if (n == 0)
+        if (link_bus_changed_properties(link_snapshot_diff(l, before), names) == 0)
                 return;
 
         r = link_bus_path(l, &path);

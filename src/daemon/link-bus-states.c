@@ -5,9 +5,6 @@
  */
 
 #include <errno.h>
-#include <limits.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "link-bus-internal.h"
@@ -22,7 +19,7 @@ typedef struct LinkStateRow {
         size_t first;
         uint32_t n_altnames, n_matched, n_ignored;
         char mac_buf[18]; /* the pool borrows it: rows do not move once filled */
-        char name_buf[NAME_MAX + 1 + IF_NAMESIZE + 1]; /* NETNS/IFNAME, borrowed likewise */
+        char name_buf[LINK_BUS_NAME_MAX + 1]; /* NETNS/IFNAME, borrowed likewise */
 } LinkStateRow;
 
 typedef struct IndexArray {
@@ -45,16 +42,26 @@ static int index_array_push(IndexArray *a, uint32_t i)
         return 0;
 }
 
+/* Adds s to the pool (interned or not) and its index to extra, counting it in *n. */
+static int extra_push(StrPool *pool, IndexArray *extra, const char *s, bool intern, uint32_t *n)
+{
+        uint32_t i;
+        int r;
+
+        r = intern ? strpool_intern(pool, s, &i) : strpool_add(pool, s, &i);
+        if (r >= 0)
+                r = index_array_push(extra, i);
+        (*n)++;
+        return r;
+}
+
 /* Names, alternative names and addresses are each link's own (and chosen by whoever names
  * links): appended without a lookup. What links share is interned: one entry each. */
 static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkStateRow *row)
 {
         int r;
 
-        /* A followed namespace's link is listed as NETNS/IFNAME, as ListLinks lists it. */
-        if (l->ctx->netns_name)
-                snprintf(row->name_buf, sizeof row->name_buf, "%s/%s", l->ctx->netns_name, strempty(l->ifname));
-        r = strpool_add(pool, l->ctx->netns_name ? row->name_buf : l->ifname, &row->name);
+        r = strpool_add(pool, link_bus_name(l, row->name_buf), &row->name);
         if (r >= 0)
                 r = strpool_intern(pool, l->type, &row->type);
         if (r >= 0)
@@ -68,30 +75,12 @@ static int link_state_row(const Link *l, StrPool *pool, IndexArray *extra, LinkS
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
                 r = strpool_intern(pool, knob_value_source(&l->effective[k]), &row->source[k]);
         row->first = extra->n;
-        for (char **a = l->altnames; r >= 0 && a && *a; a++) {
-                uint32_t i;
-
-                r = strpool_add(pool, *a, &i);
-                if (r >= 0)
-                        r = index_array_push(extra, i);
-                row->n_altnames++;
-        }
-        for (size_t m = 0; r >= 0 && m < l->n_matched; m++) {
-                uint32_t i;
-
-                r = strpool_intern(pool, l->matched[m]->path, &i);
-                if (r >= 0)
-                        r = index_array_push(extra, i);
-                row->n_matched++;
-        }
-        if (r >= 0 && l->ignored_source) {
-                uint32_t i;
-
-                r = strpool_intern(pool, l->ignored_source, &i);
-                if (r >= 0)
-                        r = index_array_push(extra, i);
-                row->n_ignored++;
-        }
+        for (char **a = l->altnames; r >= 0 && a && *a; a++)
+                r = extra_push(pool, extra, *a, false, &row->n_altnames);
+        for (size_t m = 0; r >= 0 && m < l->n_matched; m++)
+                r = extra_push(pool, extra, l->matched[m]->path, true, &row->n_matched);
+        if (r >= 0 && l->ignored_source)
+                r = extra_push(pool, extra, l->ignored_source, true, &row->n_ignored);
         return r;
 }
 

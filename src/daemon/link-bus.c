@@ -38,6 +38,14 @@ int link_bus_path(const Link *l, char **ret)
         return sd_bus_path_encode(BUS_LINK_PATH_PREFIX, buf, ret);
 }
 
+const char *link_bus_name(const Link *l, char buf[static LINK_BUS_NAME_MAX + 1])
+{
+        if (!l->ctx->netns_name)
+                return l->ifname;
+        snprintf(buf, LINK_BUS_NAME_MAX + 1, "%s/%s", l->ctx->netns_name, strempty(l->ifname));
+        return buf;
+}
+
 /* "N" or "nsINO/N": the decimal numbers, as link_bus_path() writes them (no sign, no leading 0). */
 static bool parse_decimal(const char *s, const char *end, uint64_t max, uint64_t *ret)
 {
@@ -54,7 +62,6 @@ static bool parse_decimal(const char *s, const char *end, uint64_t max, uint64_t
         return v > 0;
 }
 
-/* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
 const char *link_mac_string(const Link *l, char buf[static 18])
 {
         const uint8_t *a = l->mac.ether_addr_octet;
@@ -94,81 +101,56 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 
 /* ---- properties ---- */
 
-/* Names, paths and messages that carry them are bytes: see bus_message_append_escaped(). */
-static int property_get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
-                             sd_bus_message *reply, void *userdata, sd_bus_error *error)
+/* The properties of org.igmpd1.Link in the vtable's order: (id, name, signature, the LinkChange
+ * that announces it with PropertiesChanged, 0 for a constant). One list for the vtable,
+ * GetManagedObjects' entries and the signals (link-bus-signals.c). */
+#define LINK_PROPERTIES(X)                                                      \
+        X(INDEX, "Index", "i", 0)                                               \
+        X(NAME, "Name", "s", LINK_CHANGE_NAME)                                  \
+        X(NAME_BYTES, "NameBytes", "ay", LINK_CHANGE_NAME)                      \
+        X(ALTNAMES, "AlternativeNames", "as", LINK_CHANGE_ALTNAMES)             \
+        X(KIND, "Kind", "s", LINK_CHANGE_KIND)                                  \
+        X(TYPE, "Type", "s", LINK_CHANGE_TYPE)                                  \
+        X(MAC, "MACAddress", "s", LINK_CHANGE_MAC)                              \
+        X(STATE, "State", "s", LINK_CHANGE_STATE)                               \
+        X(KNOBS, "Knobs", "a{s(iis)}", LINK_CHANGE_KNOBS)                       \
+        X(MATCHED_FILES, "MatchedFiles", "as", LINK_CHANGE_MATCHED_FILES)       \
+        X(LAST_ERROR, "LastError", "s", LINK_CHANGE_LAST_ERROR)                 \
+        X(IGNORED_SOURCES, "IgnoredSources", "as", LINK_CHANGE_IGNORED)         \
+        X(NAMESPACE, "Namespace", "s", 0)                                       \
+        X(NAMESPACE_ID, "NamespaceId", "t", 0)
+
+typedef enum LinkProperty {
+#define LINK_PROPERTY_ENUM(id, name, signature, change) LINK_PROPERTY_##id,
+        LINK_PROPERTIES(LINK_PROPERTY_ENUM)
+        _LINK_PROPERTY_MAX,
+} LinkProperty;
+_Static_assert(_LINK_PROPERTY_MAX <= LINK_BUS_PROPERTIES_MAX, "LINK_BUS_PROPERTIES_MAX");
+
+static const struct {
+        const char *name, *signature;
+        LinkChange change;
+} link_properties[_LINK_PROPERTY_MAX] = {
+#define LINK_PROPERTY_ROW(id, name, signature, change) [LINK_PROPERTY_##id] = { name, signature, change },
+        LINK_PROPERTIES(LINK_PROPERTY_ROW)
+};
+
+size_t link_bus_changed_properties(unsigned changes, char **names)
 {
-        return bus_message_append_escaped(reply, ((Link *) userdata)->ifname);
+        size_t n = 0;
+
+        for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
+                if (changes & link_properties[p].change)
+                        names[n++] = (char *) link_properties[p].name;
+        names[n] = NULL;
+        return n;
 }
 
-/* The name's bytes as the kernel has them, for a client that must tell "bad\xff" (escaped) from
- * a name that is those seven characters. */
-static int append_name_bytes(sd_bus_message *reply, const Link *l)
-{
-        const char *n = strempty(l->ifname);
-
-        return sd_bus_message_append_array(reply, 'y', n, strlen(n));
-}
-
-static int property_get_name_bytes(sd_bus *bus, const char *path, const char *interface,
-                                   const char *property, sd_bus_message *reply, void *userdata,
-                                   sd_bus_error *error)
-{
-        return append_name_bytes(reply, userdata);
-}
-
-static int property_get_kind(sd_bus *bus, const char *path, const char *interface, const char *property,
-                             sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return bus_message_append_escaped(reply, ((Link *) userdata)->kind);
-}
-
-static int property_get_type(sd_bus *bus, const char *path, const char *interface, const char *property,
-                             sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return bus_message_append_escaped(reply, ((Link *) userdata)->type);
-}
-
-static int property_get_mac(sd_bus *bus, const char *path, const char *interface, const char *property,
-                            sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        char buf[18];
-
-        return bus_message_append_escaped(reply, link_mac_string(userdata, buf));
-}
-
-static int append_altnames(sd_bus_message *reply, const Link *l)
-{
-        return bus_message_append_escaped_strv(reply, l->altnames);
-}
-
-static int property_get_altnames(sd_bus *bus, const char *path, const char *interface,
-                                 const char *property, sd_bus_message *reply, void *userdata,
-                                 sd_bus_error *error)
-{
-        return append_altnames(reply, userdata);
-}
-
-static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
-                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return bus_message_append_escaped(reply, link_state_to_string(link_get_state(userdata)));
-}
-
-static int property_get_last_error(sd_bus *bus, const char *path, const char *interface,
-                                   const char *property, sd_bus_message *reply, void *userdata,
-                                   sd_bus_error *error)
-{
-        return bus_message_append_escaped(reply, ((Link *) userdata)->last_error);
-}
-
-/* The values of Knobs and MatchedFiles, shared by the property getters and by
- * link_bus_append_object(). Plain append_basic: GetManagedObjects appends these for every link. */
+/* Kernel values as igmpd knows them (manager-refresh.c). */
 static int append_knobs(sd_bus_message *reply, const Link *l)
 {
         int r;
 
-        /* Kernel values as igmpd knows them (manager-refresh.c). */
         r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
@@ -186,14 +168,9 @@ static int append_knobs(sd_bus_message *reply, const Link *l)
                         r = sd_bus_message_append_basic(reply, 'i', &policy);
                 if (r >= 0)
                         r = bus_message_append_escaped(reply, source);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 2, r);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
 static int append_matched_files(sd_bus_message *reply, const Link *l)
@@ -203,108 +180,61 @@ static int append_matched_files(sd_bus_message *reply, const Link *l)
         r = sd_bus_message_open_container(reply, 'a', "s");
         for (size_t i = 0; r >= 0 && i < l->n_matched; i++)
                 r = bus_message_append_escaped(reply, l->matched[i]->path);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
-/* A source that would set values here but is ignored (a user's NetworkManager profile), with why. */
-static int append_ignored_sources(sd_bus_message *reply, const Link *l)
+/* One property's value. Names, paths and the messages that carry them are bytes: see
+ * bus_message_append_escaped(). */
+static int append_property_value(sd_bus_message *reply, const Link *l, LinkProperty p)
 {
-        int r;
+        char mac[18];
 
-        r = sd_bus_message_open_container(reply, 'a', "s");
-        if (r >= 0 && l->ignored_source)
-                r = bus_message_append_escaped(reply, l->ignored_source);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        switch (p) {
+        case LINK_PROPERTY_INDEX:
+                return sd_bus_message_append_basic(reply, 'i', &l->ifindex);
+        case LINK_PROPERTY_NAME:
+                return bus_message_append_escaped(reply, l->ifname);
+        case LINK_PROPERTY_NAME_BYTES:
+                /* The name's bytes as the kernel has them, for a client that must tell
+                 * "bad\xff" (escaped) from a name that is those seven characters. */
+                return sd_bus_message_append_array(reply, 'y', strempty(l->ifname), strlen(strempty(l->ifname)));
+        case LINK_PROPERTY_ALTNAMES:
+                return bus_message_append_escaped_strv(reply, l->altnames);
+        case LINK_PROPERTY_KIND:
+                return bus_message_append_escaped(reply, l->kind);
+        case LINK_PROPERTY_TYPE:
+                return bus_message_append_escaped(reply, l->type);
+        case LINK_PROPERTY_MAC:
+                return bus_message_append_escaped(reply, link_mac_string(l, mac));
+        case LINK_PROPERTY_STATE:
+                return bus_message_append_escaped(reply, link_state_to_string(link_get_state(l)));
+        case LINK_PROPERTY_KNOBS:
+                return append_knobs(reply, l);
+        case LINK_PROPERTY_MATCHED_FILES:
+                return append_matched_files(reply, l);
+        case LINK_PROPERTY_LAST_ERROR:
+                return bus_message_append_escaped(reply, l->last_error);
+        case LINK_PROPERTY_IGNORED_SOURCES:
+                /* A source that would set values here but is ignored (a user's NetworkManager
+                 * profile), with why. */
+                return bus_message_append_escaped_strv(reply, (char *const[]) { l->ignored_source, NULL });
+        case LINK_PROPERTY_NAMESPACE:
+                /* Its name under /run/netns, ".host" for igmpd's own. */
+                return bus_message_append_escaped(reply, l->ctx->netns_name ?: ".host");
+        case LINK_PROPERTY_NAMESPACE_ID:
+                return sd_bus_message_append_basic(reply, 't', &l->ctx->netns_ino);
+        default:
+                return -EINVAL;
+        }
 }
 
-static int property_get_ignored_sources(sd_bus *bus, const char *path, const char *interface,
-                                        const char *property, sd_bus_message *reply, void *userdata,
-                                        sd_bus_error *error)
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return append_ignored_sources(reply, userdata);
-}
-
-static int property_get_knobs(sd_bus *bus, const char *path, const char *interface, const char *property,
-                              sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return append_knobs(reply, userdata);
-}
-
-static int property_get_matched_files(sd_bus *bus, const char *path, const char *interface,
-                                      const char *property, sd_bus_message *reply, void *userdata,
-                                      sd_bus_error *error)
-{
-        return append_matched_files(reply, userdata);
-}
-
-/* One variant property, "{sv}", of a string value. */
-static int append_string_property(sd_bus_message *reply, const char *name, const char *value)
-{
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', name);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "s");
-        if (r >= 0)
-                r = bus_message_append_escaped(reply, value);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
-}
-
-static int append_property(sd_bus_message *reply, const char *name, const char *signature,
-                           int (*append)(sd_bus_message *reply, const Link *l), const Link *l)
-{
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', name);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', signature);
-        if (r >= 0)
-                r = append(reply, l);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
-}
-
-static int append_index(sd_bus_message *reply, const Link *l)
-{
-        return sd_bus_message_append_basic(reply, 'i', &l->ifindex);
-}
-
-/* The link's network namespace: its name under /run/netns, ".host" for igmpd's own. */
-static const char *link_netns_name(const Link *l)
-{
-        return l->ctx->netns_name ?: ".host";
-}
-
-static int append_netns_id(sd_bus_message *reply, const Link *l)
-{
-        return sd_bus_message_append_basic(reply, 't', &l->ctx->netns_ino);
-}
-
-static int property_get_namespace(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                  sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return bus_message_append_escaped(reply, link_netns_name(userdata));
-}
-
-static int property_get_namespace_id(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return append_netns_id(reply, userdata);
+        for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
+                if (streq(link_properties[p].name, property))
+                        return append_property_value(reply, userdata, p);
+        return -ENOENT;
 }
 
 int link_bus_append_object(sd_bus_message *reply, const Link *l)
@@ -316,7 +246,6 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                 "org.freedesktop.DBus.Properties",
         };
         _cleanup_free_ char *path = NULL;
-        char mac[18];
         int r;
 
         r = link_bus_path(l, &path);
@@ -326,55 +255,27 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
                 r = sd_bus_message_append_basic(reply, 'o', path);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(standard); i++) {
+        for (size_t i = 0; r >= 0 && i <= ELEMENTSOF(standard); i++) {
+                bool link = i == ELEMENTSOF(standard); /* then org.igmpd1.Link, every property */
+
                 r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
                 if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 's', standard[i]);
+                        r = sd_bus_message_append_basic(reply, 's', link ? BUS_LINK_INTERFACE : standard[i]);
                 if (r >= 0)
                         r = sd_bus_message_open_container(reply, 'a', "{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                for (LinkProperty p = 0; link && r >= 0 && p < _LINK_PROPERTY_MAX; p++) {
+                        r = sd_bus_message_open_container(reply, 'e', "sv");
+                        if (r >= 0)
+                                r = sd_bus_message_append_basic(reply, 's', link_properties[p].name);
+                        if (r >= 0)
+                                r = sd_bus_message_open_container(reply, 'v', link_properties[p].signature);
+                        if (r >= 0)
+                                r = append_property_value(reply, l, p);
+                        r = bus_message_close_containers(reply, 2, r); /* v, {sv} */
+                }
+                r = bus_message_close_containers(reply, 2, r); /* a{sv}, {sa{sv}} */
         }
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', BUS_LINK_INTERFACE);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "{sv}");
-        /* The properties in link_vtable's order. */
-        if (r >= 0)
-                r = append_property(reply, "Index", "i", append_index, l);
-        if (r >= 0)
-                r = append_string_property(reply, "Name", l->ifname);
-        if (r >= 0)
-                r = append_property(reply, "NameBytes", "ay", append_name_bytes, l);
-        if (r >= 0)
-                r = append_property(reply, "AlternativeNames", "as", append_altnames, l);
-        if (r >= 0)
-                r = append_string_property(reply, "Kind", l->kind);
-        if (r >= 0)
-                r = append_string_property(reply, "Type", l->type);
-        if (r >= 0)
-                r = append_string_property(reply, "MACAddress", link_mac_string(l, mac));
-        if (r >= 0)
-                r = append_string_property(reply, "State", link_state_to_string(link_get_state(l)));
-        if (r >= 0)
-                r = append_property(reply, "Knobs", "a{s(iis)}", append_knobs, l);
-        if (r >= 0)
-                r = append_property(reply, "MatchedFiles", "as", append_matched_files, l);
-        if (r >= 0)
-                r = append_string_property(reply, "LastError", l->last_error);
-        if (r >= 0)
-                r = append_property(reply, "IgnoredSources", "as", append_ignored_sources, l);
-        if (r >= 0)
-                r = append_string_property(reply, "Namespace", link_netns_name(l));
-        if (r >= 0)
-                r = append_property(reply, "NamespaceId", "t", append_netns_id, l);
-        for (int i = 0; r >= 0 && i < 4; i++) /* a{sv}, {sa{sv}}, a{sa{sv}}, {oa{sa{sv}}} */
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 2, r); /* a{sa{sv}}, {oa{sa{sv}}} */
 }
 
 /* ---- objects ---- */
@@ -413,8 +314,8 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
                              sd_bus_error *error)
 {
         _cleanup_free_ Link **links = NULL;
+        _cleanup_strv_free_ char **l = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
-        char **l;
         size_t n = 0;
         int r;
 
@@ -426,34 +327,20 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 r = link_bus_path(links[i], &l[i]);
-                if (r < 0) {
-                        strv_freep(&l);
+                if (r < 0)
                         return r;
-                }
         }
-        *nodes = l;
+        *nodes = TAKE_PTR(l);
         return 1;
 }
 
 const sd_bus_vtable link_vtable[] = {
         SD_BUS_VTABLE_START(0),
 
-        SD_BUS_PROPERTY("Index", "i", NULL, offsetof(Link, ifindex), SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("Name", "s", property_get_name, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("NameBytes", "ay", property_get_name_bytes, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("AlternativeNames", "as", property_get_altnames, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Kind", "s", property_get_kind, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Type", "s", property_get_type, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("MACAddress", "s", property_get_mac, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Knobs", "a{s(iis)}", property_get_knobs, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("MatchedFiles", "as", property_get_matched_files, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("LastError", "s", property_get_last_error, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("IgnoredSources", "as", property_get_ignored_sources, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Namespace", "s", property_get_namespace, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("NamespaceId", "t", property_get_namespace_id, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+#define LINK_PROPERTY_VTABLE(id, name, signature, change) \
+        SD_BUS_PROPERTY(name, signature, property_get, 0,                                          \
+                        (change) ? SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE : SD_BUS_VTABLE_PROPERTY_CONST),
+        LINK_PROPERTIES(LINK_PROPERTY_VTABLE)
 
         /* SD_BUS_VTABLE_UNPRIVILEGED: sd-bus's own check is no gate; the handlers authorize. */
         SD_BUS_METHOD_WITH_NAMES("SetKnobs", "a{sv}u", SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,

@@ -8,6 +8,8 @@
  * one section each below.
  */
 
+#include <limits.h>
+#include <net/if.h>
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
@@ -15,6 +17,11 @@
 #include "link.h"
 
 extern const sd_bus_vtable link_vtable[];
+
+/* The link's name as ListLinks and ListLinksState list it: IFNAME, or NETNS/IFNAME for a
+ * followed namespace's link (no interface name has a '/'). Returns buf or the name itself. */
+#define LINK_BUS_NAME_MAX (NAME_MAX + 1 + IF_NAMESIZE)
+const char *link_bus_name(const Link *l, char buf[static LINK_BUS_NAME_MAX + 1]);
 
 /* Object path of a link. 0 or -ENOMEM. */
 int link_bus_path(const Link *l, char **ret);

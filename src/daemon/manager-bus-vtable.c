@@ -19,53 +19,10 @@
 
 /* ---- properties ---- */
 
-static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
-}
-
-static int property_get_kernel_features(sd_bus *bus, const char *path, const char *interface,
-                                        const char *property, sd_bus_message *reply, void *userdata,
-                                        sd_bus_error *error)
-{
-        const bool *supported = ((BusContext *) userdata)->manager->link_ctx.knob_supported;
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "{sb}");
-        if (r < 0)
-                return r;
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                r = sd_bus_message_append(reply, "{sb}", knob_to_string(k), (int) supported[k]);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
-}
-
-static int property_get_drift_watch(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                    sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        Manager *m = ((BusContext *) userdata)->manager;
-        char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
-        DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
-
-        return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state),
-                                     utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
-}
-
-static int property_get_drift_action(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                     sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        Manager *m = ((BusContext *) userdata)->manager;
-
-        return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
-}
-
 /* (kernel value now, or -1 where the knob does not exist; igmpd's value or -1; its source or "").
  * Read from the kernel as the caller asks (microseconds, no write): what igmpctl status shows is
  * the kernel's now. */
-static int property_get_ns_knob(Manager *m, NsKnob k, sd_bus_message *reply)
+static int append_ns_knob(sd_bus_message *reply, Manager *m, NsKnob k)
 {
         const NsKnobState *s = &m->ns_knobs.knobs[k];
         int32_t now = -1;
@@ -76,25 +33,10 @@ static int property_get_ns_knob(Manager *m, NsKnob k, sd_bus_message *reply)
                                      strempty(knob_value_source(&s->want)));
 }
 
-static int property_get_igmp_robustness(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return property_get_ns_knob(((BusContext *) userdata)->manager, NS_KNOB_IGMP_QRV, reply);
-}
-
-static int property_get_mld_robustness(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                       sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        return property_get_ns_knob(((BusContext *) userdata)->manager, NS_KNOB_MLD_QRV, reply);
-}
-
 /* IGMPRobustnessByNamespace: {NETNS: (kernel, wanted, source)} of every followed namespace
  * (Namespaces=named), as IGMPRobustness is igmpd's own. */
-static int property_get_igmp_robustness_netns(sd_bus *bus, const char *path, const char *interface,
-                                              const char *property, sd_bus_message *reply, void *userdata,
-                                              sd_bus_error *error)
+static int append_igmp_robustness_netns(sd_bus_message *reply, Manager *m)
 {
-        Manager *m = ((BusContext *) userdata)->manager;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
@@ -105,45 +47,16 @@ static int property_get_igmp_robustness_netns(sd_bus *bus, const char *path, con
                 if (r >= 0)
                         r = bus_message_append_escaped(reply, c->netns_name);
                 if (r >= 0)
-                        r = property_get_ns_knob(c, NS_KNOB_IGMP_QRV, reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                        r = append_ns_knob(reply, c, NS_KNOB_IGMP_QRV);
+                r = bus_message_close_containers(reply, 1, r);
         }
-        return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-static int property_get_kernel_values_age(sd_bus *bus, const char *path, const char *interface,
-                                          const char *property, sd_bus_message *reply, void *userdata,
-                                          sd_bus_error *error)
-{
-        return sd_bus_message_append(reply, "t", manager_kernel_values_age(((BusContext *) userdata)->manager));
-}
-
-static int property_get_config_files(sd_bus *bus, const char *path, const char *interface,
-                                     const char *property, sd_bus_message *reply, void *userdata,
-                                     sd_bus_error *error)
-{
-        Manager *m = ((BusContext *) userdata)->manager;
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "s");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; m->policy && i < m->policy->n_files; i++) {
-                r = bus_message_append_escaped(reply, m->policy->files[i]->path);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return bus_message_close_containers(reply, 1, r);
 }
 
 /* The problems found by the last (re)load: (file or "", line or 0, message), the first
  * CONFIG_PROBLEMS_MAX of them; NConfigProblems counts them all. */
-static int property_get_config_problems(sd_bus *bus, const char *path, const char *interface,
-                                        const char *property, sd_bus_message *reply, void *userdata,
-                                        sd_bus_error *error)
+static int append_config_problems(sd_bus_message *reply, const ConfigProblems *p)
 {
-        const ConfigProblems *p = &((BusContext *) userdata)->manager->problems;
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sus)");
@@ -156,19 +69,53 @@ static int property_get_config_problems(sd_bus *bus, const char *path, const cha
                         r = sd_bus_message_append_basic(reply, 'u', &p->items[i].line);
                 if (r >= 0)
                         r = bus_message_append_escaped(reply, p->items[i].message);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 1, r);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
-static int property_get_n_config_problems(sd_bus *bus, const char *path, const char *interface,
-                                          const char *property, sd_bus_message *reply, void *userdata,
-                                          sd_bus_error *error)
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        return sd_bus_message_append(reply, "u", ((BusContext *) userdata)->manager->n_config_errors);
+        Manager *m = ((BusContext *) userdata)->manager;
+        int r;
+
+        if (streq(property, "Version"))
+                return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+        if (streq(property, "KernelFeatures")) {
+                r = sd_bus_message_open_container(reply, 'a', "{sb}");
+                for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
+                        r = sd_bus_message_append(reply, "{sb}", knob_to_string(k),
+                                                  (int) m->link_ctx.knob_supported[k]);
+                return bus_message_close_containers(reply, 1, r);
+        }
+        if (streq(property, "ConfigFiles")) {
+                r = sd_bus_message_open_container(reply, 'a', "s");
+                for (size_t i = 0; r >= 0 && m->policy && i < m->policy->n_files; i++)
+                        r = bus_message_append_escaped(reply, m->policy->files[i]->path);
+                return bus_message_close_containers(reply, 1, r);
+        }
+        if (streq(property, "ConfigProblems"))
+                return append_config_problems(reply, &m->problems);
+        if (streq(property, "NConfigProblems"))
+                return sd_bus_message_append(reply, "u", m->n_config_errors);
+        if (streq(property, "DriftWatch")) {
+                char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
+                DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
+
+                return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state),
+                                             utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
+        }
+        if (streq(property, "DriftAction"))
+                return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
+        if (streq(property, "KernelValuesAgeUSec"))
+                return sd_bus_message_append(reply, "t", manager_kernel_values_age(m));
+        if (streq(property, "IGMPRobustnessByNamespace"))
+                return append_igmp_robustness_netns(reply, m);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) /* IGMPRobustness, MLDRobustness */
+                if (streq(property, ns_knob_info(k)->property))
+                        return append_ns_knob(reply, m, k);
+        return -ENOENT;
 }
 
 /* ---- methods ---- */
@@ -185,29 +132,21 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
         if (r < 0)
                 return r;
 
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(iso)");
+        r = bus_reply_open(message, 'a', "(iso)", &reply);
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 _cleanup_free_ char *path = NULL;
+                char name[LINK_BUS_NAME_MAX + 1];
 
                 r = link_bus_path(links[i], &path);
                 if (r >= 0)
                         r = sd_bus_message_open_container(reply, 'r', "iso");
                 if (r >= 0)
                         r = sd_bus_message_append_basic(reply, 'i', &links[i]->ifindex);
-                /* A followed namespace's link is named NETNS/IFNAME (no interface name has a '/'). */
-                if (r >= 0 && links[i]->ctx->netns_name) {
-                        _cleanup_free_ char *full = NULL;
-                        r = asprintf(&full, "%s/%s", links[i]->ctx->netns_name, links[i]->ifname) < 0 ? -ENOMEM : 0;
-                        if (r >= 0)
-                                r = bus_message_append_escaped(reply, full);
-                } else if (r >= 0)
-                        r = bus_message_append_escaped(reply, links[i]->ifname);
+                if (r >= 0)
+                        r = bus_message_append_escaped(reply, link_bus_name(links[i], name));
                 if (r >= 0)
                         r = sd_bus_message_append_basic(reply, 'o', path);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 1, r);
         }
         return bus_reply_close_and_send(reply, r);
 }
@@ -237,43 +176,25 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
                 r = sd_bus_message_append_strv(reply, (char **) knobs);
         if (r >= 0)
                 r = link_bus_append_states(reply, links, n);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_send(reply, r);
 }
 
-/* The link a GetLinkByName() argument names: a name as igmpd shows it on the bus (utf8_escape():
- * "bad\xff" is "bad" and byte 0xff, "a\x5cb" is "a\b") or as igmpctl prints it (control
- * characters escaped too) first, so that what igmpd shows always finds that link; else the name
- * itself (typed as it is: "bad\xfe" for the seven characters when no "bad" + 0xfe exists).
- * "bad\xFF" is no form igmpd ever showed: only the name itself. */
-static Link *bus_manager_find_link_by_name(Manager *m, const char *name)
+/* The link of a GetLinkByName() argument: IFNAME, or NETNS/IFNAME for a link of a followed
+ * namespace (".host/IFNAME": igmpd's own); else NoSuchLink or InvalidArgument.
+ *
+ * IFNAME as igmpd shows it on the bus (utf8_escape(): "bad\xff" is "bad" and byte 0xff, "a\x5cb"
+ * is "a\b") or as igmpctl prints it (control characters escaped too) first, so that what igmpd
+ * shows always finds that link; else the name itself (typed as it is: "bad\xfe" for the seven
+ * characters when no "bad" + 0xfe exists). "bad\xFF" is no form igmpd ever showed: only the
+ * name itself. */
+static int bus_manager_lookup_name(Manager *m, const char *name, Link **ret, sd_bus_error *error)
 {
         char raw[128], shown[UTF8_ESCAPED_SIZE(128)]; /* ALTIFNAMSIZ: the longest name */
+        const char *slash = strchr(name, '/');
         Link *l = NULL;
-
-        if (strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 &&
-            (streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) ||
-             streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name)))
-                l = manager_get_link_by_name(m, raw);
-        return l ?: manager_get_link_by_name(m, name);
-}
-
-static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        _cleanup_free_ char *path = NULL;
-        Manager *m = ((BusContext *) userdata)->manager;
-        const char *name;
         char msg[512];
-        Link *l;
         int r;
 
-        r = sd_bus_message_read(message, "s", &name);
-        if (r < 0)
-                return r;
-        /* NETNS/IFNAME: a link of a followed namespace (".host/IFNAME": igmpd's own). */
-        const char *slash = strchr(name, '/');
         if (slash) {
                 _cleanup_free_ char *netns = strndup(name, (size_t) (slash - name));
                 if (!netns)
@@ -293,11 +214,29 @@ static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *us
         r = bus_ifname_check("name", name, msg, sizeof msg);
         if (r < 0)
                 return bus_validate_error(error, r, msg);
-
-        l = bus_manager_find_link_by_name(m, name);
+        if (strstr(name, "\\x") && utf8_unescape(name, raw, sizeof raw) >= 0 &&
+            (streq(utf8_escape(raw, UTF8_ESCAPE_INVALID, shown), name) ||
+             streq(utf8_escape(raw, UTF8_ESCAPE_CONTROL, shown), name)))
+                l = manager_get_link_by_name(m, raw);
+        l = l ?: manager_get_link_by_name(m, name);
         if (!l)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link named '%s'.", name);
-        r = link_bus_path(l, &path);
+        *ret = l;
+        return 0;
+}
+
+static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
+{
+        _cleanup_free_ char *path = NULL;
+        const char *name;
+        Link *l;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r >= 0)
+                r = bus_manager_lookup_name(((BusContext *) userdata)->manager, name, &l, error);
+        if (r >= 0)
+                r = link_bus_path(l, &path);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "io", l->ifindex, path);
@@ -335,20 +274,15 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
         int r;
 
         r = bus_message_read_link(userdata, message, &l, error);
-        if (r < 0)
-                return r;
-        r = link_bus_path(l, &path);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(message, &reply);
+        if (r >= 0)
+                r = link_bus_path(l, &path);
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(message, &reply);
         if (r >= 0)
                 r = bus_message_append_escaped(reply, l->ifname);
         if (r >= 0)
                 r = sd_bus_message_append_basic(reply, 'o', path);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return bus_reply_send(reply, r);
 }
 
 /* Manager methods that take an ifindex hand off to the link's own handler. */
@@ -387,24 +321,13 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
         BusContext *c = userdata;
         Manager *m = c->manager;
         bool ex = streq_ptr(sd_bus_message_get_member(message), "ReloadEx");
-        uint32_t flags = 0;
-        char msg[256], who[128];
+        uint32_t flags;
+        char who[128];
         int r;
 
-        if (ex) {
-                r = sd_bus_message_read(message, "u", &flags);
-                if (r < 0)
-                        return r;
-                r = bus_flags_check("flags", flags, 0, msg, sizeof msg);
-                if (r < 0)
-                        return bus_validate_error(error, r, msg);
-        }
-
-        r = bus_verify_polkit_async(message, POLKIT_ACTION_RELOAD, 0, &c->polkit_registry, error);
-        if (r < 0)
+        r = bus_method_authorize(message, c, ex ? &flags : NULL, 0, POLKIT_ACTION_RELOAD, 0, error);
+        if (r != 0)
                 return r;
-        if (r == 0)
-                return 1;
 
         log_info("Reload requested by %s.", bus_describe_sender(message, who, sizeof who));
         r = manager_reload(m);
@@ -431,23 +354,17 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
 const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
 
-        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("KernelFeatures", "a{sb}", property_get_kernel_features, 0,
-                        SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("ConfigFiles", "as", property_get_config_files, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("ConfigProblems", "a(sus)", property_get_config_problems, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("NConfigProblems", "u", property_get_n_config_problems, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get_drift_watch, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("DriftAction", "s", property_get_drift_action, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("KernelValuesAgeUSec", "t", property_get_kernel_values_age, 0, 0),
-        SD_BUS_PROPERTY("IGMPRobustness", "(iis)", property_get_igmp_robustness, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("MLDRobustness", "(iis)", property_get_mld_robustness, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("IGMPRobustnessByNamespace", "a{s(iis)}", property_get_igmp_robustness_netns, 0, 0),
+        SD_BUS_PROPERTY("Version", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("KernelFeatures", "a{sb}", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("ConfigFiles", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ConfigProblems", "a(sus)", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NConfigProblems", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriftWatch", "(ss)", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("DriftAction", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("KernelValuesAgeUSec", "t", property_get, 0, 0),
+        SD_BUS_PROPERTY("IGMPRobustness", "(iis)", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("MLDRobustness", "(iis)", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("IGMPRobustnessByNamespace", "a{s(iis)}", property_get, 0, 0),
 
         /* Reads are open to all; the mutating handlers authorize themselves (uid 0 or polkit).
          * SD_BUS_VTABLE_UNPRIVILEGED everywhere: sd-bus's capability check is no gate. */

@@ -59,13 +59,10 @@ static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error
 {
         ManagerBus *b = userdata;
 
-        if (b->up)
-                log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING,
-                         "Lost the connection to the system bus, applying policy without a D-Bus face; "
-                         "reconnecting when it is back.");
-        else
-                log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING,
-                         "The system bus dropped the connection before it was set up, applying policy "
+        log_full(b->down_logged ? LOG_DEBUG : LOG_WARNING, "%s",
+                 b->up ? "Lost the connection to the system bus, applying policy without a D-Bus face; "
+                         "reconnecting when it is back."
+                       : "The system bus dropped the connection before it was set up, applying policy "
                          "without a D-Bus face; trying again.");
         b->down_logged = true;
         if (!b->up)
@@ -139,16 +136,10 @@ static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message
                 return 1;
         r = manager_sorted_links(m, &links, &n);
         if (r >= 0)
-                r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "{oa{sa{sv}}}");
+                r = bus_reply_open(message, 'a', "{oa{sa{sv}}}", &reply);
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = link_bus_append_object(reply, links[i]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
+        r = bus_reply_close_and_send(reply, r);
         if (r < 0) {
                 log_warning_errno(r, "Failed to answer GetManagedObjects: %m");
                 r = sd_bus_reply_method_errnof(message, r, "Failed to list the links: %m");
@@ -314,47 +305,56 @@ static void manager_bus_drop(ManagerBus *b)
 
 /* ---- the core's hooks ---- */
 
+/* PropertiesChanged of org.igmpd1.Manager for names, while the bus is up. */
+static void manager_bus_emit_changed(ManagerBus *b, char **names)
+{
+        int r;
+
+        if (!bus_is_up(b->ctx.bus))
+                return;
+        r = sd_bus_emit_properties_changed_strv(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, names);
+        if (r < 0)
+                log_debug_errno(r, "Failed to send PropertiesChanged for %s, ignoring: %m", names[0]);
+}
+
 /* After a reload: ConfigFiles changed, and the NetworkManager follower may be new (or gone). */
 static void manager_bus_on_reloaded(Manager *m, void *userdata)
 {
         ManagerBus *b = userdata;
-        int r;
 
         nm_set_bus(m->nm, b->ctx.bus);
-        if (!bus_is_up(b->ctx.bus))
-                return;
-        r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "ConfigFiles",
-                                           "ConfigProblems", "NConfigProblems", "DriftAction", NULL);
-        if (r < 0)
-                log_debug_errno(r, "Failed to send PropertiesChanged for ConfigFiles, ignoring: %m");
+        manager_bus_emit_changed(b, (char *[]) { "ConfigFiles", "ConfigProblems", "NConfigProblems", "DriftAction",
+                                                 NULL });
 }
 
 /* The drift watch started, stopped or failed. */
 static void manager_bus_on_drift(void *userdata)
 {
-        ManagerBus *b = userdata;
-        int r;
-
-        if (!bus_is_up(b->ctx.bus))
-                return;
-        r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE, "DriftWatch",
-                                           NULL);
-        if (r < 0)
-                log_debug_errno(r, "Failed to send PropertiesChanged for DriftWatch, ignoring: %m");
+        manager_bus_emit_changed(userdata, (char *[]) { "DriftWatch", NULL });
 }
 
 /* A namespace knob's kernel value, wanted value or source changed. */
 static void manager_bus_on_ns_knob(NsKnobs *n, NsKnob k, void *userdata)
 {
-        ManagerBus *b = userdata;
-        int r;
+        manager_bus_emit_changed(userdata, (char *[]) { (char *) ns_knob_info(k)->property, NULL });
+}
 
-        if (!bus_is_up(b->ctx.bus))
-                return;
-        r = sd_bus_emit_properties_changed(b->ctx.bus, BUS_MANAGER_PATH, BUS_MANAGER_INTERFACE,
-                                           ns_knob_info(k)->property, NULL);
-        if (r < 0)
-                log_debug_errno(r, "Failed to send PropertiesChanged for %s, ignoring: %m", ns_knob_info(k)->property);
+/* Plugs the D-Bus face into the core's hooks (on), or takes it out. */
+static void manager_bus_plug(ManagerBus *b, bool on)
+{
+        Manager *m = b->ctx.manager;
+
+        manager_set_link_observers(m, on ? link_bus_on_link : NULL, on ? link_bus_on_override : NULL,
+                                   on ? &b->ctx : NULL);
+        m->reloaded = on ? manager_bus_on_reloaded : NULL;
+        m->reloaded_userdata = on ? b : NULL;
+        drift_watch_set_observer(m->drift, on ? manager_bus_on_drift : NULL, on ? b : NULL);
+        m->ns_knobs.changed = on ? manager_bus_on_ns_knob : NULL;
+        m->ns_knobs.changed_userdata = on ? b : NULL;
+        if (m->audit && (on || m->audit->observer_userdata == &b->ctx)) {
+                m->audit->observer = on ? audit_bus_on_event : NULL;
+                m->audit->observer_userdata = on ? &b->ctx : NULL;
+        }
 }
 
 int manager_bus_new(Manager *m, ManagerBus **ret)
@@ -366,16 +366,7 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
         if (!b)
                 return -ENOMEM;
         b->ctx.manager = m;
-        manager_set_link_observers(m, link_bus_on_link, link_bus_on_override, &b->ctx);
-        m->reloaded = manager_bus_on_reloaded;
-        m->reloaded_userdata = b;
-        drift_watch_set_observer(m->drift, manager_bus_on_drift, b);
-        m->ns_knobs.changed = manager_bus_on_ns_knob;
-        m->ns_knobs.changed_userdata = b;
-        if (m->audit) {
-                m->audit->observer = audit_bus_on_event;
-                m->audit->observer_userdata = &b->ctx;
-        }
+        manager_bus_plug(b, true);
 
         r = sd_bus_error_add_map(bus_igmpd_errors);
         if (r < 0)
@@ -394,21 +385,9 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
 
 ManagerBus *manager_bus_free(ManagerBus *b)
 {
-        Manager *m;
-
         if (!b)
                 return NULL;
-        m = b->ctx.manager;
-        manager_set_link_observers(m, NULL, NULL, NULL);
-        m->reloaded = NULL;
-        m->reloaded_userdata = NULL;
-        drift_watch_set_observer(m->drift, NULL, NULL);
-        m->ns_knobs.changed = NULL;
-        m->ns_knobs.changed_userdata = NULL;
-        if (m->audit && m->audit->observer_userdata == &b->ctx) {
-                m->audit->observer = NULL;
-                m->audit->observer_userdata = NULL;
-        }
+        manager_bus_plug(b, false);
         b->reconnect_source = sd_event_source_disable_unref(b->reconnect_source);
         manager_bus_drop(b);
         free(b);

@@ -278,6 +278,20 @@ static int sync_get_applied(NMSync *s, size_t active, size_t device)
                          on_applied, active, device, "u", (uint32_t) 0);
 }
 
+/* Gives a the n devices of paths. 0 or -ENOMEM (those copied so far are a's). */
+static int active_add_devices(SyncActive *a, char *const *paths, size_t n)
+{
+        a->devices = calloc(n, sizeof *a->devices);
+        if (!a->devices)
+                return -ENOMEM;
+        for (; a->n_devices < n; a->n_devices++) {
+                a->devices[a->n_devices].path = strdup(paths[a->n_devices]);
+                if (!a->devices[a->n_devices].path)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* An active connection: usable ones get their profile read, and in a full read their devices. */
 static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -300,35 +314,18 @@ static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         a->id = TAKE_PTR(p.id);
 
         n = s->device_read ? 0 : strv_length(p.devices);
-        if (n > 0) {
-                a->devices = calloc(n, sizeof *a->devices);
-                if (!a->devices) {
-                        log_oom();
-                        goto done;
-                }
-                for (size_t i = 0; i < n; i++) {
-                        a->devices[i].path = strdup(p.devices[i]);
-                        if (!a->devices[i].path) {
-                                log_oom();
-                                goto done;
-                        }
-                        a->n_devices++;
-                }
-        } else if (!s->device_read)
+        if (n == 0 && !s->device_read)
                 goto done;
-        a->usable = true;
-
-        r = 0;
+        r = n > 0 ? active_add_devices(a, p.devices, n) : 0;
         for (size_t i = 0; r >= 0 && i < a->n_devices; i++) {
                 if (!s->device_read)
                         r = sync_get_all(s, a->devices[i].path, NM_IFACE_DEVICE, on_device, c->active, i);
                 if (r >= 0)
                         r = sync_get_applied(s, c->active, i);
         }
-        if (r < 0) {
+        a->usable = r >= 0;
+        if (r < 0)
                 log_warning_errno(r, "Failed to query NetworkManager for %s, skipping it: %m", a->id);
-                a->usable = false;
-        }
 
 done:
         nm_active_props_done(&p);
@@ -380,25 +377,19 @@ static int on_active_connections(sd_bus_message *reply, void *userdata, sd_bus_e
                 n = NM_ACTIVE_MAX;
         }
         s->actives = calloc(MAX(n, (size_t) 1), sizeof *s->actives);
-        if (!s->actives) {
-                s->failed = true;
-                log_oom();
-                goto done;
-        }
-        for (size_t i = 0; i < n; i++) {
+        r = s->actives ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
                 s->actives[i].path = strdup(paths[i]);
-                if (!s->actives[i].path) {
-                        s->failed = true;
-                        log_oom();
-                        goto done;
+                if (!s->actives[i].path)
+                        r = -ENOMEM;
+                else {
+                        s->n_actives++;
+                        r = sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0);
                 }
-                s->n_actives++;
-                r = sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0);
-                if (r < 0) {
-                        s->failed = true;
-                        log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
-                        goto done;
-                }
+        }
+        if (r < 0) {
+                s->failed = true;
+                log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
         }
 
 done:
@@ -420,17 +411,13 @@ int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
         if (device) {
                 s->device_read = true;
                 s->actives = calloc(1, sizeof *s->actives);
-                if (s->actives) {
+                r = s->actives ? 0 : -ENOMEM;
+                if (r >= 0) {
                         s->n_actives = 1;
-                        s->actives[0].devices = calloc(1, sizeof(SyncDevice));
+                        r = active_add_devices(&s->actives[0], (char *const[]) { (char *) device }, 1);
                 }
-                if (!s->actives || !s->actives[0].devices ||
-                    !(s->actives[0].devices[0].path = strdup(device))) {
-                        nm_sync_free(s);
-                        return -ENOMEM;
-                }
-                s->actives[0].n_devices = 1;
-                r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device_read, 0, 0);
+                if (r >= 0)
+                        r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device_read, 0, 0);
         } else
                 r = sync_call(s, NM_PATH, "org.freedesktop.DBus.Properties", "Get", on_active_connections, 0, 0,
                               "ss", NM_IFACE, "ActiveConnections");

@@ -43,7 +43,7 @@ struct NMState {
         void *userdata;
 
         sd_bus *bus; /* a reference to the bus given by nm_set_bus() while attached */
-        sd_bus_slot *match_owner, *match_props, *match_device, *match_active;
+        sd_bus_slot *matches[4]; /* nm_attach()'s */
         sd_bus_slot *owner_call;
         char *owner; /* unique name of NetworkManager, NULL while absent */
 
@@ -248,10 +248,8 @@ static void nm_detach(NMState *nm)
 {
         nm_reads_cancel(nm);
         nm->owner_call = sd_bus_slot_unref(nm->owner_call);
-        nm->match_owner = sd_bus_slot_unref(nm->match_owner);
-        nm->match_props = sd_bus_slot_unref(nm->match_props);
-        nm->match_device = sd_bus_slot_unref(nm->match_device);
-        nm->match_active = sd_bus_slot_unref(nm->match_active);
+        for (size_t i = 0; i < ELEMENTSOF(nm->matches); i++)
+                nm->matches[i] = sd_bus_slot_unref(nm->matches[i]);
         nm->bus = sd_bus_unref(nm->bus);
         /* The table stays: without a bus nothing tells us NetworkManager changed anything. The
          * owner is forgotten, so the next connection reads everything again. */
@@ -260,29 +258,24 @@ static void nm_detach(NMState *nm)
 
 static int nm_attach(NMState *nm, sd_bus *bus)
 {
-        int r;
+        static const struct {
+                const char *match;
+                sd_bus_message_handler_t handler;
+        } matches[ELEMENTSOF(((NMState *) NULL)->matches)] = {
+                { "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                  "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" NM_BUS_NAME "'",
+                  nm_on_name_owner_changed },
+                { "type='signal',path='" NM_PATH "',interface='org.freedesktop.DBus.Properties',"
+                  "member='PropertiesChanged',arg0='" NM_IFACE "'",
+                  nm_on_properties_changed },
+                { "type='signal',interface='" NM_IFACE_DEVICE "',member='StateChanged'", nm_on_device_state },
+                { "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'", nm_on_change_signal },
+        };
+        int r = 0;
 
         nm->bus = sd_bus_ref(bus);
-
-        r = sd_bus_add_match_async(bus, &nm->match_owner,
-                                   "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                   "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
-                                   "arg0='" NM_BUS_NAME "'",
-                                   nm_on_name_owner_changed, NULL, nm);
-        if (r >= 0)
-                r = sd_bus_add_match_async(bus, &nm->match_props,
-                                           "type='signal',path='" NM_PATH "',"
-                                           "interface='org.freedesktop.DBus.Properties',"
-                                           "member='PropertiesChanged',arg0='" NM_IFACE "'",
-                                           nm_on_properties_changed, NULL, nm);
-        if (r >= 0)
-                r = sd_bus_add_match_async(bus, &nm->match_device,
-                                           "type='signal',interface='" NM_IFACE_DEVICE "',member='StateChanged'",
-                                           nm_on_device_state, NULL, nm);
-        if (r >= 0)
-                r = sd_bus_add_match_async(bus, &nm->match_active,
-                                           "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'",
-                                           nm_on_change_signal, NULL, nm);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(matches); i++)
+                r = sd_bus_add_match_async(bus, &nm->matches[i], matches[i].match, matches[i].handler, NULL, nm);
         /* After the matches: the bus answers in order, so no change between the two is missed. */
         if (r >= 0)
                 r = sd_bus_call_method_async(bus, &nm->owner_call, "org.freedesktop.DBus", "/org/freedesktop/DBus",

@@ -171,7 +171,7 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
                                                order[i] == RUNTIME_SCOPE_PERSIST ? &persistent_source : &runtime_source);
 }
 
-char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
+char *runtime_config_format(const char *netns, const char *ifname, const KnobSetting knobs[_KNOB_MAX])
 {
         char *buf = NULL;
         size_t size = 0;
@@ -179,7 +179,9 @@ char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX])
 
         if (!f)
                 return NULL;
-        fputs("# Written by igmpd (igmpctl link / SetLinkKnobs). Remove with: igmpctl link IF --revert\n", f);
+        /* A followed namespace's link is NETNS/IFNAME to igmpctl. */
+        fprintf(f, "# Written by igmpd (igmpctl link / SetLinkKnobs). Remove with: igmpctl link %s%s%s --revert\n",
+                strempty(netns), netns ? "/" : "", ifname);
         const char *sections[] = { "IGMP", "MLD" };
         for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
                 bool header = false;
@@ -225,7 +227,7 @@ static int scope_store(const RuntimeConfig *c, const char *root, const char *ifn
                 (void) fsync(dfd);
                 return 1;
         }
-        content = runtime_config_format(knobs);
+        content = runtime_config_format(c ? c->netns : NULL, ifname, knobs);
         if (!content)
                 return -ENOMEM;
         return write_file_atomic(dir, name, content);

@@ -73,5 +73,6 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
 int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname, unsigned scopes, unsigned knobs,
                           KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX]);
 
-/* Renders a runtime file's text. Caller frees. NULL on ENOMEM. */
-char *runtime_config_format(const KnobSetting knobs[_KNOB_MAX]);
+/* Renders the text of the runtime file of ifname (of the followed namespace netns, or NULL for
+ * igmpd's own). Caller frees. NULL on ENOMEM. */
+char *runtime_config_format(const char *netns, const char *ifname, const KnobSetting knobs[_KNOB_MAX]);

@@ -153,5 +153,11 @@ for idx in "$IDX_BYTES" "$IDX_LOOKS" "$IDX_ALT"; do
         b=$(jq -cS --arg p "$(link_path "$idx")" '.data[0][$p]["org.igmpd1.Link"] | [.Name.data, .MatchedFiles.data, .IgnoredSources.data, (.Knobs.data | map_values(.[2] | if . == "" then null else . end))]' "$T_TMP/objects.json")
         [ "$a" = "$b" ] || fail "link $idx: Describe says $a, GetManagedObjects says $b"
 done
+info "RevertLinkKnobs names by<0xff>'s runtime file escaped"
+bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager SetLinkKnobs 'ia{sv}u' "$IDX_BYTES" 1 $V3 u 200 0 > /dev/null ||
+        fail "SetLinkKnobs on by<0xff> failed"
+bctl --json=short call org.igmpd1 /org/igmpd1 org.igmpd1.Manager RevertLinkKnobs iasu "$IDX_BYTES" 0 0 \
+        > "$T_TMP/revert.json" 2>&1 || fail "RevertLinkKnobs on by<0xff> failed: $(cat "$T_TMP/revert.json")"
+jq_true "$T_TMP/revert.json" '.data[0][0][0] | endswith("/by\\xff.conf")'
 igmpd_alive
 echo "PASS: $T_NAME (every string on the bus and in Describe() from bytes and backslashes, escaped)"

@@ -58,6 +58,8 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         cr_assert_not_null(run);
         cr_expect(strstr(etc, "[IGMP]\nV3UnsolicitedReportInterval=200ms\n") != NULL, "%s", etc);
         cr_expect(strstr(run, "V3UnsolicitedReportInterval=300ms\nVersion=auto\n") != NULL, "%s", run);
+        /* The header says how to remove this very file. */
+        cr_expect(strstr(run, "Remove with: igmpctl link eth0 --revert\n") != NULL, "%s", run);
 
         /* /run beats /etc, and both beat whatever was there. */
         _cleanup_(refstr_unrefp) RefStr *file = refstr_new("/x.conf");
@@ -237,6 +239,7 @@ Test(runtime_config, per_namespace, .init = setup_root, .fini = teardown_root)
         _cleanup_free_ char *run = slurp("/run/igmpd/runtime.d/netns/cni-1/eth0.conf");
         cr_assert_not_null(run);
         cr_expect(strstr(run, "V3UnsolicitedReportInterval=90ms\n") != NULL, "%s", run);
+        cr_expect(strstr(run, "Remove with: igmpctl link cni-1/eth0 --revert\n") != NULL, "%s", run);
         _cleanup_free_ char *own_file = slurp("/run/igmpd/runtime.d/eth0.conf");
         cr_expect_null(own_file);
 
