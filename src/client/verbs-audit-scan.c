@@ -317,10 +317,8 @@ int verb_audit_scan(int argc, char **argv)
                         json_end_object(&w);
                 }
                 json_end_array(&w);
-                json_key(&w, "elf_files_scanned");
-                json_uint(&w, s.n_elf);
-                json_key(&w, "unreadable");
-                json_uint(&w, s.n_unreadable);
+                json_field_uint(&w, "elf_files_scanned", s.n_elf);
+                json_field_uint(&w, "unreadable", s.n_unreadable);
                 json_end_object(&w);
                 return json_done(&w);
         }
@@ -330,15 +328,12 @@ int verb_audit_scan(int argc, char **argv)
                 if (!t)
                         return -ENOMEM;
                 table_set_ellipsize(t, 0, true);
-                for (size_t i = 0; r >= 0 && i < s.n_findings; i++) {
-                        r = table_add_cell(t, s.findings[i].path);
-                        if (r >= 0)
-                                r = table_add_cell(t, s.findings[i].kind);
-                        if (r >= 0)
-                                r = table_add_cell(t, s.findings[i].detail);
+                for (size_t i = 0; i < s.n_findings; i++) {
+                        table_add_cell(t, s.findings[i].path);
+                        table_add_cell(t, s.findings[i].kind);
+                        table_add_cell(t, s.findings[i].detail);
                 }
-                if (r >= 0)
-                        r = table_print(t, stdout, arg_legend);
+                r = table_print(t, stdout, arg_legend);
                 table_free(t);
                 if (r < 0)
                         return r;

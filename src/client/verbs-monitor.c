@@ -32,6 +32,7 @@
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
+#include "strv.h"
 #include "terminal.h"
 
 #define MONITOR_LINKS_MAX 65536 /* links remembered for "old → new" display */
@@ -75,10 +76,8 @@ static void json_begin_event(JsonWriter *w, const char *event)
 {
         json_writer_init(w, stdout, false);
         json_begin_object(w);
-        json_key(w, "realtime_usec");
-        json_uint(w, now_usec());
-        json_key(w, "event");
-        json_string(w, event);
+        json_field_uint(w, "realtime_usec", now_usec());
+        json_field_string(w, "event", event);
 }
 
 static MonitorLink *monitor_find(Monitor *m, const char *path)
@@ -146,10 +145,8 @@ static int monitor_load(Monitor *m)
         /* Ordered by ifindex, each once: no lookups needed. */
         for (size_t i = 0; r >= 0 && i < n && m->n < MONITOR_LINKS_MAX; i++) {
                 MonitorLink *ml = &m->links[m->n];
-                char ifindex[16];
 
-                snprintf(ifindex, sizeof ifindex, "%d", links[i].ifindex);
-                r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", ifindex, &ml->path);
+                r = client_link_path(links[i].ifindex, &ml->path);
                 if (r < 0)
                         break;
                 ml->link = links[i]; /* ownership moves */
@@ -200,10 +197,8 @@ static void print_simple_event(const char *event, int ifindex, const char *name)
 
         json_begin_event(&w, event);
         if (ifindex > 0) {
-                json_key(&w, "index");
-                json_int(&w, ifindex);
-                json_key(&w, "name");
-                json_string(&w, strempty(name));
+                json_field_int(&w, "index", ifindex);
+                json_field_string(&w, "name", strempty(name));
         }
         json_end_object(&w);
         (void) json_done(&w);
@@ -308,17 +303,13 @@ static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 
         r = bus_read_dict(msg, manager_property, &files);
         if (r >= 0 && files) {
-                size_t n = 0;
-                while (files[n])
-                        n++;
+                size_t n = strv_length(files);
+
                 if (arg_json != JSON_OFF) {
                         JsonWriter w;
+
                         json_begin_event(&w, "reloaded");
-                        json_key(&w, "config_files");
-                        json_begin_array(&w);
-                        for (size_t i = 0; i < n; i++)
-                                json_string(&w, files[i]);
-                        json_end_array(&w);
+                        json_field_strv(&w, "config_files", (const char *const *) files);
                         json_end_object(&w);
                         (void) json_done(&w);
                 } else {
@@ -421,20 +412,16 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 JsonWriter w;
 
                 json_begin_event(&w, "overridden");
-                json_key(&w, "index");
-                json_int(&w, ml ? ml->link.ifindex : 0);
+                json_field_int(&w, "index", ml ? ml->link.ifindex : 0);
                 json_fields(&w, "name", ml ? strempty(ml->link.name) : "", "knob", knob, NULL);
                 json_key(&w, "old");
                 if (old < 0)
                         json_null(&w);
                 else
                         json_int(&w, old);
-                json_key(&w, "new");
-                json_int(&w, new);
-                json_key(&w, "value");
-                json_int(&w, value);
-                json_key(&w, "pid");
-                json_int(&w, pid);
+                json_field_int(&w, "new", new);
+                json_field_int(&w, "value", value);
+                json_field_int(&w, "pid", pid);
                 json_fields(&w, "comm", comm, "action", action, NULL);
                 json_end_object(&w);
                 (void) json_done(&w);

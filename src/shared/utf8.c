@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,13 @@ char *utf8_escape_dup(const char *s, Utf8EscapeMode mode)
         char *buf = malloc(UTF8_ESCAPED_SIZE(strlen(s)));
 
         return buf ? utf8_escape(s, mode, buf) : NULL;
+}
+
+char *utf8_escape_vasprintf(Utf8EscapeMode mode, const char *format, va_list ap)
+{
+        _cleanup_free_ char *s = NULL;
+
+        return vasprintf(&s, format, ap) < 0 ? NULL : utf8_escape_dup(s, mode);
 }
 
 static int unhex(char c)
