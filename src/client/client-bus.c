@@ -29,6 +29,7 @@ bool arg_follow = false;
 bool arg_no_pager = false;
 bool arg_ask_password = true;
 bool arg_knob_set[_KNOB_MAX];
+bool arg_knobs_given = false;
 int32_t arg_knob[_KNOB_MAX];
 bool arg_clear = false;
 bool arg_reapply = false;
@@ -165,7 +166,9 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
         return r;
 }
 
-int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
+/* Reports a failed call: the message, and the exit status (igmpd's own error names through
+ * bus-error.h's table). Returns a negative errno. */
+static int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
 {
         r = client_call_error_message(error, r, what, link);
         switch (r) {

@@ -50,6 +50,7 @@ extern bool arg_follow;
 extern bool arg_no_pager;
 extern bool arg_ask_password;
 extern bool arg_knob_set[_KNOB_MAX];
+extern bool arg_knobs_given; /* any of arg_knob_set[] */
 extern int32_t arg_knob[_KNOB_MAX];
 extern bool arg_clear;
 extern bool arg_reapply;
@@ -65,18 +66,14 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);
 
-/* Reports a failed call: maps the D-Bus error to a message naming cause and fix, and to the
- * exit status (client_exit_status; igmpd's own error names through bus-error.h's table).
- * link is the user's LINK argument if the call concerned one. Returns a negative errno. */
-int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link);
-
 /* Flags of client_call(). */
 #define CLIENT_CALL_OPTIONAL 1u /* an igmpd without the method or property: 0, nothing said */
 #define CLIENT_CALL_QUIET 2u    /* any failure: 0, nothing said */
 
 /* One call to igmpd: member of iface on path (NULL: the manager), the arguments as
  * sd_bus_message_append(types, ...). 1 with *reply (may be NULL); a failure is reported
- * (client_call_error() with what and link) and returned, or 0 as flags say. */
+ * (a message naming cause and fix, with what and link, the user's LINK argument if the call
+ * concerned one; client_exit_status) and returned, or 0 as flags say. */
 int client_call(sd_bus *bus, const char *path, const char *iface, const char *member, unsigned flags,
                 const char *what, const char *link, sd_bus_message **reply, const char *types, ...);
 /* As client_call(), for a call m built by the caller; r < 0 is a failure to build it. */
@@ -194,7 +191,8 @@ int json_done(JsonWriter *w);
 /* Writes "key": "value" (NULL: null) for each pair of arguments up to a NULL key. */
 void json_fields(JsonWriter *w, ...) __attribute__((sentinel));
 
-/* Verbs: argv[0] is the verb. Return 0, -EINVAL for bad usage, other -errno (already reported). */
+/* Verbs: argv[0] is the verb, the number of arguments checked by main() (verbs[]). Return 0,
+ * -EINVAL for bad usage, other -errno (already reported). */
 int verb_list(int argc, char **argv, sd_bus *bus);
 int verb_status(int argc, char **argv, sd_bus *bus);
 int verb_link(int argc, char **argv, sd_bus *bus);

@@ -197,7 +197,7 @@ static int parse_argv(int argc, char *argv[])
                                                    knob_info(k)->option, optarg,
                                                    r == -ERANGE ? "out of range" : "not understood",
                                                    range_text(k, range, sizeof range));
-                        arg_knob_set[k] = true;
+                        arg_knob_set[k] = arg_knobs_given = true;
                         continue;
                 }
                 switch (c) {
@@ -251,14 +251,9 @@ static int parse_argv(int argc, char *argv[])
 
 static int check_options_for(const Verb *v)
 {
-        bool knobs = false;
-
         if (arg_host && arg_machine)
                 return usage_error("-H and -M cannot go together: one bus at a time.");
-
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                knobs = knobs || arg_knob_set[k];
-        if (!streq(v->name, "link") && !streq(v->name, "nm") && knobs)
+        if (!streq(v->name, "link") && !streq(v->name, "nm") && arg_knobs_given)
                 return usage_error("Knob options go with the link and nm commands only.");
         if (!streq(v->name, "link") && (arg_persistent || arg_revert))
                 return usage_error("--persistent and --revert go with the link command only.");

@@ -162,9 +162,6 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         size_t n_states = 0;
         int b, r;
 
-        if (argc > 1)
-                return usage_error("kernel takes no arguments. See igmpctl --help.");
-
         r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "KernelFeatures", "a{sb}", 0,
                                 "read the kernel features", &reply);
         if (r < 0)

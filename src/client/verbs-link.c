@@ -401,14 +401,9 @@ int verb_link(int argc, char **argv, sd_bus *bus)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *call = NULL;
-        bool any = false;
         int ifindex, r;
 
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                any = any || arg_knob_set[k];
-        if (argc != 2)
-                return usage_error("link takes exactly one LINK (got %d). See igmpctl --help.", argc - 1);
-        if (arg_revert && any)
+        if (arg_revert && arg_knobs_given)
                 return usage_error("--revert takes the knobs to revert as its value (--revert=v3-interval), "
                                    "not knob options with values.");
         if (arg_revert && arg_persistent && arg_runtime)
@@ -417,7 +412,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
         if (!arg_revert && arg_runtime)
                 return usage_error("--runtime goes with --revert here (a change without --persistent is a "
                                    "runtime change already).");
-        if (!arg_revert && !any)
+        if (!arg_revert && !arg_knobs_given)
                 return usage_error("link %s: nothing to do; give knob options (e.g. --v3-interval 200) "
                                    "or --revert.", argv[1]);
 
@@ -468,9 +463,6 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
         _cleanup_(link_selection_done) LinkSelection sel = {};
         int r;
 
-        if (argc < 2)
-                return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
-
         r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &sel);
         for (size_t i = 0; r >= 0 && i < sel.n; i++) {
                 sd_bus_message *call = NULL;
@@ -491,8 +483,6 @@ int verb_reload(int argc, char **argv, sd_bus *bus)
         uint32_t problems = 0;
         int r;
 
-        if (argc > 1)
-                return usage_error("reload takes no arguments. See igmpctl --help.");
         r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReloadEx", CLIENT_CALL_OPTIONAL, "reload igmpd", NULL,
                         &reply, "u", UINT32_C(0));
         if (r > 0 && (r = sd_bus_message_read(reply, "u", &problems)) < 0)

@@ -20,14 +20,6 @@
 /* Edits refused because the profile changed meanwhile are redone on a fresh read this often. */
 #define NM_UPDATE_ATTEMPTS 5
 
-static bool arg_knobs_given(void)
-{
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (arg_knob_set[k])
-                        return true;
-        return false;
-}
-
 /* What the daemon makes of one igmpd key, for display: NULL if it uses it. */
 static const char *key_problem(const UserDataEntry *e)
 {
@@ -302,7 +294,7 @@ static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
 
 int verb_nm(int argc, char **argv, sd_bus *bus)
 {
-        bool edit = arg_knobs_given() || arg_clear;
+        bool edit = arg_knobs_given || arg_clear;
         UserData data = {};
         NMProfile p = {};
         char quoted[512];

@@ -257,6 +257,7 @@ static int status_summary(sd_bus *bus)
         print_problems(bus);
 
         for (size_t s = 0; s < ELEMENTSOF(states); s++) {
+                Color c = state_color(states[s]);
                 size_t count = 0;
 
                 for (size_t i = 0; i < n; i++)
@@ -264,10 +265,9 @@ static int status_summary(sd_bus *bus)
                 if (count > 0)
                         off += (size_t) snprintf(line + off, sizeof line - MIN(off, sizeof line), "%s%zu %s",
                                                  off > 0 ? ", " : "", count, states[s]);
-                if (count > 0 && state_color(states[s]) == COLOR_RED)
-                        color = COLOR_RED;
-                else if (count > 0 && state_color(states[s]) == COLOR_YELLOW && color != COLOR_RED)
-                        color = COLOR_YELLOW;
+                /* The worst state there is: red, else yellow. */
+                if (count > 0 && color != COLOR_RED && (c == COLOR_RED || c == COLOR_YELLOW))
+                        color = c;
         }
         printf("%s%s%s igmpd: %zu link%s\n", ansi(color), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), n, n == 1 ? "" : "s");
         print_field("State", n > 0 ? line : "no links");
