@@ -320,14 +320,11 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkSelecti
 
 /* A temporary runtime change (/run) beats a persistent one (/etc): say so when it hides what
  * was just stored. */
-static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
+static void warn_shadowed(sd_bus *bus, const char *path, const char *link)
 {
-        _cleanup_free_ char *path = NULL;
-        char arg[16];
         ClientLink l;
 
-        snprintf(arg, sizeof arg, "%d", ifindex);
-        if (client_resolve_link(bus, arg, NULL, &path) < 0 || client_link_fetch(bus, path, &l) < 0)
+        if (client_link_fetch(bus, path, &l) < 0)
                 return;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 char a[32], b[32];
@@ -454,7 +451,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
         if (arg_persistent && !arg_revert && !link_path_in_netns(path))
-                warn_shadowed(bus, ifindex, argv[1]);
+                warn_shadowed(bus, path, argv[1]);
         return 0;
 }
 

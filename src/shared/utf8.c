@@ -106,13 +106,6 @@ char *utf8_escape_dup(const char *s, Utf8EscapeMode mode)
         return buf ? utf8_escape(s, mode, buf) : NULL;
 }
 
-char *utf8_escape_vasprintf(Utf8EscapeMode mode, const char *format, va_list ap)
-{
-        _cleanup_free_ char *s = NULL;
-
-        return vasprintf(&s, format, ap) < 0 ? NULL : utf8_escape_dup(s, mode);
-}
-
 static int unhex(char c)
 {
         if (c >= '0' && c <= '9')
@@ -145,4 +138,11 @@ int utf8_unescape(const char *s, char *buf, size_t size)
                 return -ENOBUFS;
         buf[n] = '\0';
         return 0;
+}
+
+char *utf8_escape_vasprintf(Utf8EscapeMode mode, const char *format, va_list ap)
+{
+        _cleanup_free_ char *s = NULL;
+
+        return vasprintf(&s, format, ap) < 0 ? NULL : utf8_escape_dup(s, mode);
 }
