@@ -358,7 +358,7 @@ static int link_method_new(sd_bus *bus, const char *path, int ifindex, const cha
 static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const char *link)
 {
         uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
-        sd_bus_message *call = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
         const char *path, *values;
         int gone, r, n = 0;
 
@@ -389,15 +389,13 @@ static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const ch
                             " (igmpctl status shows where each value comes from)");
         if (r < 0 && reply)
                 fprintf(stderr, "Failed to read igmpd's answer to the revert: %s\n", strerror(-r));
-        sd_bus_message_unref(call);
-        sd_bus_message_unref(reply);
         return r;
 }
 
 int verb_link(int argc, char **argv, sd_bus *bus)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *call = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         int ifindex, r;
 
         if (arg_revert && arg_knobs_given)
@@ -421,11 +419,9 @@ int verb_link(int argc, char **argv, sd_bus *bus)
             sd_bus_error_has_name(&error, "org.igmpd1.Error.NoSuchLink")) {
                 _cleanup_free_ char *shown = utf8_escape_dup(argv[1], UTF8_ESCAPE_SHOWN);
 
-                sd_bus_error_free(&error);
                 return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "
                                    "which links it matches.", strna(shown), strna(shown));
         }
-        sd_bus_error_free(&error);
         _cleanup_free_ char *path = NULL;
         r = client_resolve_link(bus, argv[1], &ifindex, &path);
         if (r < 0)
@@ -446,7 +442,6 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 if (r >= 0)
                         r = sd_bus_message_append(call, "u", arg_persistent ? UINT32_C(1) : UINT32_C(0));
                 r = client_send(bus, call, r, 0, "set the link's knobs", argv[1], NULL);
-                sd_bus_message_unref(call);
         }
         if (r < 0)
                 return r;
