@@ -180,6 +180,31 @@ static int scan_file(Scan *s, int dir_fd, const char *name, const char *path)
         return r;
 }
 
+static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth);
+
+/* Scans the directory name below dir_fd (path in messages and findings) unless it was seen
+ * before: a PATH argument's at depth 0 (a symbolic link given is followed), or one inside a tree.
+ * One that cannot be opened counts as unreadable, or with explicit is reported. */
+static int scan_subdir(Scan *s, int dir_fd, const char *name, const char *path, const struct stat *st,
+                       unsigned depth, bool explicit)
+{
+        int fd, r;
+
+        r = scan_seen(s, st);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (depth > 0 ? O_NOFOLLOW : 0));
+        if (fd >= 0)
+                return scan_dir(s, fd, path, depth);
+        r = -errno;
+        if (!explicit) {
+                s->n_unreadable++;
+                return 0;
+        }
+        fprintf(stderr, "Cannot read the directory %s: %s\n", path, strerror(-r));
+        return r;
+}
+
 static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
 {
         DIR *d;
@@ -207,21 +232,8 @@ static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
                 if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue;
                 if (S_ISDIR(st.st_mode)) {
-                        int fd;
-
-                        if (depth >= SCAN_DEPTH_MAX)
-                                continue;
-                        r = scan_seen(s, &st);
-                        if (r != 0) {
-                                r = r < 0 ? r : 0;
-                                continue;
-                        }
-                        fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        if (fd < 0) {
-                                s->n_unreadable++;
-                                continue;
-                        }
-                        r = scan_dir(s, fd, child, depth + 1);
+                        if (depth < SCAN_DEPTH_MAX)
+                                r = scan_subdir(s, dirfd(d), de->d_name, child, &st, depth + 1, false);
                 } else if (S_ISREG(st.st_mode))
                         r = scan_file(s, dirfd(d), de->d_name, child);
         }
@@ -233,7 +245,6 @@ static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
 static int scan_path(Scan *s, const char *path, bool explicit)
 {
         struct stat st;
-        int fd, r;
 
         if (stat(path, &st) < 0) {
                 if (!explicit)
@@ -241,21 +252,8 @@ static int scan_path(Scan *s, const char *path, bool explicit)
                 fprintf(stderr, "Cannot scan %s: %s\n", path, strerror(errno));
                 return -errno;
         }
-        if (S_ISDIR(st.st_mode)) {
-                r = scan_seen(s, &st);
-                if (r != 0)
-                        return r < 0 ? r : 0;
-                fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (fd < 0) {
-                        if (explicit) {
-                                fprintf(stderr, "Cannot read the directory %s: %s\n", path, strerror(errno));
-                                return -errno;
-                        }
-                        s->n_unreadable++;
-                        return 0;
-                }
-                return scan_dir(s, fd, path, 0);
-        }
+        if (S_ISDIR(st.st_mode))
+                return scan_subdir(s, AT_FDCWD, path, path, &st, 0, explicit);
         if (!S_ISREG(st.st_mode)) {
                 if (explicit)
                         fprintf(stderr, "Skipping %s: not a regular file or directory.\n", path);
