@@ -104,29 +104,21 @@ void audit_view_format_line(const AuditEventView *e, char *buf, size_t size)
 void audit_view_json(JsonWriter *w, const AuditEventView *e)
 {
         json_begin_object(w);
-        json_key(w, "realtime_usec");
-        json_uint(w, e->realtime_usec);
-        json_key(w, "source");
-        json_string(w, strempty(e->source));
-        json_key(w, "pid");
-        json_uint(w, e->pid);
-        json_key(w, "comm");
-        json_string(w, strempty(e->comm));
-        json_key(w, "exe");
-        json_string(w, isempty(e->exe) ? NULL : e->exe);
+        json_field_uint(w, "realtime_usec", e->realtime_usec);
+        json_field_string(w, "source", strempty(e->source));
+        json_field_uint(w, "pid", e->pid);
+        json_field_string(w, "comm", strempty(e->comm));
+        json_field_string(w, "exe", isempty(e->exe) ? NULL : e->exe);
         json_key(w, "name");
         json_begin_array(w);
         for (size_t i = 0; i < e->n_name; i++)
                 json_int(w, e->name[i]);
         json_end_array(w);
-        json_key(w, "path");
-        json_string(w, isempty(e->path) ? NULL : e->path);
+        json_field_string(w, "path", isempty(e->path) ? NULL : e->path);
         if (e->partial >= 0) {
                 /* Only when the daemon says: absent means "not known", not "complete". */
-                json_key(w, "path_partial");
-                json_bool(w, e->partial > 0);
+                json_field_bool(w, "path_partial", e->partial > 0);
         }
-        json_key(w, "repeats");
-        json_uint(w, e->repeats);
+        json_field_uint(w, "repeats", e->repeats);
         json_end_object(w);
 }

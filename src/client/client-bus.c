@@ -29,6 +29,7 @@ bool arg_follow = false;
 bool arg_no_pager = false;
 bool arg_ask_password = true;
 bool arg_knob_set[_KNOB_MAX];
+bool arg_knobs_given = false;
 int32_t arg_knob[_KNOB_MAX];
 bool arg_clear = false;
 bool arg_reapply = false;
@@ -81,16 +82,11 @@ int client_connect(sd_bus **ret)
                 r = sd_bus_open_system(&bus);
         if (r < 0) {
                 /* The bus itself is out of reach: say so, not "igmpd is not running". */
-                if (arg_host)
-                        fprintf(stderr, "Cannot reach the system bus %s: %s. Is the host reachable, and "
-                                        "systemd-stdio-bridge installed there?\n", bus_where, strerror(-r));
-                else if (arg_machine)
-                        fprintf(stderr, "Cannot reach the system bus %s: %s. Is the container running and "
-                                        "registered with systemd-machined (machinectl list), with D-Bus in it?\n",
-                                bus_where, strerror(-r));
-                else
-                        fprintf(stderr, "Cannot reach the system bus %s: %s. Is D-Bus running?\n", bus_where,
-                                strerror(-r));
+                fprintf(stderr, "Cannot reach the system bus %s: %s. %s\n", bus_where, strerror(-r),
+                        arg_host ? "Is the host reachable, and systemd-stdio-bridge installed there?"
+                        : arg_machine ? "Is the container running and registered with systemd-machined "
+                                        "(machinectl list), with D-Bus in it?"
+                                      : "Is D-Bus running?");
                 client_exit_status = EXIT_NOT_REACHABLE;
                 return r == -EINVAL ? -EIO : r;
         }
@@ -102,8 +98,6 @@ int client_connect(sd_bus **ret)
         *ret = bus;
         return 0;
 }
-
-static int client_call_error_message(const sd_bus_error *error, int r, const char *what, const char *link);
 
 /* The exit status of a failure igmpd reported with one of its error names, or that stands for
  * the same errno (InvalidArgs is EINVAL too): from bus-error.h's table, so names and exit
@@ -120,25 +114,6 @@ static int exit_status_of(const sd_bus_error *error)
         default:
                 return EXIT_FAILURE;
         }
-}
-
-int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
-{
-        r = client_call_error_message(error, r, what, link);
-        switch (r) {
-        case -EHOSTDOWN: case -ETIMEDOUT: case -ECONNRESET: case -ENOTCONN: case -EPIPE:
-                client_exit_status = EXIT_NOT_REACHABLE;
-                break;
-        case -EACCES:
-                client_exit_status = EXIT_ACCESS_DENIED;
-                break;
-        case -ENODEV:
-                client_exit_status = EXIT_NO_SUCH_LINK;
-                break;
-        default:
-                client_exit_status = error && sd_bus_error_is_set(error) ? exit_status_of(error) : EXIT_FAILURE;
-        }
-        return r;
 }
 
 /* The message part of client_call_error(). */
@@ -191,6 +166,27 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
         return r;
 }
 
+/* Reports a failed call: the message, and the exit status (igmpd's own error names through
+ * bus-error.h's table). Returns a negative errno. */
+static int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
+{
+        r = client_call_error_message(error, r, what, link);
+        switch (r) {
+        case -EHOSTDOWN: case -ETIMEDOUT: case -ECONNRESET: case -ENOTCONN: case -EPIPE:
+                client_exit_status = EXIT_NOT_REACHABLE;
+                break;
+        case -EACCES:
+                client_exit_status = EXIT_ACCESS_DENIED;
+                break;
+        case -ENODEV:
+                client_exit_status = EXIT_NO_SUCH_LINK;
+                break;
+        default:
+                client_exit_status = error && sd_bus_error_is_set(error) ? exit_status_of(error) : EXIT_FAILURE;
+        }
+        return r;
+}
+
 int client_send(sd_bus *bus, sd_bus_message *m, int r, unsigned flags, const char *what, const char *link,
                 sd_bus_message **reply)
 {
@@ -238,6 +234,30 @@ int client_get_property(sd_bus *bus, const char *iface, const char *name, const 
         if (r < 0)
                 fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
         return r < 0 ? r : 1;
+}
+
+int client_read_property(sd_bus *bus, const char *iface, const char *name, unsigned flags, const char *what,
+                         sd_bus_message **reply, const char *type, ...)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        r = client_get_property(bus, iface, name, type, flags, what, &m);
+        if (r <= 0)
+                return r;
+        va_start(ap, type);
+        r = sd_bus_message_readv(m, type, ap);
+        va_end(ap);
+        if (r < 0 && (flags & CLIENT_CALL_QUIET))
+                return 0;
+        if (r < 0) {
+                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
+                return r;
+        }
+        if (reply)
+                *reply = TAKE_PTR(m);
+        return 1;
 }
 
 static bool is_ifindex(const char *s)

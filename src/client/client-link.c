@@ -39,6 +39,14 @@ void client_link_done(ClientLink *l)
         client_link_init(l);
 }
 
+static int link_set_knob(ClientLink *l, Knob k, int32_t kernel, int32_t policy, const char *source)
+{
+        l->kernel[k] = kernel;
+        l->policy[k] = policy;
+        l->has[k] = true;
+        return free_and_strdup(&l->source[k], source);
+}
+
 static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
 {
         const char *name, *source;
@@ -72,12 +80,8 @@ static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
                 if (r < 0)
                         return r;
                 k = knob_from_string(name);
-                if (k < 0)
-                        continue; /* a newer daemon's knob */
-                l->kernel[k] = kernel;
-                l->policy[k] = policy;
-                l->has[k] = true;
-                r = free_and_strdup(&l->source[k], source);
+                if (k >= 0) /* else a newer daemon's knob */
+                        r = link_set_knob(l, k, kernel, policy, source);
                 if (r < 0)
                         return r;
         }
@@ -273,12 +277,9 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
                         continue; /* a newer daemon's knob */
                 if (i >= n_kernel || i >= n_policy || i >= n_source || source[i] >= n_tab)
                         return -EBADMSG;
-                l->kernel[k] = kernel[i];
-                l->policy[k] = policy[i];
-                l->has[k] = true;
-                l->source[k] = strdup(tab[source[i]]);
-                if (!l->source[k])
-                        return -ENOMEM;
+                r = link_set_knob(l, k, kernel[i], policy[i], tab[source[i]]);
+                if (r < 0)
+                        return r;
         }
         return 1;
 }

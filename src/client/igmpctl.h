@@ -50,6 +50,7 @@ extern bool arg_follow;
 extern bool arg_no_pager;
 extern bool arg_ask_password;
 extern bool arg_knob_set[_KNOB_MAX];
+extern bool arg_knobs_given; /* any of arg_knob_set[] */
 extern int32_t arg_knob[_KNOB_MAX];
 extern bool arg_clear;
 extern bool arg_reapply;
@@ -65,18 +66,14 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);
 
-/* Reports a failed call: maps the D-Bus error to a message naming cause and fix, and to the
- * exit status (client_exit_status; igmpd's own error names through bus-error.h's table).
- * link is the user's LINK argument if the call concerned one. Returns a negative errno. */
-int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link);
-
 /* Flags of client_call(). */
 #define CLIENT_CALL_OPTIONAL 1u /* an igmpd without the method or property: 0, nothing said */
 #define CLIENT_CALL_QUIET 2u    /* any failure: 0, nothing said */
 
 /* One call to igmpd: member of iface on path (NULL: the manager), the arguments as
  * sd_bus_message_append(types, ...). 1 with *reply (may be NULL); a failure is reported
- * (client_call_error() with what and link) and returned, or 0 as flags say. */
+ * (a message naming cause and fix, with what and link, the user's LINK argument if the call
+ * concerned one; client_exit_status) and returned, or 0 as flags say. */
 int client_call(sd_bus *bus, const char *path, const char *iface, const char *member, unsigned flags,
                 const char *what, const char *link, sd_bus_message **reply, const char *types, ...);
 /* As client_call(), for a call m built by the caller; r < 0 is a failure to build it. */
@@ -86,6 +83,11 @@ int client_send(sd_bus *bus, sd_bus_message *m, int r, unsigned flags, const cha
  * variant of type. */
 int client_get_property(sd_bus *bus, const char *iface, const char *name, const char *type, unsigned flags,
                         const char *what, sd_bus_message **reply);
+
+/* The same, then the value read as sd_bus_message_read(type, ...): strings are borrowed from
+ * *reply (NULL for values without strings). 1, or 0 or a failure as client_call() says. */
+int client_read_property(sd_bus *bus, const char *iface, const char *name, unsigned flags, const char *what,
+                         sd_bus_message **reply, const char *type, ...);
 
 /* Resolves LINK (name, alternative name or ifindex) through the daemon. */
 int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **ret_path);
@@ -132,14 +134,21 @@ int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n);
 void client_links_free(ClientLink *links, size_t n);
 /* LinkStatus view for JSON (borrows from l). */
 void client_link_status(const ClientLink *l, LinkStatus *ret);
-/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to
- * ifindexes, in argument order (a glob's matches in index order), each link once. A glob that
- * matches nothing is an error, as is an unknown LINK. Globs are matched against *all (every
- * link, fetched on the first glob; the caller frees it). */
-int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all, int **ret,
-                            char ***ret_paths, size_t *ret_n);
-/* (*ret_paths)[i] is the object path of a followed namespace's link, NULL for igmpd's own
- * namespace's (found by its ifindex, (*ret)[i]); a NULL-terminated strv. */
+/* The object path of igmpd's link ifindex (of its own namespace). 0 or -ENOMEM. */
+int client_link_path(int ifindex, char **ret);
+/* The links that LINK arguments and globs name (client_resolve_patterns()). */
+typedef struct LinkSelection {
+        ClientLink *all; /* every link, fetched on the first glob; NULL without one */
+        size_t n_all;
+        int *ifindex;    /* the links named: ifindex, */
+        char **paths;    /* and object path (a followed namespace's link is found by it alone) */
+        size_t n;
+} LinkSelection;
+void link_selection_done(LinkSelection *s);
+/* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to links,
+ * in argument order (a glob's matches in index order), each link once. A glob that matches
+ * nothing is an error, as is an unknown LINK. */
+int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkSelection *ret);
 
 /* The problems of the daemon's configuration: NConfigProblems and the first of them,
  * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
@@ -152,7 +161,8 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret);
 void client_problems_done(ClientProblems *p);
 /* The drift watch's state (DriftWatch) and DriftAction=. Prints what went wrong. */
 typedef struct DriftInfo {
-        char *state, *note, *action; /* all NULL from a daemon without the drift watch */
+        const char *state, *note, *action; /* all NULL from a daemon without the drift watch */
+        sd_bus_message *replies[2];        /* hold them */
 } DriftInfo;
 int get_drift_info(sd_bus *bus, DriftInfo *ret);
 void drift_info_done(DriftInfo *d);
@@ -181,7 +191,8 @@ int json_done(JsonWriter *w);
 /* Writes "key": "value" (NULL: null) for each pair of arguments up to a NULL key. */
 void json_fields(JsonWriter *w, ...) __attribute__((sentinel));
 
-/* Verbs: argv[0] is the verb. Return 0, -EINVAL for bad usage, other -errno (already reported). */
+/* Verbs: argv[0] is the verb, the number of arguments checked by main() (verbs[]). Return 0,
+ * -EINVAL for bad usage, other -errno (already reported). */
 int verb_list(int argc, char **argv, sd_bus *bus);
 int verb_status(int argc, char **argv, sd_bus *bus);
 int verb_link(int argc, char **argv, sd_bus *bus);

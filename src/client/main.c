@@ -136,48 +136,52 @@ static int parse_argv(int argc, char *argv[])
         enum {
                 ARG_VERSION = 0x100,
                 ARG_JSON,
-                ARG_NO_LEGEND,
-                ARG_PERSISTENT,
                 ARG_REVERT,
-                ARG_FOLLOW,
-                ARG_CLEAR,
-                ARG_REAPPLY,
-                ARG_RUNTIME,
-                ARG_NO_PAGER,
-                ARG_NO_ASK_PASSWORD,
+                ARG_SWITCH_BASE = 0x180,
                 ARG_KNOB_BASE = 0x200,
         };
         static const struct option fixed[] = {
                 { "help",       no_argument,       NULL, 'h' },
                 { "version",    no_argument,       NULL, ARG_VERSION },
                 { "json",       required_argument, NULL, ARG_JSON },
-                { "no-legend",  no_argument,       NULL, ARG_NO_LEGEND },
                 { "host",       required_argument, NULL, 'H' },
                 { "machine",    required_argument, NULL, 'M' },
                 { "netns",      required_argument, NULL, 'n' },
-                { "persistent", no_argument,       NULL, ARG_PERSISTENT },
                 { "revert",     optional_argument, NULL, ARG_REVERT },
-                { "follow",     no_argument,       NULL, ARG_FOLLOW },
-                { "clear",      no_argument,       NULL, ARG_CLEAR },
-                { "reapply",    no_argument,       NULL, ARG_REAPPLY },
-                { "runtime",    no_argument,       NULL, ARG_RUNTIME },
-                { "no-pager",   no_argument,       NULL, ARG_NO_PAGER },
-                { "no-ask-password", no_argument,  NULL, ARG_NO_ASK_PASSWORD },
+        };
+        /* Options without a value that set one flag. */
+        static const struct {
+                const char *name;
+                bool *arg, value;
+        } switches[] = {
+                { "no-legend",       &arg_legend,       false },
+                { "persistent",      &arg_persistent,   true },
+                { "follow",          &arg_follow,       true },
+                { "clear",           &arg_clear,        true },
+                { "reapply",         &arg_reapply,      true },
+                { "runtime",         &arg_runtime,      true },
+                { "no-pager",        &arg_no_pager,     true },
+                { "no-ask-password", &arg_ask_password, false },
         };
         /* The knob options come from the knob table. */
-        struct option options[ELEMENTSOF(fixed) + _KNOB_MAX + 1];
+        struct option options[ELEMENTSOF(fixed) + ELEMENTSOF(switches) + _KNOB_MAX + 1], *o = options;
         int c, r;
 
-        memcpy(options, fixed, sizeof fixed);
+        for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
+                *o++ = fixed[i];
+        for (size_t i = 0; i < ELEMENTSOF(switches); i++)
+                *o++ = (struct option) { switches[i].name, no_argument, NULL, ARG_SWITCH_BASE + (int) i };
         for (Knob k = 0; k < _KNOB_MAX; k++)
-                options[ELEMENTSOF(fixed) + (size_t) k] = (struct option) {
-                        knob_info(k)->option, required_argument, NULL, ARG_KNOB_BASE + (int) k,
-                };
-        options[ELEMENTSOF(options) - 1] = (struct option) {};
+                *o++ = (struct option) { knob_info(k)->option, required_argument, NULL, ARG_KNOB_BASE + (int) k };
+        *o = (struct option) {};
 
         opterr = 0;
         /* The leading ':' makes a missing value ':' rather than '?' (an unknown option). */
         while ((c = getopt_long(argc, argv, ":hH:M:n:", options, NULL)) >= 0) {
+                if (c >= ARG_SWITCH_BASE && c < ARG_SWITCH_BASE + (int) ELEMENTSOF(switches)) {
+                        *switches[c - ARG_SWITCH_BASE].arg = switches[c - ARG_SWITCH_BASE].value;
+                        continue;
+                }
                 if (c >= ARG_KNOB_BASE && c < ARG_KNOB_BASE + _KNOB_MAX) {
                         Knob k = (Knob) (c - ARG_KNOB_BASE);
                         char range[64];
@@ -193,7 +197,7 @@ static int parse_argv(int argc, char *argv[])
                                                    knob_info(k)->option, optarg,
                                                    r == -ERANGE ? "out of range" : "not understood",
                                                    range_text(k, range, sizeof range));
-                        arg_knob_set[k] = true;
+                        arg_knob_set[k] = arg_knobs_given = true;
                         continue;
                 }
                 switch (c) {
@@ -210,9 +214,6 @@ static int parse_argv(int argc, char *argv[])
                                 arg_json = JSON_SHORT;
                         else
                                 return usage_error("--json takes 'pretty' or 'short', not '%s'.", optarg);
-                        break;
-                case ARG_NO_LEGEND:
-                        arg_legend = false;
                         break;
                 case 'H':
                         if (isempty(optarg))
@@ -231,31 +232,10 @@ static int parse_argv(int argc, char *argv[])
                                                    "/run/netns, or .host), not '%s'.", optarg);
                         arg_netns = optarg;
                         break;
-                case ARG_PERSISTENT:
-                        arg_persistent = true;
-                        break;
                 case ARG_REVERT:
                         r = parse_revert(optarg);
                         if (r < 0)
                                 return r;
-                        break;
-                case ARG_FOLLOW:
-                        arg_follow = true;
-                        break;
-                case ARG_CLEAR:
-                        arg_clear = true;
-                        break;
-                case ARG_REAPPLY:
-                        arg_reapply = true;
-                        break;
-                case ARG_RUNTIME:
-                        arg_runtime = true;
-                        break;
-                case ARG_NO_PAGER:
-                        arg_no_pager = true;
-                        break;
-                case ARG_NO_ASK_PASSWORD:
-                        arg_ask_password = false;
                         break;
                 case ':':
                         return usage_error("option '%s' needs a value. See igmpctl --help.",
@@ -271,14 +251,9 @@ static int parse_argv(int argc, char *argv[])
 
 static int check_options_for(const Verb *v)
 {
-        bool knobs = false;
-
         if (arg_host && arg_machine)
                 return usage_error("-H and -M cannot go together: one bus at a time.");
-
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                knobs = knobs || arg_knob_set[k];
-        if (!streq(v->name, "link") && !streq(v->name, "nm") && knobs)
+        if (!streq(v->name, "link") && !streq(v->name, "nm") && arg_knobs_given)
                 return usage_error("Knob options go with the link and nm commands only.");
         if (!streq(v->name, "link") && (arg_persistent || arg_revert))
                 return usage_error("--persistent and --revert go with the link command only.");

@@ -310,31 +310,20 @@ static int nm_settings_append(sd_bus_message *m, sd_bus_message *src, const User
 static int nm_connection_property(sd_bus_message *m, const char *key, void *ud)
 {
         NMProfile *p = ud;
-        int unsaved, r;
+        int unsaved = false, r;
 
         if (streq(key, "Filename")) {
                 r = bus_read_variant_string(m, "s", &p->filename);
-                if (r > 0 && isempty(p->filename)) {
-                        free(p->filename);
-                        p->filename = NULL;
-                }
-                return r;
-        }
-        if (streq(key, "Unsaved")) {
+                if (r > 0 && isempty(p->filename))
+                        p->filename = mfree(p->filename);
+        } else if (streq(key, "Unsaved")) {
                 r = sd_bus_message_read(m, "v", "b", &unsaved);
-                if (r < 0)
-                        return r;
                 p->unsaved = unsaved;
-                return 1;
-        }
-        if (streq(key, "VersionId")) {
-                r = sd_bus_message_read(m, "v", "t", &p->version_id);
-                if (r < 0)
-                        return r;
-                p->has_version_id = true;
-                return 1;
-        }
-        return 0;
+        } else if (streq(key, "VersionId"))
+                p->has_version_id = (r = sd_bus_message_read(m, "v", "t", &p->version_id)) >= 0;
+        else
+                return 0;
+        return r < 0 ? r : 1;
 }
 
 /* Reads the profile at path into *ret. Failures are reported but those of quiet (nm_send()). */

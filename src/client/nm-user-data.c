@@ -117,44 +117,28 @@ void user_data_knob_entry(Knob k, int32_t v, char key[64], char value[32])
         snprintf(value, 32, "%s", knob_format(k, v, buf));
 }
 
-int user_data_edit(UserData *d, bool clear, const bool set[_KNOB_MAX], const int32_t value[_KNOB_MAX])
+/* On a copy of d, so that a failure leaves d as it was: with clear every igmpd key removed,
+ * then the igmpd keys of from (if given) and the knobs of set (if given) set. */
+static int user_data_rewrite(UserData *d, bool clear, const UserData *from, const bool *set, const int32_t *value)
 {
         UserData new;
         int r;
 
-        /* On a copy, so that a failure leaves d as it was. */
         r = user_data_copy(d, &new);
         if (r < 0)
                 return r;
         if (clear)
                 (void) user_data_remove_igmpd(&new);
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
+        if (from)
+                r = user_data_set_all(&new, from, true);
+        for (Knob k = 0; r >= 0 && set && k < _KNOB_MAX; k++) {
                 char key[64], v[32];
 
                 if (!set[k])
                         continue;
                 user_data_knob_entry(k, value[k], key, v);
                 r = user_data_set(&new, key, v);
-                if (r < 0) {
-                        user_data_done(&new);
-                        return r;
-                }
         }
-        user_data_done(d);
-        *d = new;
-        return 0;
-}
-
-int user_data_take_igmpd(UserData *d, const UserData *from)
-{
-        UserData new;
-        int r;
-
-        r = user_data_copy(d, &new);
-        if (r < 0)
-                return r;
-        (void) user_data_remove_igmpd(&new);
-        r = user_data_set_all(&new, from, true);
         if (r < 0) {
                 user_data_done(&new);
                 return r;
@@ -162,6 +146,16 @@ int user_data_take_igmpd(UserData *d, const UserData *from)
         user_data_done(d);
         *d = new;
         return 0;
+}
+
+int user_data_edit(UserData *d, bool clear, const bool set[_KNOB_MAX], const int32_t value[_KNOB_MAX])
+{
+        return user_data_rewrite(d, clear, NULL, set, value);
+}
+
+int user_data_take_igmpd(UserData *d, const UserData *from)
+{
+        return user_data_rewrite(d, true, from, NULL, NULL);
 }
 
 bool user_data_igmpd_equal(const UserData *a, const UserData *b)

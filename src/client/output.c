@@ -26,6 +26,7 @@ struct Table {
         bool *right;
         size_t ellipsize_column;
         Ellipsize ellipsize_mode;
+        int error; /* the first failure to add a cell: table_print() returns it */
 };
 
 Table *table_new(const char *const *headers)
@@ -76,29 +77,34 @@ void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
         t->ellipsize_mode = mode;
 }
 
-int table_add_cell_color(Table *t, const char *s, Color color)
+/* Adds the cell c, already escaped (NULL: out of memory). */
+static int table_take_cell(Table *t, char *c, Color color)
 {
-        char *c;
-
-        if (t->n_cells == t->n_allocated) {
+        if (c && t->n_cells == t->n_allocated) {
                 size_t n = t->n_allocated ? t->n_allocated * 2 : 16;
                 char **a = realloc(t->cells, n * sizeof *a);
-                if (!a)
-                        return -ENOMEM;
-                t->cells = a;
-                Color *b = realloc(t->colors, n * sizeof *b);
-                if (!b)
-                        return -ENOMEM;
-                t->colors = b;
-                t->n_allocated = n;
+                Color *b = a ? realloc(t->colors, n * sizeof *b) : NULL;
+
+                if (a)
+                        t->cells = a;
+                if (b) {
+                        t->colors = b;
+                        t->n_allocated = n;
+                }
         }
-        /* Names come from the kernel: never a control character raw to the terminal. */
-        c = utf8_escape_dup(s ?: "-", UTF8_ESCAPE_SHOWN);
-        if (!c)
-                return -ENOMEM;
+        if (!c || t->n_cells == t->n_allocated) {
+                free(c);
+                return t->error = -ENOMEM;
+        }
         t->colors[t->n_cells] = color;
         t->cells[t->n_cells++] = c;
         return 0;
+}
+
+int table_add_cell_color(Table *t, const char *s, Color color)
+{
+        /* Names come from the kernel: never a control character raw to the terminal. */
+        return table_take_cell(t, utf8_escape_dup(s ?: "-", UTF8_ESCAPE_SHOWN), color);
 }
 
 int table_add_cell(Table *t, const char *s)
@@ -108,18 +114,13 @@ int table_add_cell(Table *t, const char *s)
 
 int table_add_cellf(Table *t, const char *fmt, ...)
 {
-        char *s = NULL;
         va_list ap;
-        int r;
+        char *c;
 
         va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
+        c = utf8_escape_vasprintf(UTF8_ESCAPE_SHOWN, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        r = table_add_cell(t, s);
-        free(s);
-        return r;
+        return table_take_cell(t, c, COLOR_NORMAL);
 }
 
 size_t table_rows(const Table *t)
@@ -290,8 +291,8 @@ int table_print(Table *t, FILE *f, bool header)
         size_t *widths, total = 0, columns = output_columns();
         size_t n_rows = t->n_cells / t->n_columns;
 
-        if (t->n_columns == 0)
-                return 0;
+        if (t->error < 0 || t->n_columns == 0)
+                return t->error;
         widths = calloc(t->n_columns, sizeof *widths);
         if (!widths)
                 return -ENOMEM;
@@ -326,17 +327,11 @@ int table_print(Table *t, FILE *f, bool header)
 
 void output_line(FILE *f, const char *format, ...)
 {
-        char *s = NULL, *e;
+        _cleanup_free_ char *e = NULL;
         va_list ap;
-        int r;
 
         va_start(ap, format);
-        r = vasprintf(&s, format, ap);
+        e = utf8_escape_vasprintf(UTF8_ESCAPE_SHOWN, format, ap);
         va_end(ap);
-        if (r < 0)
-                return;
-        e = utf8_escape_dup(s, UTF8_ESCAPE_SHOWN);
         fprintf(f, "%s\n", e ?: "(out of memory)");
-        free(e);
-        free(s);
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "macro.h"
 #include "terminal.h"
 
 typedef struct Table Table;
@@ -28,20 +29,22 @@ char *ellipsize(const char *s, size_t width, Ellipsize mode);
 /* headers: NULL-terminated column titles. NULL on ENOMEM. */
 Table *table_new(const char *const *headers);
 Table *table_free(Table *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Table *, table_free);
 
 /* Right-align a column (numbers). */
 void table_set_align_right(Table *t, size_t column);
 /* The column shortened when the table is too wide, and how. */
 void table_set_ellipsize(Table *t, size_t column, Ellipsize mode);
 
-/* Adds one cell; rows fill left to right. NULL prints as "-". 0 or -ENOMEM. */
+/* Adds one cell; rows fill left to right. NULL prints as "-". 0 or -ENOMEM, which the table
+ * keeps: table_print() returns it, so a row's cells need no check each. */
 int table_add_cell(Table *t, const char *s);
 int table_add_cell_color(Table *t, const char *s, Color color);
 int table_add_cellf(Table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 size_t table_rows(const Table *t);
 
-/* Prints the header (if header) and rows. 0 or -EIO. */
+/* Prints the header (if header) and rows. 0, -EIO, or an earlier cell's -ENOMEM. */
 int table_print(Table *t, FILE *f, bool header);
 
 /* Prints "      Label: value" with the label right-aligned in label_width columns; a value too

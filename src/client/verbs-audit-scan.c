@@ -180,6 +180,31 @@ static int scan_file(Scan *s, int dir_fd, const char *name, const char *path)
         return r;
 }
 
+static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth);
+
+/* Scans the directory name below dir_fd (path in messages and findings) unless it was seen
+ * before: a PATH argument's at depth 0 (a symbolic link given is followed), or one inside a tree.
+ * One that cannot be opened counts as unreadable, or with explicit is reported. */
+static int scan_subdir(Scan *s, int dir_fd, const char *name, const char *path, const struct stat *st,
+                       unsigned depth, bool explicit)
+{
+        int fd, r;
+
+        r = scan_seen(s, st);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (depth > 0 ? O_NOFOLLOW : 0));
+        if (fd >= 0)
+                return scan_dir(s, fd, path, depth);
+        r = -errno;
+        if (!explicit) {
+                s->n_unreadable++;
+                return 0;
+        }
+        fprintf(stderr, "Cannot read the directory %s: %s\n", path, strerror(-r));
+        return r;
+}
+
 static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
 {
         DIR *d;
@@ -207,21 +232,8 @@ static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
                 if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue;
                 if (S_ISDIR(st.st_mode)) {
-                        int fd;
-
-                        if (depth >= SCAN_DEPTH_MAX)
-                                continue;
-                        r = scan_seen(s, &st);
-                        if (r != 0) {
-                                r = r < 0 ? r : 0;
-                                continue;
-                        }
-                        fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        if (fd < 0) {
-                                s->n_unreadable++;
-                                continue;
-                        }
-                        r = scan_dir(s, fd, child, depth + 1);
+                        if (depth < SCAN_DEPTH_MAX)
+                                r = scan_subdir(s, dirfd(d), de->d_name, child, &st, depth + 1, false);
                 } else if (S_ISREG(st.st_mode))
                         r = scan_file(s, dirfd(d), de->d_name, child);
         }
@@ -233,7 +245,6 @@ static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
 static int scan_path(Scan *s, const char *path, bool explicit)
 {
         struct stat st;
-        int fd, r;
 
         if (stat(path, &st) < 0) {
                 if (!explicit)
@@ -241,21 +252,8 @@ static int scan_path(Scan *s, const char *path, bool explicit)
                 fprintf(stderr, "Cannot scan %s: %s\n", path, strerror(errno));
                 return -errno;
         }
-        if (S_ISDIR(st.st_mode)) {
-                r = scan_seen(s, &st);
-                if (r != 0)
-                        return r < 0 ? r : 0;
-                fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (fd < 0) {
-                        if (explicit) {
-                                fprintf(stderr, "Cannot read the directory %s: %s\n", path, strerror(errno));
-                                return -errno;
-                        }
-                        s->n_unreadable++;
-                        return 0;
-                }
-                return scan_dir(s, fd, path, 0);
-        }
+        if (S_ISDIR(st.st_mode))
+                return scan_subdir(s, AT_FDCWD, path, path, &st, 0, explicit);
         if (!S_ISREG(st.st_mode)) {
                 if (explicit)
                         fprintf(stderr, "Skipping %s: not a regular file or directory.\n", path);
@@ -317,10 +315,8 @@ int verb_audit_scan(int argc, char **argv)
                         json_end_object(&w);
                 }
                 json_end_array(&w);
-                json_key(&w, "elf_files_scanned");
-                json_uint(&w, s.n_elf);
-                json_key(&w, "unreadable");
-                json_uint(&w, s.n_unreadable);
+                json_field_uint(&w, "elf_files_scanned", s.n_elf);
+                json_field_uint(&w, "unreadable", s.n_unreadable);
                 json_end_object(&w);
                 return json_done(&w);
         }
@@ -330,15 +326,12 @@ int verb_audit_scan(int argc, char **argv)
                 if (!t)
                         return -ENOMEM;
                 table_set_ellipsize(t, 0, true);
-                for (size_t i = 0; r >= 0 && i < s.n_findings; i++) {
-                        r = table_add_cell(t, s.findings[i].path);
-                        if (r >= 0)
-                                r = table_add_cell(t, s.findings[i].kind);
-                        if (r >= 0)
-                                r = table_add_cell(t, s.findings[i].detail);
+                for (size_t i = 0; i < s.n_findings; i++) {
+                        table_add_cell(t, s.findings[i].path);
+                        table_add_cell(t, s.findings[i].kind);
+                        table_add_cell(t, s.findings[i].detail);
                 }
-                if (r >= 0)
-                        r = table_print(t, stdout, arg_legend);
+                r = table_print(t, stdout, arg_legend);
                 table_free(t);
                 if (r < 0)
                         return r;

@@ -24,51 +24,35 @@ static int get_audit_sources(sd_bus *bus, char ***ret)
         return r < 0 ? r : sd_bus_message_read_strv(reply, ret);
 }
 
+/* One audit source's state and note, borrowed from the SourceStates reply. */
 typedef struct SourceState {
-        char *source, *state, *note;
+        const char *source, *state, *note;
 } SourceState;
 
-static void source_states_free(SourceState *s, size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                free(s[i].source);
-                free(s[i].state);
-                free(s[i].note);
-        }
-        free(s);
-}
-
 /* Every audit source's state and note (SourceStates); *ret_n = 0 from a daemon without it. */
-static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
+static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **ret, size_t *ret_n)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        SourceState *states = NULL;
-        const char *a, *b, *c;
+        SourceState s, *states = NULL;
         size_t n = 0;
         int r;
 
-        *ret = NULL;
-        *ret_n = 0;
         /* A daemon from before SourceStates: the Sources line is all there is. */
         r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "SourceStates", "a(sss)", CLIENT_CALL_OPTIONAL,
-                                "read the audit source states", &reply);
-        if (r <= 0)
-                return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(sss)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &a, &b, &c)) > 0) {
-                SourceState *ns = realloc(states, (n + 1) * sizeof *ns);
-                if (!ns) {
+                                "read the audit source states", reply);
+        if (r > 0)
+                r = sd_bus_message_enter_container(*reply, 'a', "(sss)");
+        while (r > 0 && (r = sd_bus_message_read(*reply, "(sss)", &s.source, &s.state, &s.note)) > 0) {
+                SourceState *a = realloc(states, (n + 1) * sizeof *a);
+
+                if (!a) {
                         r = -ENOMEM;
                         break;
                 }
-                states = ns;
-                states[n] = (SourceState) { strdup(a), strdup(b), strdup(c) };
-                n++;
-                if (!states[n - 1].source || !states[n - 1].state || !states[n - 1].note)
-                        r = -ENOMEM;
+                states = a;
+                states[n++] = s;
         }
         if (r < 0) {
-                source_states_free(states, n);
+                free(states);
                 fprintf(stderr, "Failed to parse the audit source states: %s\n", strerror(-r));
                 return r;
         }
@@ -77,30 +61,14 @@ static int get_source_states(sd_bus *bus, SourceState **ret, size_t *ret_n)
         return 0;
 }
 
-/* The Audit Coverage property: "some", "starting", "uncertain" or "none", and what to change.
- * Both NULL with an igmpd from before it. */
-static int get_coverage(sd_bus *bus, char **ret_coverage, char **ret_advice)
+/* The Audit Coverage property: "some", "starting", "uncertain" or "none", and what to change;
+ * borrowed from *reply. Both NULL with an igmpd from before it. */
+static void get_coverage(sd_bus *bus, sd_bus_message **reply, const char **ret_coverage, const char **ret_advice)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *c, *a;
-        int r;
-
         *ret_coverage = *ret_advice = NULL;
-        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Coverage", "(ss)", CLIENT_CALL_QUIET, NULL, &reply);
-        if (r <= 0)
-                return 0; /* nothing to say */
-        r = sd_bus_message_read(reply, "(ss)", &c, &a);
-        if (r > 0) {
-                *ret_coverage = strdup(c);
-                *ret_advice = strdup(a);
-                if (!*ret_coverage || !*ret_advice) {
-                        free(*ret_coverage);
-                        free(*ret_advice);
-                        *ret_coverage = *ret_advice = NULL;
-                        r = -ENOMEM;
-                }
-        }
-        return r < 0 ? r : 0;
+        if (client_read_property(bus, IGMPD_AUDIT_INTERFACE, "Coverage", CLIENT_CALL_QUIET, NULL, reply, "(ss)",
+                                 ret_coverage, ret_advice) <= 0)
+                *ret_coverage = *ret_advice = NULL;
 }
 
 /* Says plainly when an empty audit means nothing, and what to change. Nothing when a source
@@ -161,59 +129,38 @@ static void print_wrapped(FILE *f, size_t indent, const char *text)
 
 void drift_info_done(DriftInfo *d)
 {
-        free(d->state);
-        free(d->note);
-        free(d->action);
+        sd_bus_message_unref(d->replies[0]);
+        sd_bus_message_unref(d->replies[1]);
+        *d = (DriftInfo) {};
 }
 
 int get_drift_info(sd_bus *bus, DriftInfo *ret)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *action = NULL;
-        const char *state, *note, *a;
         int r;
 
         *ret = (DriftInfo) {};
         /* Nothing from a daemon from before the drift watch. */
-        r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "DriftWatch", "(ss)", CLIENT_CALL_OPTIONAL,
-                                "read the drift watch state", &reply);
-        if (r <= 0)
-                return r;
-        r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "DriftAction", "s", 0, "read the drift watch state",
-                                &action);
+        r = client_read_property(bus, IGMPD_MANAGER_INTERFACE, "DriftWatch", CLIENT_CALL_OPTIONAL,
+                                 "read the drift watch state", &ret->replies[0], "(ss)", &ret->state, &ret->note);
+        if (r > 0)
+                r = client_read_property(bus, IGMPD_MANAGER_INTERFACE, "DriftAction", 0, "read the drift watch state",
+                                         &ret->replies[1], "s", &ret->action);
         if (r < 0)
-                return r;
-        r = sd_bus_message_read(reply, "(ss)", &state, &note);
-        if (r >= 0)
-                r = sd_bus_message_read(action, "s", &a);
-        if (r >= 0) {
-                ret->state = strdup(state);
-                ret->note = strdup(note);
-                ret->action = strdup(a);
-                if (!ret->state || !ret->note || !ret->action)
-                        r = -ENOMEM;
-        }
-        if (r < 0) {
-                fprintf(stderr, "Failed to read the drift watch state: %s\n", strerror(-r));
                 drift_info_done(ret);
-                *ret = (DriftInfo) {};
-        }
         return r;
 }
 
 int verb_kernel(int argc, char **argv, sd_bus *bus)
 {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *states_reply = NULL, *coverage_reply = NULL;
         _cleanup_(drift_info_done) DriftInfo drift = {};
-        sd_bus_message *reply = NULL;
         bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
-        char **sources = NULL, *coverage = NULL, *advice = NULL;
-        SourceState *states = NULL;
+        const char *name, *coverage, *advice;
+        _cleanup_free_ SourceState *states = NULL;
+        _cleanup_strv_free_ char **sources = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
         size_t n_states = 0;
-        const char *name;
-        Table *t = NULL;
         int b, r;
-
-        if (argc > 1)
-                return usage_error("kernel takes no arguments. See igmpctl --help.");
 
         r = client_get_property(bus, IGMPD_MANAGER_INTERFACE, "KernelFeatures", "a{sb}", 0,
                                 "read the kernel features", &reply);
@@ -227,23 +174,18 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         known[k] = true;
                 }
         }
-        sd_bus_message_unref(reply);
         if (r < 0) {
                 fprintf(stderr, "Failed to parse the kernel features: %s\n", strerror(-r));
                 return r;
         }
         r = get_audit_sources(bus, &sources);
+        if (r >= 0)
+                r = get_source_states(bus, &states_reply, &states, &n_states);
+        if (r >= 0)
+                r = get_drift_info(bus, &drift);
         if (r < 0)
                 return r;
-        r = get_source_states(bus, &states, &n_states);
-        if (r < 0)
-                goto finish;
-        r = get_coverage(bus, &coverage, &advice);
-        if (r < 0)
-                goto finish;
-        r = get_drift_info(bus, &drift);
-        if (r < 0)
-                goto finish;
+        get_coverage(bus, &coverage_reply, &coverage, &advice);
         pager_open(arg_no_pager);
 
         if (arg_json != JSON_OFF) {
@@ -258,18 +200,12 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                                 continue;
                         json_key(&w, knob_to_string(k));
                         json_begin_object(&w);
-                        json_key(&w, "present");
-                        json_bool(&w, present[k]);
-                        json_key(&w, "patch");
-                        json_string(&w, knob_info(k)->patch);
+                        json_field_bool(&w, "present", present[k]);
+                        json_field_string(&w, "patch", knob_info(k)->patch);
                         json_end_object(&w);
                 }
                 json_end_object(&w);
-                json_key(&w, "audit_sources");
-                json_begin_array(&w);
-                for (char **s = sources; s && *s; s++)
-                        json_string(&w, *s);
-                json_end_array(&w);
+                json_field_strv(&w, "audit_sources", (const char *const *) sources);
                 json_key(&w, "audit_source_states");
                 json_begin_array(&w);
                 for (size_t i = 0; i < n_states; i++) {
@@ -289,70 +225,49 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         json_end_object(&w);
                 }
                 json_end_object(&w);
-                r = json_done(&w);
-                goto finish;
+                return json_done(&w);
         }
 
         t = table_new((const char *const[]) { "KNOB", "PRESENT", "NOTE", NULL });
-        if (!t) {
-                r = -ENOMEM;
-                goto finish;
-        }
-        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
-                char note[128];
-
+        if (!t)
+                return -ENOMEM;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
                 if (!known[k])
                         continue;
-                if (present[k])
-                        note[0] = '\0';
-                else
-                        snprintf(note, sizeof note, "needs %s", knob_info(k)->patch);
-                r = table_add_cell(t, knob_to_string(k));
-                if (r >= 0)
-                        r = table_add_cell_color(t, present[k] ? "yes" : "no", present[k] ? COLOR_NORMAL : COLOR_RED);
-                if (r >= 0)
-                        r = table_add_cell(t, note);
+                table_add_cell(t, knob_to_string(k));
+                table_add_cell_color(t, present[k] ? "yes" : "no", present[k] ? COLOR_NORMAL : COLOR_RED);
+                table_add_cellf(t, "%s%s", present[k] ? "" : "needs ", present[k] ? "" : knob_info(k)->patch);
         }
-        if (r >= 0)
-                r = table_print(t, stdout, arg_legend);
+        r = table_print(t, stdout, arg_legend);
         if (r >= 0 && n_states > 0) {
                 /* Every source, and why it is not active. */
-                table_free(t);
-                t = table_new((const char *const[]) { "AUDIT SOURCE", "STATE", "NOTE", NULL });
-                if (!t)
-                        r = -ENOMEM;
-                for (size_t i = 0; r >= 0 && i < n_states; i++) {
-                        r = table_add_cell(t, states[i].source);
-                        if (r >= 0)
-                                r = table_add_cell(t, states[i].state);
-                        if (r >= 0)
-                                r = table_add_cell(t, states[i].note);
+                _cleanup_(table_freep) Table *st = NULL;
+
+                st = table_new((const char *const[]) { "AUDIT SOURCE", "STATE", "NOTE", NULL });
+                if (!st)
+                        return -ENOMEM;
+                for (size_t i = 0; i < n_states; i++) {
+                        table_add_cell(st, states[i].source);
+                        table_add_cell(st, states[i].state);
+                        table_add_cell(st, states[i].note);
                 }
-                if (r >= 0) {
-                        putchar('\n');
-                        r = table_print(t, stdout, arg_legend);
-                }
+                putchar('\n');
+                r = table_print(st, stdout, arg_legend);
         }
-        if (r >= 0) {
-                printf("\nAudit sources: ");
-                if (!sources || !sources[0])
-                        printf("none active\n");
-                else
-                        for (char **s = sources; *s; s++)
-                                printf("%s%s", *s, s[1] ? ", " : "\n");
-                print_coverage(stdout, coverage, advice);
-        }
-        if (r >= 0 && drift.state) {
+        if (r < 0)
+                return r;
+        printf("\nAudit sources: ");
+        if (!sources || !sources[0])
+                printf("none active\n");
+        else
+                for (char **s = sources; *s; s++)
+                        printf("%s%s", *s, s[1] ? ", " : "\n");
+        print_coverage(stdout, coverage, advice);
+        if (drift.state) {
                 printf("Drift watch: %s, DriftAction=%s\n", drift.state, drift.action);
                 print_wrapped(stdout, 2, drift.note);
         }
-finish:
-        table_free(t);
-        free(coverage);
-        free(advice);
-        strv_freep(&sources);
-        source_states_free(states, n_states);
-        return r;
+        return 0;
 }
 
 static void audit_event_line(const AuditEventView *e)
@@ -386,9 +301,9 @@ static int on_deprecated_sysctl(sd_bus_message *m, void *userdata, sd_bus_error 
 
 int verb_audit(int argc, char **argv, sd_bus *bus)
 {
-        sd_bus_message *reply = NULL;
-        char *coverage = NULL, *advice = NULL;
-        Table *t = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *coverage_reply = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        const char *coverage, *advice;
         JsonWriter w;
         size_t n = 0;
         int r;
@@ -410,18 +325,15 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
 
-        if (arg_json != JSON_OFF && !arg_follow) {
+        if (!arg_follow)
                 pager_open(arg_no_pager);
+        if (arg_json != JSON_OFF && !arg_follow) {
                 json_start(&w);
                 json_begin_array(&w);
         } else if (arg_json == JSON_OFF && !arg_follow) {
-                pager_open(arg_no_pager);
-                t = table_new(
-                        (const char *const[]){"TIME", "SOURCE", "PID", "COMM", "SYSCTL", "CALLS", NULL});
-                if (!t) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
+                t = table_new((const char *const[]) { "TIME", "SOURCE", "PID", "COMM", "SYSCTL", "CALLS", NULL });
+                if (!t)
+                        return -ENOMEM;
                 table_set_align_right(t, 2);
                 table_set_align_right(t, 5);
                 table_set_ellipsize(t, 4, ELLIPSIZE_PATH);
@@ -433,9 +345,8 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 char when[32], pid[16], what[512];
 
                 r = audit_view_read(reply, &e);
-                if (r < 0)
-                        break;
-                r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
                 if (r < 0)
                         break;
                 n++;
@@ -446,55 +357,45 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 else {
                         audit_view_format_time(e.realtime_usec, when);
                         audit_view_format_sysctl(&e, what, sizeof what);
-                        r = table_add_cell(t, when);
-                        if (r >= 0)
-                                r = table_add_cell(t, e.source);
-                        if (r >= 0)
-                                r = table_add_cell(t, audit_view_format_pid(&e, pid));
-                        if (r >= 0)
-                                r = table_add_cell(t, e.comm);
-                        if (r >= 0)
-                                r = table_add_cell(t, what);
-                        if (r >= 0)
-                                r = table_add_cellf(t, "%" PRIu32, e.repeats);
+                        table_add_cell(t, when);
+                        table_add_cell(t, e.source);
+                        table_add_cell(t, audit_view_format_pid(&e, pid));
+                        table_add_cell(t, e.comm);
+                        table_add_cell(t, what);
+                        table_add_cellf(t, "%" PRIu32, e.repeats);
                 }
         }
         if (r < 0) {
                 fprintf(stderr, "Failed to parse the audit events: %s\n", strerror(-r));
-                goto finish;
+                return r;
         }
 
         /* An empty list can mean that nothing can see a call: say so (stderr when stdout is data). */
-        (void) get_coverage(bus, &coverage, &advice);
+        get_coverage(bus, &coverage_reply, &coverage, &advice);
         if (arg_follow) {
                 if (arg_legend && arg_json == JSON_OFF)
                         fprintf(stderr, "Following deprecated sysctl(2) calls; press Ctrl-C to stop.\n");
                 print_coverage(stderr, coverage, advice);
                 fflush(stdout);
-                r = client_run_until_interrupted(bus);
-        } else if (arg_json != JSON_OFF) {
+                return client_run_until_interrupted(bus);
+        }
+        if (arg_json != JSON_OFF) {
                 json_end_array(&w);
                 r = json_done(&w);
                 print_coverage(stderr, coverage, advice);
-        } else if (n == 0) {
-                if (arg_legend)
-                        printf("No events.\n");
-                if (coverage && !streq(coverage, "some"))
-                        putchar('\n');
-                print_coverage(stdout, coverage, advice);
-                r = 0;
-        } else {
-                r = table_print(t, stdout, arg_legend);
-                if (r >= 0 && arg_legend)
-                        printf("\n%zu event%s listed.\n", n, n == 1 ? "" : "s");
-                if (r >= 0 && coverage && !streq(coverage, "some"))
-                        putchar('\n');
-                print_coverage(stdout, coverage, advice);
+                return r;
         }
-finish:
-        table_free(t);
-        free(coverage);
-        free(advice);
-        sd_bus_message_unref(reply);
-        return r;
+        if (n == 0 && arg_legend)
+                printf("No events.\n");
+        else if (n > 0) {
+                r = table_print(t, stdout, arg_legend);
+                if (r < 0)
+                        return r;
+                if (arg_legend)
+                        printf("\n%zu event%s listed.\n", n, n == 1 ? "" : "s");
+        }
+        if (coverage && !streq(coverage, "some"))
+                putchar('\n');
+        print_coverage(stdout, coverage, advice);
+        return 0;
 }

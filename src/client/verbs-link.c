@@ -41,8 +41,9 @@ static bool link_listed(const ClientLink *l)
 
 int verb_list(int argc, char **argv, sd_bus *bus)
 {
+        _cleanup_(table_freep) Table *t = NULL;
         ClientLink *links = NULL;
-        Table *t = NULL;
+        JsonWriter w;
         size_t n = 0;
         char age[64];
         bool old, netns = false;
@@ -60,76 +61,57 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 netns = netns || (links[i].name && strchr(links[i].name, '/'));
 
         if (arg_json != JSON_OFF) {
-                JsonWriter w;
-
                 json_start(&w);
                 json_begin_array(&w);
-                for (size_t i = 0; i < n; i++) {
-                        const ClientLink *l = &links[i];
-                        char buf[NETNS_NAME_MAX + 1];
-                        const char *ifname, *ns = link_netns(l->name, buf, &ifname);
-
-                        if (!link_listed(l))
-                                continue;
-                        json_begin_object(&w);
-                        json_key(&w, "index");
-                        json_int(&w, l->ifindex);
-                        if (netns) {
-                                json_key(&w, "netns");
-                                json_string(&w, ns);
-                        }
-                        json_key(&w, "name");
-                        json_string(&w, netns ? ifname : strempty(l->name));
-                        json_key(&w, "kind");
-                        json_string(&w, isempty(l->kind) ? NULL : l->kind);
-                        json_key(&w, "state");
-                        json_string(&w, strempty(l->state));
-                        json_end_object(&w);
+        } else {
+                t = netns ? table_new((const char *const[]) { "IDX", "NETNS", "LINK", "KIND", "STATE", NULL })
+                          : table_new((const char *const[]) { "IDX", "LINK", "KIND", "STATE", NULL });
+                if (!t) {
+                        client_links_free(links, n);
+                        return -ENOMEM;
                 }
-                json_end_array(&w);
-                r = json_done(&w);
-                goto finish;
+                table_set_align_right(t, 0);
+                table_set_ellipsize(t, netns ? 2 : 1, ELLIPSIZE_END);
         }
-
-        t = netns ? table_new((const char *const[]) { "IDX", "NETNS", "LINK", "KIND", "STATE", NULL })
-                  : table_new((const char *const[]) { "IDX", "LINK", "KIND", "STATE", NULL });
-        if (!t) {
-                r = -ENOMEM;
-                goto finish;
-        }
-        table_set_align_right(t, 0);
-        table_set_ellipsize(t, netns ? 2 : 1, ELLIPSIZE_END);
-        for (size_t i = 0; i < n && r >= 0; i++) {
+        for (size_t i = 0; i < n; i++) {
                 const ClientLink *l = &links[i];
                 char buf[NETNS_NAME_MAX + 1];
                 const char *ifname, *ns = link_netns(l->name, buf, &ifname);
 
                 if (!link_listed(l))
                         continue;
-                r = table_add_cellf(t, "%d", l->ifindex);
-                if (r >= 0 && netns)
-                        r = table_add_cell(t, ns);
-                if (r >= 0)
-                        r = table_add_cell(t, netns ? ifname : l->name);
-                if (r >= 0)
-                        r = table_add_cell(t, isempty(l->kind) ? "-" : l->kind);
-                if (r >= 0)
-                        r = table_add_cell_color(t, l->state, state_color(l->state));
+                if (!t) {
+                        json_begin_object(&w);
+                        json_field_int(&w, "index", l->ifindex);
+                        if (netns)
+                                json_field_string(&w, "netns", ns);
+                        json_field_string(&w, "name", netns ? ifname : strempty(l->name));
+                        json_field_string(&w, "kind", isempty(l->kind) ? NULL : l->kind);
+                        json_field_string(&w, "state", strempty(l->state));
+                        json_end_object(&w);
+                        continue;
+                }
+                table_add_cellf(t, "%d", l->ifindex);
+                if (netns)
+                        table_add_cell(t, ns);
+                table_add_cell(t, netns ? ifname : l->name);
+                table_add_cell(t, isempty(l->kind) ? "-" : l->kind);
+                table_add_cell_color(t, l->state, state_color(l->state));
         }
-        if (r >= 0)
-                r = table_print(t, stdout, arg_legend);
+        client_links_free(links, n);
+        if (!t) {
+                json_end_array(&w);
+                return json_done(&w);
+        }
+        r = table_print(t, stdout, arg_legend);
         if (r >= 0 && arg_legend) {
                 if (old)
                         printf("\nKernel values %s (no drift watch); 'igmpctl status LINK' reads a link's now.",
                                age);
                 printf("\n%zu link%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
         }
-finish:
-        table_free(t);
-        client_links_free(links, n);
         return r;
 }
-
 
 void client_problems_done(ClientProblems *p)
 {
@@ -141,30 +123,21 @@ void client_problems_done(ClientProblems *p)
 
 int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         ClientProblems p = {};
         const char *file, *message;
         uint32_t line;
         int r;
 
-        r = sd_bus_get_property_trivial(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                        "NConfigProblems", &error, 'u', &p.total);
-        if (r < 0) {
-                /* An igmpd from before the property: nothing to say. */
-                sd_bus_error_free(&error);
+        /* Nothing to say from an igmpd from before the property. */
+        if (client_read_property(bus, IGMPD_MANAGER_INTERFACE, "NConfigProblems", CLIENT_CALL_QUIET, NULL, NULL, "u",
+                                 &p.total) <= 0 || p.total == 0 ||
+            client_get_property(bus, IGMPD_MANAGER_INTERFACE, "ConfigProblems", "a(sus)", CLIENT_CALL_QUIET, NULL,
+                                &reply) <= 0) {
                 *ret = p;
                 return 0;
         }
-        if (p.total == 0) {
-                *ret = p;
-                return 0;
-        }
-        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ConfigProblems",
-                                &error, &reply, "a(sus)");
-        sd_bus_error_free(&error);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(sus)");
+        r = sd_bus_message_enter_container(reply, 'a', "(sus)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &message)) > 0) {
                 char **a = realloc(p.lines, (p.n + 1) * sizeof *a);
                 int k;
@@ -186,7 +159,6 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
                 }
                 p.n++;
         }
-        sd_bus_message_unref(reply);
         if (r == -ENOMEM) {
                 client_problems_done(&p);
                 return r;
@@ -244,90 +216,92 @@ static bool link_matches(const ClientLink *l, const char *pattern)
         return false;
 }
 
-/* Appends the link (x, and path for a followed namespace's, else NULL) to v[0..n) and p[0..n)
- * unless it is there. Takes path. 0 or -ENOMEM. */
-static int add_unique(int **v, char ***p, size_t *n, int x, char *path)
+/* Appends the link (ifindex, path) to s unless it is there. Takes path. 0 or -ENOMEM. */
+static int add_unique(LinkSelection *s, int ifindex, char *path)
 {
         _cleanup_free_ char *owned = path;
         int *a;
         char **b;
 
-        for (size_t i = 0; i < *n; i++)
-                if ((*v)[i] == x && streq_ptr((*p)[i], path))
+        for (size_t i = 0; i < s->n; i++)
+                if (s->ifindex[i] == ifindex && streq(s->paths[i], path))
                         return 0;
-        a = realloc(*v, (*n + 1) * sizeof *a);
+        a = realloc(s->ifindex, (s->n + 1) * sizeof *a);
         if (!a)
                 return -ENOMEM;
-        *v = a;
-        b = realloc(*p, (*n + 2) * sizeof *b);
+        s->ifindex = a;
+        b = realloc(s->paths, (s->n + 2) * sizeof *b);
         if (!b)
                 return -ENOMEM;
-        *p = b;
-        a[*n] = x;
-        b[*n] = TAKE_PTR(owned);
-        b[*n + 1] = NULL;
-        (*n)++;
+        s->paths = b;
+        a[s->n] = ifindex;
+        b[s->n++] = TAKE_PTR(owned);
+        b[s->n] = NULL;
         return 0;
 }
 
-/* A followed namespace's link (NETNS/IFNAME) is found by that name: its path, else NULL. */
-static int netns_link_path(sd_bus *bus, const char *link, int *ifindex, char **ret)
+/* A link of a followed namespace is reached at its object (its ifindex names no link alone). */
+static bool link_path_in_netns(const char *path)
 {
-        _cleanup_free_ char *path = NULL;
-        int r;
-
-        *ret = NULL;
-        r = client_resolve_link(bus, link, ifindex, &path);
-        if (r < 0)
-                return r;
-        if (strstr(path, "/link/ns"))
-                *ret = TAKE_PTR(path);
-        return 0;
+        return path && strstr(path, "/link/ns");
 }
 
-int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink **all, size_t *n_all,
-                            int **ret, char ***ret_paths, size_t *ret_n)
+int client_link_path(int ifindex, char **ret)
 {
-        _cleanup_free_ int *idx = NULL;
-        char **paths = NULL;
-        size_t n = 0;
+        char buf[16];
+
+        snprintf(buf, sizeof buf, "%d", ifindex);
+        return sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, ret);
+}
+
+/* Appends the link that LINK names (a followed namespace's link by its NETNS/IFNAME). */
+static int add_link(sd_bus *bus, LinkSelection *s, const char *link)
+{
+        char *path = NULL;
+        int ifindex, r;
+
+        r = client_resolve_link(bus, link, &ifindex, &path);
+        if (r >= 0 && !link_path_in_netns(path)) {
+                free(path);
+                r = client_link_path(ifindex, &path);
+        }
+        return r < 0 ? r : add_unique(s, ifindex, path);
+}
+
+void link_selection_done(LinkSelection *s)
+{
+        client_links_free(s->all, s->n_all);
+        free(s->ifindex);
+        strv_free(s->paths);
+        *s = (LinkSelection) {};
+}
+
+int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkSelection *ret)
+{
+        LinkSelection s = {};
         int r = 0;
 
-        idx = calloc(1, sizeof *idx); /* grown below; never NULL on success */
-        paths = calloc(1, sizeof *paths);
-        if (!idx || !paths) {
-                free(paths);
-                return -ENOMEM;
-        }
         for (size_t i = 0; i < n_args && r >= 0; i++) {
                 bool any = false;
 
                 if (!is_pattern(args[i])) {
-                        char *path;
-                        int ifindex;
-
-                        r = netns_link_path(bus, args[i], &ifindex, &path);
-                        if (r >= 0)
-                                r = add_unique(&idx, &paths, &n, ifindex, path);
+                        r = add_link(bus, &s, args[i]);
                         continue;
                 }
+                if (!s.all)
+                        r = client_links_get_all(bus, &s.all, &s.n_all);
+                for (size_t j = 0; j < s.n_all && r >= 0; j++) {
+                        const ClientLink *l = &s.all[j];
+                        char *path;
 
-                if (!*all) {
-                        r = client_links_get_all(bus, all, n_all);
-                        if (r < 0)
-                                break;
+                        if (!link_matches(l, args[i]))
+                                continue;
+                        any = true;
+                        if (strchr(strempty(l->name), '/'))
+                                r = add_link(bus, &s, l->name);
+                        else if ((r = client_link_path(l->ifindex, &path)) >= 0)
+                                r = add_unique(&s, l->ifindex, path);
                 }
-                for (size_t j = 0; j < *n_all && r >= 0; j++)
-                        if (link_matches(&(*all)[j], args[i])) {
-                                char *path = NULL;
-                                int ifindex = (*all)[j].ifindex;
-
-                                any = true;
-                                if (strchr(strempty((*all)[j].name), '/'))
-                                        r = netns_link_path(bus, (*all)[j].name, &ifindex, &path);
-                                if (r >= 0)
-                                        r = add_unique(&idx, &paths, &n, ifindex, path);
-                        }
                 if (r >= 0 && !any) {
                         _cleanup_free_ char *shown = utf8_escape_dup(args[i], UTF8_ESCAPE_SHOWN);
 
@@ -337,25 +311,20 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, ClientLink 
                 }
         }
         if (r < 0) {
-                strv_freep(&paths);
+                link_selection_done(&s);
                 return r;
         }
-        *ret = TAKE_PTR(idx);
-        *ret_paths = paths;
-        *ret_n = n;
+        *ret = s;
         return 0;
 }
 
 /* A temporary runtime change (/run) beats a persistent one (/etc): say so when it hides what
  * was just stored. */
-static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
+static void warn_shadowed(sd_bus *bus, const char *path, const char *link)
 {
-        _cleanup_free_ char *path = NULL;
-        char arg[16];
         ClientLink l;
 
-        snprintf(arg, sizeof arg, "%d", ifindex);
-        if (client_resolve_link(bus, arg, NULL, &path) < 0 || client_link_fetch(bus, path, &l) < 0)
+        if (client_link_fetch(bus, path, &l) < 0)
                 return;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 char a[32], b[32];
@@ -370,29 +339,30 @@ static void warn_shadowed(sd_bus *bus, int ifindex, const char *link)
         client_link_done(&l);
 }
 
-/* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
-/* A link of a followed namespace is reached at its object (its ifindex names no link alone). */
-static bool link_path_in_netns(const char *path)
+/* A call about a link: the method link_member of a followed namespace's link's object, else
+ * the manager's manager_member with the ifindex first. */
+static int link_method_new(sd_bus *bus, const char *path, int ifindex, const char *link_member,
+                           const char *manager_member, sd_bus_message **ret)
 {
-        return path && strstr(path, "/link/ns");
+        int r;
+
+        if (link_path_in_netns(path))
+                return sd_bus_message_new_method_call(bus, ret, IGMPD_BUS_NAME, path, IGMPD_LINK_INTERFACE,
+                                                      link_member);
+        r = sd_bus_message_new_method_call(bus, ret, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                           manager_member);
+        return r < 0 ? r : sd_bus_message_append(*ret, "i", (int32_t) ifindex);
 }
 
+/* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
 static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const char *link)
 {
         uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
-        sd_bus_message *call = NULL, *reply = NULL;
-        bool on_link = link_path_in_netns(link_path);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
         const char *path, *values;
         int gone, r, n = 0;
 
-        if (on_link)
-                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, link_path, IGMPD_LINK_INTERFACE,
-                                                   "RevertKnobs");
-        else
-                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                                                   IGMPD_MANAGER_INTERFACE, "RevertLinkKnobs");
-        if (r >= 0 && !on_link)
-                r = sd_bus_message_append(call, "i", (int32_t) ifindex);
+        r = link_method_new(bus, link_path, ifindex, "RevertKnobs", "RevertLinkKnobs", &call);
         if (r >= 0)
                 r = sd_bus_message_open_container(call, 'a', "s");
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
@@ -419,23 +389,16 @@ static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const ch
                             " (igmpctl status shows where each value comes from)");
         if (r < 0 && reply)
                 fprintf(stderr, "Failed to read igmpd's answer to the revert: %s\n", strerror(-r));
-        sd_bus_message_unref(call);
-        sd_bus_message_unref(reply);
         return r;
 }
 
 int verb_link(int argc, char **argv, sd_bus *bus)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *call = NULL;
-        bool any = false;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         int ifindex, r;
 
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                any = any || arg_knob_set[k];
-        if (argc != 2)
-                return usage_error("link takes exactly one LINK (got %d). See igmpctl --help.", argc - 1);
-        if (arg_revert && any)
+        if (arg_revert && arg_knobs_given)
                 return usage_error("--revert takes the knobs to revert as its value (--revert=v3-interval), "
                                    "not knob options with values.");
         if (arg_revert && arg_persistent && arg_runtime)
@@ -444,7 +407,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
         if (!arg_revert && arg_runtime)
                 return usage_error("--runtime goes with --revert here (a change without --persistent is a "
                                    "runtime change already).");
-        if (!arg_revert && !any)
+        if (!arg_revert && !arg_knobs_given)
                 return usage_error("link %s: nothing to do; give knob options (e.g. --v3-interval 200) "
                                    "or --revert.", argv[1]);
 
@@ -456,11 +419,9 @@ int verb_link(int argc, char **argv, sd_bus *bus)
             sd_bus_error_has_name(&error, "org.igmpd1.Error.NoSuchLink")) {
                 _cleanup_free_ char *shown = utf8_escape_dup(argv[1], UTF8_ESCAPE_SHOWN);
 
-                sd_bus_error_free(&error);
                 return usage_error("link takes one link, not a pattern ('%s'); 'igmpctl status %s' shows "
                                    "which links it matches.", strna(shown), strna(shown));
         }
-        sd_bus_error_free(&error);
         _cleanup_free_ char *path = NULL;
         r = client_resolve_link(bus, argv[1], &ifindex, &path);
         if (r < 0)
@@ -469,14 +430,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
         if (arg_revert)
                 r = link_revert(bus, ifindex, path, argv[1]);
         else {
-                if (link_path_in_netns(path))
-                        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, path, IGMPD_LINK_INTERFACE,
-                                                           "SetKnobs");
-                else
-                        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                                                           IGMPD_MANAGER_INTERFACE, "SetLinkKnobs");
-                if (r >= 0 && !link_path_in_netns(path))
-                        r = sd_bus_message_append(call, "i", (int32_t) ifindex);
+                r = link_method_new(bus, path, ifindex, "SetKnobs", "SetLinkKnobs", &call);
                 if (r >= 0)
                         r = sd_bus_message_open_container(call, 'a', "{sv}");
                 for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
@@ -488,40 +442,28 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                 if (r >= 0)
                         r = sd_bus_message_append(call, "u", arg_persistent ? UINT32_C(1) : UINT32_C(0));
                 r = client_send(bus, call, r, 0, "set the link's knobs", argv[1], NULL);
-                sd_bus_message_unref(call);
         }
         if (r < 0)
                 return r;
         if (arg_persistent && !arg_revert && !link_path_in_netns(path))
-                warn_shadowed(bus, ifindex, argv[1]);
+                warn_shadowed(bus, path, argv[1]);
         return 0;
 }
 
 int verb_reconfigure(int argc, char **argv, sd_bus *bus)
 {
-        ClientLink *all = NULL;
-        _cleanup_free_ int *idx = NULL;
-        _cleanup_strv_free_ char **paths = NULL;
-        size_t n_all = 0, n = 0;
+        _cleanup_(link_selection_done) LinkSelection sel = {};
         int r;
 
-        if (argc < 2)
-                return usage_error("reconfigure needs at least one LINK or pattern. See igmpctl --help.");
-
-        r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &paths, &n);
-        client_links_free(all, n_all);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n && r >= 0; i++) {
+        r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &sel);
+        for (size_t i = 0; r >= 0 && i < sel.n; i++) {
+                sd_bus_message *call = NULL;
                 char what[64];
 
-                snprintf(what, sizeof what, "%d", idx[i]);
-                if (paths[i])
-                        r = client_call(bus, paths[i], IGMPD_LINK_INTERFACE, "Reconfigure", 0, "reconfigure the link",
-                                        what, NULL, NULL);
-                else
-                        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReconfigureLink", 0,
-                                        "reconfigure the link", what, NULL, "i", (int32_t) idx[i]);
+                snprintf(what, sizeof what, "%d", sel.ifindex[i]);
+                r = link_method_new(bus, sel.paths[i], sel.ifindex[i], "Reconfigure", "ReconfigureLink", &call);
+                r = client_send(bus, call, r, 0, "reconfigure the link", what, NULL);
+                sd_bus_message_unref(call);
         }
         return r;
 }
@@ -533,8 +475,6 @@ int verb_reload(int argc, char **argv, sd_bus *bus)
         uint32_t problems = 0;
         int r;
 
-        if (argc > 1)
-                return usage_error("reload takes no arguments. See igmpctl --help.");
         r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReloadEx", CLIENT_CALL_OPTIONAL, "reload igmpd", NULL,
                         &reply, "u", UINT32_C(0));
         if (r > 0 && (r = sd_bus_message_read(reply, "u", &problems)) < 0)

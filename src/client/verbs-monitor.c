@@ -23,16 +23,20 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "audit-format.h"
 #include "bus-read.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
+#include "strv.h"
 #include "terminal.h"
+#include "utf8.h"
 
 #define MONITOR_LINKS_MAX 65536 /* links remembered for "old → new" display */
 
@@ -56,18 +60,34 @@ static uint64_t now_usec(void)
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
-/* Starts a text line with the time: "2024-05-01 12:00:00.123 ". */
-static void print_time(void)
+/* Prints a text line after the time ("2024-05-01 12:00:00.123 "), every control character
+ * escaped (names come from the kernel, comm from any process), and flushes it. */
+static void monitor_line(const char *format, ...) _printf_(1, 2);
+static void monitor_line(const char *format, ...)
 {
+        _cleanup_free_ char *text = NULL;
         uint64_t usec = now_usec();
-        time_t t = (time_t) (usec / 1000000);
-        char buf[32];
-        struct tm tm;
+        char when[32];
+        va_list ap;
 
-        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm) == 0)
-                fputs("- ", stdout);
+        va_start(ap, format);
+        text = utf8_escape_vasprintf(UTF8_ESCAPE_SHOWN, format, ap);
+        va_end(ap);
+        audit_view_format_time(usec, when);
+        if (streq(when, "-"))
+                printf("- %s\n", text ?: "(out of memory)");
         else
-                printf("%s.%03u ", buf, (unsigned) (usec / 1000 % 1000));
+                printf("%s.%03u %s\n", when, (unsigned) (usec / 1000 % 1000), text ?: "(out of memory)");
+        fflush(stdout);
+}
+
+/* "v0 (3)" for a link monitor knows, else its object path. */
+static const char *link_where(const MonitorLink *ml, const char *path, char buf[static 512])
+{
+        if (!ml)
+                return path;
+        snprintf(buf, 512, "%s (%d)", strempty(ml->link.name), ml->link.ifindex);
+        return buf;
 }
 
 /* Starts a JSON event object: {"realtime_usec":…,"event":"…" */
@@ -75,10 +95,8 @@ static void json_begin_event(JsonWriter *w, const char *event)
 {
         json_writer_init(w, stdout, false);
         json_begin_object(w);
-        json_key(w, "realtime_usec");
-        json_uint(w, now_usec());
-        json_key(w, "event");
-        json_string(w, event);
+        json_field_uint(w, "realtime_usec", now_usec());
+        json_field_string(w, "event", event);
 }
 
 static MonitorLink *monitor_find(Monitor *m, const char *path)
@@ -146,10 +164,8 @@ static int monitor_load(Monitor *m)
         /* Ordered by ifindex, each once: no lookups needed. */
         for (size_t i = 0; r >= 0 && i < n && m->n < MONITOR_LINKS_MAX; i++) {
                 MonitorLink *ml = &m->links[m->n];
-                char ifindex[16];
 
-                snprintf(ifindex, sizeof ifindex, "%d", links[i].ifindex);
-                r = sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", ifindex, &ml->path);
+                r = client_link_path(links[i].ifindex, &ml->path);
                 if (r < 0)
                         break;
                 ml->link = links[i]; /* ownership moves */
@@ -200,10 +216,8 @@ static void print_simple_event(const char *event, int ifindex, const char *name)
 
         json_begin_event(&w, event);
         if (ifindex > 0) {
-                json_key(&w, "index");
-                json_int(&w, ifindex);
-                json_key(&w, "name");
-                json_string(&w, strempty(name));
+                json_field_int(&w, "index", ifindex);
+                json_field_string(&w, "name", strempty(name));
         }
         json_end_object(&w);
         (void) json_done(&w);
@@ -213,9 +227,8 @@ static void print_string_change(const ClientLink *l, const char *label, const ch
 {
         if (streq_ptr(strempty(old), strempty(new)))
                 return;
-        print_time();
-        output_line(stdout, "%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
-               glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
+        monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
+                     glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
 }
 
 static void print_knob_changes(const ClientLink *old, const ClientLink *new)
@@ -228,14 +241,11 @@ static void print_knob_changes(const ClientLink *old, const ClientLink *new)
                 if (old->has[k] && old->kernel[k] == new->kernel[k] && old->policy[k] == new->policy[k] &&
                     streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
                         continue;
-                print_time();
-                output_line(stdout, "%s (%d): %s kernel %s %s %s, wanted %s %s %s, source %s", strempty(new->name),
-                       new->ifindex, knob_to_string(k),
-                       old->has[k] ? knob_format(k, old->kernel[k], a) : "?", glyph(GLYPH_ARROW),
-                       knob_format(k, new->kernel[k], b),
-                       old->has[k] ? knob_format(k, old->policy[k], c) : "?", glyph(GLYPH_ARROW),
-                       knob_format(k, new->policy[k], d),
-                       knob_source_format(new->source[k]));
+                monitor_line("%s (%d): %s kernel %s %s %s, wanted %s %s %s, source %s", strempty(new->name),
+                             new->ifindex, knob_to_string(k), old->has[k] ? knob_format(k, old->kernel[k], a) : "?",
+                             glyph(GLYPH_ARROW), knob_format(k, new->kernel[k], b),
+                             old->has[k] ? knob_format(k, old->policy[k], c) : "?", glyph(GLYPH_ARROW),
+                             knob_format(k, new->policy[k], d), knob_source_format(new->source[k]));
         }
 }
 
@@ -257,11 +267,8 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
         }
         if (arg_json != JSON_OFF)
                 print_json_link_event("added", &l, 0);
-        else {
-                print_time();
-                output_line(stdout, "+ %s (%d): added, %s", strempty(l.name), l.ifindex, strempty(l.state));
-        }
-        fflush(stdout);
+        else
+                monitor_line("+ %s (%d): added, %s", strempty(l.name), l.ifindex, strempty(l.state));
 
         ml = monitor_add(m, path);
         if (ml) {
@@ -277,20 +284,15 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
         Monitor *m = userdata;
         const char *path;
         MonitorLink *ml;
+        char where[512];
 
         if (sd_bus_message_read(msg, "o", &path) < 0)
                 return 0;
         ml = monitor_find(m, path);
         if (arg_json != JSON_OFF)
                 print_simple_event("removed", ml ? ml->link.ifindex : 0, ml ? ml->link.name : NULL);
-        else {
-                print_time();
-                if (ml)
-                        output_line(stdout, "- %s (%d): removed", strempty(ml->link.name), ml->link.ifindex);
-                else
-                        output_line(stdout, "- %s: removed", path);
-        }
-        fflush(stdout);
+        else
+                monitor_line("- %s: removed", link_where(ml, path, where));
         if (ml)
                 monitor_remove(m, ml);
         return 0;
@@ -308,24 +310,17 @@ static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 
         r = bus_read_dict(msg, manager_property, &files);
         if (r >= 0 && files) {
-                size_t n = 0;
-                while (files[n])
-                        n++;
+                size_t n = strv_length(files);
+
                 if (arg_json != JSON_OFF) {
                         JsonWriter w;
+
                         json_begin_event(&w, "reloaded");
-                        json_key(&w, "config_files");
-                        json_begin_array(&w);
-                        for (size_t i = 0; i < n; i++)
-                                json_string(&w, files[i]);
-                        json_end_array(&w);
+                        json_field_strv(&w, "config_files", (const char *const *) files);
                         json_end_object(&w);
                         (void) json_done(&w);
-                } else {
-                        print_time();
-                        printf("igmpd: configuration reloaded, %zu policy file%s\n", n, n == 1 ? "" : "s");
-                }
-                fflush(stdout);
+                } else
+                        monitor_line("igmpd: configuration reloaded, %zu policy file%s", n, n == 1 ? "" : "s");
         }
         strv_freep(&files);
         return 0;
@@ -392,7 +387,6 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
         }
-        fflush(stdout);
 finish:
         for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
                 free(before[i]);
@@ -406,7 +400,7 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
         Monitor *m = userdata;
         const char *path = sd_bus_message_get_path(msg), *knob, *comm, *action;
         int32_t old, new, value;
-        char a[32], b[32], c[32], who[96];
+        char a[32], b[32], c[32], who[96], where[512];
         MonitorLink *ml;
         uint32_t pid;
         Knob k;
@@ -421,20 +415,16 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 JsonWriter w;
 
                 json_begin_event(&w, "overridden");
-                json_key(&w, "index");
-                json_int(&w, ml ? ml->link.ifindex : 0);
+                json_field_int(&w, "index", ml ? ml->link.ifindex : 0);
                 json_fields(&w, "name", ml ? strempty(ml->link.name) : "", "knob", knob, NULL);
                 json_key(&w, "old");
                 if (old < 0)
                         json_null(&w);
                 else
                         json_int(&w, old);
-                json_key(&w, "new");
-                json_int(&w, new);
-                json_key(&w, "value");
-                json_int(&w, value);
-                json_key(&w, "pid");
-                json_int(&w, pid);
+                json_field_int(&w, "new", new);
+                json_field_int(&w, "value", value);
+                json_field_int(&w, "pid", pid);
                 json_fields(&w, "comm", comm, "action", action, NULL);
                 json_end_object(&w);
                 (void) json_done(&w);
@@ -443,16 +433,10 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                         snprintf(who, sizeof who, "'%s' (pid %u)", comm, (unsigned) pid);
                 else
                         snprintf(who, sizeof who, "another process");
-                print_time();
-                if (ml)
-                        printf("%s (%d): ", strempty(ml->link.name), ml->link.ifindex);
-                else
-                        printf("%s: ", path);
-                printf("%s overridden by %s: %s → %s, igmpd's value %s: %s\n", knob, who,
-                       old < 0 ? "?" : knob_format(k, old, a), knob_format(k, new, b), knob_format(k, value, c),
-                       action);
+                monitor_line("%s: %s overridden by %s: %s → %s, igmpd's value %s: %s", link_where(ml, path, where),
+                             knob, who, old < 0 ? "?" : knob_format(k, old, a), knob_format(k, new, b),
+                             knob_format(k, value, c), action);
         }
-        fflush(stdout);
         return 0;
 }
 
@@ -465,11 +449,8 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 return 0;
         if (arg_json != JSON_OFF)
                 print_simple_event(isempty(new) ? "stopped" : "started", 0, NULL);
-        else {
-                print_time();
-                printf("igmpd: %s\n", isempty(new) ? "stopped" : "started");
-        }
-        fflush(stdout);
+        else
+                monitor_line("igmpd: %s", isempty(new) ? "stopped" : "started");
         if (isempty(new))
                 monitor_clear(m);
         else
@@ -481,9 +462,6 @@ int verb_monitor(int argc, char **argv, sd_bus *bus)
 {
         Monitor m = { .bus = bus };
         int r;
-
-        if (argc > 1)
-                return usage_error("monitor takes no arguments. See igmpctl --help.");
 
         r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
                                 "PropertiesChanged", on_properties_changed, &m);

@@ -20,14 +20,6 @@
 /* Edits refused because the profile changed meanwhile are redone on a fresh read this often. */
 #define NM_UPDATE_ATTEMPTS 5
 
-static bool arg_knobs_given(void)
-{
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (arg_knob_set[k])
-                        return true;
-        return false;
-}
-
 /* What the daemon makes of one igmpd key, for display: NULL if it uses it. */
 static const char *key_problem(const UserDataEntry *e)
 {
@@ -63,25 +55,14 @@ static const char *shell_word(const char *s, char *buf, size_t size)
         return buf;
 }
 
-static void json_strv(JsonWriter *w, char **l)
-{
-        json_begin_array(w);
-        for (char **i = l; i && *i; i++)
-                json_string(w, *i);
-        json_end_array(w);
-}
-
 static void json_write_profile(JsonWriter *w, NMProfile *p)
 {
         json_begin_object(w);
         json_fields(w, "name", p->id, "uuid", p->uuid, "type", p->type, "path", p->path, NULL);
-        json_key(w, "devices");
-        json_strv(w, p->devices);
+        json_field_strv(w, "devices", (const char *const *) p->devices);
         json_fields(w, "filename", p->filename, NULL);
-        json_key(w, "unsaved");
-        json_bool(w, p->unsaved);
-        json_key(w, "permissions");
-        json_strv(w, p->permissions);
+        json_field_bool(w, "unsaved", p->unsaved);
+        json_field_strv(w, "permissions", (const char *const *) p->permissions);
         user_data_sort(&p->data);
 
         /* What igmpd applies from it... */
@@ -97,8 +78,7 @@ static void json_write_profile(JsonWriter *w, NMProfile *p)
                 s = user_data_get(&p->data, key);
                 if (!s || nm_user_data_parse(key, s, &kk, &v) <= 0)
                         continue;
-                json_key(w, knob_to_string(k));
-                json_int(w, v);
+                json_field_int(w, knob_to_string(k), v);
         }
         json_end_object(w);
 
@@ -106,40 +86,31 @@ static void json_write_profile(JsonWriter *w, NMProfile *p)
         json_key(w, "user_data");
         json_begin_object(w);
         for (size_t i = 0; i < p->data.n; i++)
-                if (user_data_key_is_igmpd(p->data.entries[i].key)) {
-                        json_key(w, p->data.entries[i].key);
-                        json_string(w, p->data.entries[i].value);
-                }
+                if (user_data_key_is_igmpd(p->data.entries[i].key))
+                        json_field_string(w, p->data.entries[i].key, p->data.entries[i].value);
         json_end_object(w);
         json_end_object(w);
 }
 
 /* Adds KNOB and VALUE cells for every igmpd key of p; the first row's leading cells come from
  * lead[] (n_lead of them), the next rows' are empty. */
-static int table_add_keys(Table *t, NMProfile *p, const char *const *lead, size_t n_lead)
+static void table_add_keys(Table *t, NMProfile *p, const char *const *lead, size_t n_lead)
 {
         bool first = true;
-        int r = 0;
 
         user_data_sort(&p->data);
-        for (size_t i = 0; r >= 0 && i < p->data.n; i++) {
+        for (size_t i = 0; i < p->data.n; i++) {
                 const UserDataEntry *e = &p->data.entries[i];
-                const char *problem;
+                const char *problem = key_problem(e);
 
                 if (!user_data_key_is_igmpd(e->key))
                         continue;
-                for (size_t c = 0; r >= 0 && c < n_lead; c++)
-                        r = table_add_cell(t, first ? lead[c] : "");
+                for (size_t c = 0; c < n_lead; c++)
+                        table_add_cell(t, first ? lead[c] : "");
                 first = false;
-                problem = key_problem(e);
-                if (r >= 0)
-                        r = table_add_cell(t, e->key + STRLEN(NM_USER_DATA_PREFIX));
-                if (r >= 0 && problem)
-                        r = table_add_cellf(t, "%s (%s)", e->value, problem);
-                else if (r >= 0)
-                        r = table_add_cell(t, e->value);
+                table_add_cell(t, e->key + STRLEN(NM_USER_DATA_PREFIX));
+                table_add_cellf(t, "%s%s%s%s", e->value, problem ? " (" : "", strempty(problem), problem ? ")" : "");
         }
-        return r;
 }
 
 static int nm_list(sd_bus *bus)
@@ -172,18 +143,16 @@ static int nm_list(sd_bus *bus)
                 goto finish;
         }
         table_set_ellipsize(t, 1, false);
-        for (size_t i = 0; i < n && r >= 0; i++) {
+        for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *devices = NULL;
 
                 if (user_data_count_igmpd(&profiles[i].data) == 0)
                         continue;
                 devices = devices_string(profiles[i].devices);
-                r = table_add_keys(t, &profiles[i],
-                                   (const char *const[]) { profiles[i].id, profiles[i].uuid, devices ?: "-" }, 3);
+                table_add_keys(t, &profiles[i],
+                               (const char *const[]) { profiles[i].id, profiles[i].uuid, devices ?: "-" }, 3);
                 shown++;
         }
-        if (r < 0)
-                goto finish;
         if (shown == 0) {
                 if (arg_legend)
                         printf("No NetworkManager profile has igmpd values (%zu profile%s looked at). Set them with "
@@ -245,9 +214,8 @@ static int nm_show(NMProfile *p, const char *arg)
         t = table_new((const char *const[]) { "KNOB", "VALUE", NULL });
         if (!t)
                 return -ENOMEM;
-        r = table_add_keys(t, p, NULL, 0);
-        if (r >= 0)
-                r = table_print(t, stdout, arg_legend);
+        table_add_keys(t, p, NULL, 0);
+        r = table_print(t, stdout, arg_legend);
         table_free(t);
         return r;
 }
@@ -326,7 +294,7 @@ static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
 
 int verb_nm(int argc, char **argv, sd_bus *bus)
 {
-        bool edit = arg_knobs_given() || arg_clear;
+        bool edit = arg_knobs_given || arg_clear;
         UserData data = {};
         NMProfile p = {};
         char quoted[512];

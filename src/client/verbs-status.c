@@ -47,7 +47,7 @@ static int print_link_status(const ClientLink *l)
         Color state = state_color(l->state);
         bool drifted = false;
         Table *t;
-        int r = 0;
+        int r;
 
         if (!name)
                 return -ENOMEM;
@@ -75,30 +75,28 @@ static int print_link_status(const ClientLink *l)
         table_set_align_right(t, 1);
         table_set_align_right(t, 2);
         table_set_ellipsize(t, 3, ELLIPSIZE_PATH);
-        for (Knob k = 0; k < _KNOB_MAX && r >= 0; k++) {
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
                 char kb[32], pb[32];
 
                 if (!l->has[k])
                         continue;
-                r = table_add_cell(t, knob_to_string(k));
-                if (r >= 0 && knob_status_drifted(k, &(KnobStatus) { .kernel = l->kernel[k], .policy = l->policy[k] })) {
+                table_add_cell(t, knob_to_string(k));
+                if (knob_status_drifted(k, &(KnobStatus) { .kernel = l->kernel[k], .policy = l->policy[k] })) {
                         /* Marked, in colour or not: another value than igmpd's (footnote below). */
                         char mark[40];
 
                         drifted = true;
                         snprintf(mark, sizeof mark, "%s*", knob_format(k, l->kernel[k], kb));
-                        r = table_add_cell_color(t, mark, COLOR_YELLOW);
-                } else if (r >= 0)
-                        r = l->kernel[k] < 0 ? table_add_cell_color(t, "unavailable", COLOR_GREY)
-                                             : table_add_cell(t, knob_format(k, l->kernel[k], kb));
-                if (r >= 0)
-                        r = table_add_cell(t, knob_format(k, l->policy[k], pb));
-                if (r >= 0)
-                        r = isempty(l->source[k]) ? table_add_cell_color(t, knob_source_format(l->source[k]), COLOR_GREY)
-                                                : table_add_cell(t, knob_source_format(l->source[k]));
+                        table_add_cell_color(t, mark, COLOR_YELLOW);
+                } else if (l->kernel[k] < 0)
+                        table_add_cell_color(t, "unavailable", COLOR_GREY);
+                else
+                        table_add_cell(t, knob_format(k, l->kernel[k], kb));
+                table_add_cell(t, knob_format(k, l->policy[k], pb));
+                table_add_cell_color(t, knob_source_format(l->source[k]),
+                                     isempty(l->source[k]) ? COLOR_GREY : COLOR_NORMAL);
         }
-        if (r >= 0)
-                r = table_print(t, stdout, arg_legend);
+        r = table_print(t, stdout, arg_legend);
         if (r >= 0 && drifted)
                 printf("\n* Another process changed it: the kernel has another value than igmpd's. igmpd puts its own\n"
                        "  back when it next configures the link (at once with the drift watch and DriftAction=revert);\n"
@@ -134,13 +132,11 @@ static void print_problems(sd_bus *bus)
 
 bool client_kernel_age(sd_bus *bus, char buf[static 64])
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         uint64_t age = 0, s;
 
         /* Nothing from an igmpd without the property. */
-        (void) sd_bus_get_property_trivial(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                           "KernelValuesAgeUSec", &error, 't', &age);
-        sd_bus_error_free(&error);
+        (void) client_read_property(bus, IGMPD_MANAGER_INTERFACE, "KernelValuesAgeUSec", CLIENT_CALL_QUIET, NULL, NULL,
+                                    "t", &age);
         if (age < KERNEL_AGE_SHOWN_USEC)
                 return false;
         s = age / UINT64_C(1000000);
@@ -196,18 +192,14 @@ static Color ns_knob_line(NsKnob k, int32_t now, int32_t want, const char *sourc
 static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         const char *source = NULL;
         int32_t now = -1, want = -1;
         char line[512];
         Color color;
 
-        if (sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                ns_knob_info(k)->property, &error, &reply, "(iis)") < 0 ||
-            sd_bus_message_read(reply, "(iis)", &now, &want, &source) < 0) {
-                sd_bus_error_free(&error);
+        if (client_read_property(bus, IGMPD_MANAGER_INTERFACE, ns_knob_info(k)->property, CLIENT_CALL_QUIET, NULL,
+                                 &reply, "(iis)", &now, &want, &source) <= 0)
                 return;
-        }
         color = ns_knob_line(k, now, want, source, line, sizeof line);
         output_field_color(stdout, FIELD_WIDTH, label, line, color);
 }
@@ -217,17 +209,14 @@ static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
 static void print_ns_robustness(sd_bus *bus)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         const char *netns, *source;
         int32_t now, want;
         size_t n_left = 0;
         char line[600], text[512];
-        int r;
 
-        r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                "IGMPRobustnessByNamespace", &error, &reply, "a{s(iis)}");
-        sd_bus_error_free(&error);
-        if (r < 0 || sd_bus_message_enter_container(reply, 'a', "{s(iis)}") < 0)
+        if (client_get_property(bus, IGMPD_MANAGER_INTERFACE, "IGMPRobustnessByNamespace", "a{s(iis)}",
+                                CLIENT_CALL_QUIET, NULL, &reply) <= 0 ||
+            sd_bus_message_enter_container(reply, 'a', "{s(iis)}") < 0)
                 return; /* an igmpd without it */
         while (sd_bus_message_read(reply, "{s(iis)}", &netns, &now, &want, &source) > 0) {
                 Color color;
@@ -253,7 +242,6 @@ static int status_summary(sd_bus *bus)
         static const char *const states[] = { "configured", "drifted", "pending", "failed", "unmanaged" };
         static const char *const labels[] = { NULL, "Drifted", "Pending", "Failed", NULL };
         _cleanup_(drift_info_done) DriftInfo drift = {};
-        sd_bus_error error = SD_BUS_ERROR_NULL;
         ClientLink *links = NULL;
         char **files = NULL, line[256] = "", age[64];
         size_t n = 0, off = 0;
@@ -269,6 +257,7 @@ static int status_summary(sd_bus *bus)
         print_problems(bus);
 
         for (size_t s = 0; s < ELEMENTSOF(states); s++) {
+                Color c = state_color(states[s]);
                 size_t count = 0;
 
                 for (size_t i = 0; i < n; i++)
@@ -276,10 +265,9 @@ static int status_summary(sd_bus *bus)
                 if (count > 0)
                         off += (size_t) snprintf(line + off, sizeof line - MIN(off, sizeof line), "%s%zu %s",
                                                  off > 0 ? ", " : "", count, states[s]);
-                if (count > 0 && state_color(states[s]) == COLOR_RED)
-                        color = COLOR_RED;
-                else if (count > 0 && state_color(states[s]) == COLOR_YELLOW && color != COLOR_RED)
-                        color = COLOR_YELLOW;
+                /* The worst state there is: red, else yellow. */
+                if (count > 0 && color != COLOR_RED && (c == COLOR_RED || c == COLOR_YELLOW))
+                        color = c;
         }
         printf("%s%s%s igmpd: %zu link%s\n", ansi(color), glyph(GLYPH_BULLET), ansi(COLOR_NORMAL), n, n == 1 ? "" : "s");
         print_field("State", n > 0 ? line : "no links");
@@ -288,9 +276,8 @@ static int status_summary(sd_bus *bus)
                         print_state_names(links, n, states[s], labels[s]);
 
         if (sd_bus_get_property_strv(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "ConfigFiles",
-                                     &error, &files) >= 0)
+                                     NULL, &files) >= 0)
                 print_field_list("Policy files", files, "none (every knob is left as it is)");
-        sd_bus_error_free(&error);
         print_ns_knob(bus, NS_KNOB_IGMP_QRV, "IGMP robustness");
         print_ns_robustness(bus);
         print_ns_knob(bus, NS_KNOB_MLD_QRV, "MLD robustness");
@@ -328,10 +315,7 @@ static int show_link(const ClientLink *l, bool first, JsonWriter *w)
 
 int verb_status(int argc, char **argv, sd_bus *bus)
 {
-        ClientLink *all = NULL;
-        _cleanup_free_ int *idx = NULL;
-        _cleanup_strv_free_ char **paths = NULL;
-        size_t n_all = 0, n = 0;
+        _cleanup_(link_selection_done) LinkSelection sel = {};
         JsonWriter w;
         int r;
 
@@ -340,11 +324,11 @@ int verb_status(int argc, char **argv, sd_bus *bus)
         /* JSON of every link comes in one call. Named links are each read (GetAll: igmpd reads
          * the link's knobs from the kernel first), globs matched against every link. */
         if (argc > 1)
-                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &all, &n_all, &idx, &paths, &n);
+                r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &sel);
         else
-                r = client_links_get_all(bus, &all, &n_all);
+                r = client_links_get_all(bus, &sel.all, &sel.n_all);
         if (r < 0)
-                goto finish;
+                return r;
         pager_open(arg_no_pager);
 
         if (arg_json == JSON_OFF)
@@ -353,18 +337,12 @@ int verb_status(int argc, char **argv, sd_bus *bus)
                 json_start(&w);
                 json_begin_array(&w);
         }
-        for (size_t i = 0; argc <= 1 && i < n_all && r >= 0; i++)
-                r = show_link(&all[i], i == 0, &w);
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                _cleanup_free_ char *path = NULL;
+        for (size_t i = 0; argc <= 1 && i < sel.n_all && r >= 0; i++)
+                r = show_link(&sel.all[i], i == 0, &w);
+        for (size_t i = 0; i < sel.n && r >= 0; i++) {
                 ClientLink l;
-                char buf[16];
 
-                snprintf(buf, sizeof buf, "%d", idx[i]);
-                r = paths[i] ? ((path = strdup(paths[i])) ? 0 : -ENOMEM)
-                             : sd_bus_path_encode(IGMPD_MANAGER_PATH "/link", buf, &path);
-                if (r >= 0)
-                        r = client_link_fetch(bus, path, &l);
+                r = client_link_fetch(bus, sel.paths[i], &l);
                 if (r < 0)
                         break;
                 r = show_link(&l, i == 0, &w);
@@ -374,7 +352,5 @@ int verb_status(int argc, char **argv, sd_bus *bus)
                 json_end_array(&w);
                 r = json_done(&w);
         }
-finish:
-        client_links_free(all, n_all);
         return r;
 }

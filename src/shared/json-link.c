@@ -6,16 +6,14 @@
 #include "json-link.h"
 #include "macro.h"
 
-static void json_string_or_null(JsonWriter *w, const char *s)
+static void json_field_string_or_null(JsonWriter *w, const char *key, const char *s)
 {
-        if (isempty(s))
-                json_null(w);
-        else
-                json_string(w, s);
+        json_field_string(w, key, isempty(s) ? NULL : s);
 }
 
-static void json_value_or_null(JsonWriter *w, int64_t v)
+static void json_field_value_or_null(JsonWriter *w, const char *key, int64_t v)
 {
+        json_key(w, key);
         if (v < 0)
                 json_null(w);
         else
@@ -30,58 +28,31 @@ bool knob_status_drifted(Knob k, const KnobStatus *s)
 void json_write_link(JsonWriter *w, const LinkStatus *s)
 {
         json_begin_object(w);
-        json_key(w, "index");
-        json_int(w, s->ifindex);
-        if (s->netns) {
-                json_key(w, "netns");
-                json_string(w, s->netns);
-        }
-        json_key(w, "name");
-        json_string(w, strempty(s->name));
-        json_key(w, "alternative_names");
-        json_begin_array(w);
-        for (const char *const *a = s->alternative_names; a && *a; a++)
-                json_string(w, *a);
-        json_end_array(w);
-        json_key(w, "kind");
-        json_string_or_null(w, s->kind);
-        json_key(w, "type");
-        json_string_or_null(w, s->type);
-        json_key(w, "mac_address");
-        json_string_or_null(w, s->mac_address);
-        json_key(w, "state");
-        json_string(w, strempty(s->state));
+        json_field_int(w, "index", s->ifindex);
+        if (s->netns)
+                json_field_string(w, "netns", s->netns);
+        json_field_string(w, "name", strempty(s->name));
+        json_field_strv(w, "alternative_names", s->alternative_names);
+        json_field_string_or_null(w, "kind", s->kind);
+        json_field_string_or_null(w, "type", s->type);
+        json_field_string_or_null(w, "mac_address", s->mac_address);
+        json_field_string(w, "state", strempty(s->state));
 
         json_key(w, "knobs");
         json_begin_object(w);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 json_key(w, knob_to_string(k));
                 json_begin_object(w);
-                json_key(w, "kernel");
-                json_value_or_null(w, s->knobs[k].kernel);
-                json_key(w, "policy");
-                json_value_or_null(w, s->knobs[k].policy);
-                json_key(w, "source");
-                json_string_or_null(w, s->knobs[k].source);
-                json_key(w, "drifted");
-                json_bool(w, knob_status_drifted(k, &s->knobs[k]));
+                json_field_value_or_null(w, "kernel", s->knobs[k].kernel);
+                json_field_value_or_null(w, "policy", s->knobs[k].policy);
+                json_field_string_or_null(w, "source", s->knobs[k].source);
+                json_field_bool(w, "drifted", knob_status_drifted(k, &s->knobs[k]));
                 json_end_object(w);
         }
         json_end_object(w);
 
-        json_key(w, "matched_files");
-        json_begin_array(w);
-        for (const char *const *f = s->matched_files; f && *f; f++)
-                json_string(w, *f);
-        json_end_array(w);
-
-        json_key(w, "last_error");
-        json_string_or_null(w, s->last_error);
-
-        json_key(w, "ignored_sources");
-        json_begin_array(w);
-        if (s->ignored_source && *s->ignored_source)
-                json_string(w, s->ignored_source);
-        json_end_array(w);
+        json_field_strv(w, "matched_files", s->matched_files);
+        json_field_string_or_null(w, "last_error", s->last_error);
+        json_field_strv(w, "ignored_sources", isempty(s->ignored_source) ? NULL : (const char *const[]) { s->ignored_source, NULL });
         json_end_object(w);
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 #include "json-writer.h"
@@ -114,60 +115,39 @@ void json_end_array(JsonWriter *w)
 
 void json_write_escaped(FILE *f, const char *s, bool bytes)
 {
+        /* The control characters JSON has a short escape for. */
+        static const char short_escape[0x20] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't' };
+
         fputc('"', f);
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                const unsigned char *q = p;
                 size_t n;
 
-                switch (*p) {
-                case '"':
+                /* A run of plain ASCII goes out in one write (Describe() of 4000 links is ~3 MB
+                 * of it). */
+                while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
+                        q++;
+                if (q > p) {
+                        fwrite(p, 1, (size_t) (q - p), f);
+                        p = q;
+                        continue;
+                }
+                if (*p == '"')
                         fputs("\\\"", f);
-                        break;
-                case '\\':
+                else if (*p == '\\')
                         fputs(bytes ? "\\\\x5c" : "\\\\", f);
-                        break;
-                case '\b':
-                        fputs("\\b", f);
-                        break;
-                case '\f':
-                        fputs("\\f", f);
-                        break;
-                case '\n':
-                        fputs("\\n", f);
-                        break;
-                case '\r':
-                        fputs("\\r", f);
-                        break;
-                case '\t':
-                        fputs("\\t", f);
-                        break;
-                default:
-                        if (*p >= 0x20 && *p < 0x7f) {
-                                /* A run of plain ASCII goes out in one write (Describe() of 4000
-                                 * links is ~3 MB of it). */
-                                const unsigned char *q = p;
-
-                                while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
-                                        q++;
-                                fwrite(p, 1, (size_t) (q - p), f);
-                                p = q;
-                                continue;
-                        }
-                        if (*p < 0x20 || *p == 0x7f) {
-                                fprintf(f, "\\u%04x", *p);
-                                break;
-                        }
-                        n = utf8_valid_len((const char *) p, SIZE_MAX);
-                        if (n == 0) {
-                                if (bytes)
-                                        fprintf(f, "\\\\x%02x", *p);
-                                else
-                                        fputs("\\ufffd", f);
-                                break;
-                        }
+                else if (*p < 0x20 && short_escape[*p])
+                        fprintf(f, "\\%c", short_escape[*p]);
+                else if (*p < 0x20 || *p == 0x7f)
+                        fprintf(f, "\\u%04x", *p);
+                else if ((n = utf8_valid_len((const char *) p, SIZE_MAX)) > 0) {
                         fwrite(p, 1, n, f);
                         p += n;
                         continue;
-                }
+                } else if (bytes)
+                        fprintf(f, "\\\\x%02x", *p);
+                else
+                        fputs("\\ufffd", f);
                 p++;
         }
         fputc('"', f);
@@ -203,36 +183,71 @@ void json_string(JsonWriter *w, const char *s)
         json_after_value(w);
 }
 
-void json_int(JsonWriter *w, int64_t v)
+/* A value written as the text of format. */
+static void json_value(JsonWriter *w, const char *format, ...) _printf_(2, 3);
+static void json_value(JsonWriter *w, const char *format, ...)
 {
+        va_list ap;
+
         if (!json_before_value(w))
                 return;
-        fprintf(w->f, "%" PRIi64, v);
+        va_start(ap, format);
+        vfprintf(w->f, format, ap);
+        va_end(ap);
         json_after_value(w);
+}
+
+void json_int(JsonWriter *w, int64_t v)
+{
+        json_value(w, "%" PRIi64, v);
 }
 
 void json_uint(JsonWriter *w, uint64_t v)
 {
-        if (!json_before_value(w))
-                return;
-        fprintf(w->f, "%" PRIu64, v);
-        json_after_value(w);
+        json_value(w, "%" PRIu64, v);
 }
 
 void json_bool(JsonWriter *w, bool b)
 {
-        if (!json_before_value(w))
-                return;
-        fputs(b ? "true" : "false", w->f);
-        json_after_value(w);
+        json_value(w, "%s", b ? "true" : "false");
 }
 
 void json_null(JsonWriter *w)
 {
-        if (!json_before_value(w))
-                return;
-        fputs("null", w->f);
-        json_after_value(w);
+        json_value(w, "null");
+}
+
+void json_field_string(JsonWriter *w, const char *key, const char *s)
+{
+        json_key(w, key);
+        json_string(w, s);
+}
+
+void json_field_int(JsonWriter *w, const char *key, int64_t v)
+{
+        json_key(w, key);
+        json_int(w, v);
+}
+
+void json_field_uint(JsonWriter *w, const char *key, uint64_t v)
+{
+        json_key(w, key);
+        json_uint(w, v);
+}
+
+void json_field_bool(JsonWriter *w, const char *key, bool b)
+{
+        json_key(w, key);
+        json_bool(w, b);
+}
+
+void json_field_strv(JsonWriter *w, const char *key, const char *const *l)
+{
+        json_key(w, key);
+        json_begin_array(w);
+        for (const char *const *i = l; i && *i; i++)
+                json_string(w, *i);
+        json_end_array(w);
 }
 
 int json_writer_finish(JsonWriter *w)

@@ -47,6 +47,14 @@ void json_uint(JsonWriter *w, uint64_t v);
 void json_bool(JsonWriter *w, bool b);
 void json_null(JsonWriter *w);
 
+/* Inside an object: json_key(), then the value. */
+void json_field_string(JsonWriter *w, const char *key, const char *s);
+void json_field_int(JsonWriter *w, const char *key, int64_t v);
+void json_field_uint(JsonWriter *w, const char *key, uint64_t v);
+void json_field_bool(JsonWriter *w, const char *key, bool b);
+/* The value: an array of the strings of l (NULL: an empty one). */
+void json_field_strv(JsonWriter *w, const char *key, const char *const *l);
+
 /* Checks the document is complete (no trailing newline is written). 0, -EINVAL (unbalanced or misused),
  * -E2BIG (too deep) or the write error. */
 int json_writer_finish(JsonWriter *w);

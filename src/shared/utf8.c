@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +127,11 @@ int utf8_unescape(const char *s, char *buf, size_t size)
                 return -ENOBUFS;
         buf[n] = '\0';
         return 0;
+}
+
+char *utf8_escape_vasprintf(Utf8EscapeMode mode, const char *format, va_list ap)
+{
+        _cleanup_free_ char *s = NULL;
+
+        return vasprintf(&s, format, ap) < 0 ? NULL : utf8_escape_dup(s, mode);
 }

@@ -5,6 +5,7 @@
  * The one UTF-8 validator (JSON output, audit strings from the kernel).
  */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -44,6 +45,8 @@ size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *b
 char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf);
 /* The same, allocated; NULL when out of memory. */
 char *utf8_escape_dup(const char *s, Utf8EscapeMode mode);
+/* The text printf would make of format and ap, escaped and allocated; NULL when out of memory. */
+char *utf8_escape_vasprintf(Utf8EscapeMode mode, const char *format, va_list ap);
 /* Writes the unescaped s into buf of size bytes. 0, -ENOBUFS if it does not fit (NUL
  * included), -EINVAL for "\x00". */
 int utf8_unescape(const char *s, char *buf, size_t size);
