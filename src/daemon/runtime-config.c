@@ -125,13 +125,7 @@ int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn 
                                         closedir(dp);
                                         return r;
                                 }
-                                if (diag) {
-                                        char msg[256];
-                                        snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.", strerror(-r));
-                                        diag(userdata, path, 0, msg);
-                                }
-                                if (file)
-                                        file(userdata, path, CONFIG_FILE_SKIPPED);
+                                config_read_failed(diag, file, userdata, path, r);
                                 continue;
                         }
                         RuntimeEntry *e = entry_get_or_add(c, name);
