@@ -414,16 +414,12 @@ int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l)
 
 int bus_error_setf_escaped(sd_bus_error *error, const char *name, int r, const char *format, ...)
 {
-        _cleanup_free_ char *s = NULL, *e = NULL;
+        _cleanup_free_ char *e = NULL;
         va_list ap;
-        int k;
 
         va_start(ap, format);
-        k = vasprintf(&s, format, ap);
+        e = utf8_escape_vasprintf(UTF8_ESCAPE_INVALID, format, ap);
         va_end(ap);
-        if (k < 0)
-                return -ENOMEM;
-        e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
         if (!e)
                 return -ENOMEM;
         if (name)

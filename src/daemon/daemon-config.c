@@ -243,12 +243,7 @@ static int load_one(DaemonConfig *c, const char *path, ConfigDiagFn diag, Config
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                char msg[256];
-                snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.", strerror(-r));
-                if (diag)
-                        diag(userdata, path, 0, msg);
-                if (file)
-                        file(userdata, path, CONFIG_FILE_SKIPPED);
+                config_read_failed(diag, file, userdata, path, r);
                 return 1;
         }
         r = daemon_config_parse(c, path, buf, len, diag, userdata);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "array-util.h"
 #include "link-bus-internal.h"
 #include "link-bus.h"
 #include "strpool.h"
@@ -29,15 +30,8 @@ typedef struct IndexArray {
 
 static int index_array_push(IndexArray *a, uint32_t i)
 {
-        if (a->n == a->n_alloc) {
-                size_t n_alloc = a->n_alloc * 2 + 256;
-                uint32_t *v = realloc(a->v, n_alloc * sizeof *v);
-
-                if (!v)
-                        return -ENOMEM;
-                a->v = v;
-                a->n_alloc = n_alloc;
-        }
+        if (ARRAY_GROW(a->v, a->n_alloc, a->n, 256) < 0)
+                return -ENOMEM;
         a->v[a->n++] = i;
         return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event-util.h"
 #include "ifname.h"
 #include "link-internal.h"
 #include "link.h"
@@ -323,16 +324,12 @@ static int link_on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 /* Arms the one-shot retry; returns false once the attempts are used up. */
 static bool link_schedule_retry(Link *l)
 {
-        uint64_t now_usec;
-
         if (l->retry_source)
                 return true;
         if (l->gone || l->n_retries >= LINK_RETRY_MAX)
                 return false;
-        if (sd_event_now(l->ctx->event, CLOCK_MONOTONIC, &now_usec) < 0)
-                return false;
-        if (sd_event_add_time(l->ctx->event, &l->retry_source, CLOCK_MONOTONIC,
-                              now_usec + (LINK_RETRY_FIRST_USEC << l->n_retries), 1000, link_on_retry, l) < 0)
+        if (event_arm_timer_in(l->ctx->event, &l->retry_source, LINK_RETRY_FIRST_USEC << l->n_retries, 1000,
+                               link_on_retry, l) < 0)
                 return false;
         l->n_retries++;
         return true;

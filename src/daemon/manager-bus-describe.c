@@ -47,14 +47,11 @@ int manager_describe(Manager *m, char **ret)
         json_writer_init(&w, f, false);
         w.bytes = true; /* names, paths and messages: in utf8_escape()'s form, as on the bus */
         json_begin_object(&w);
-        json_key(&w, "version");
-        json_string(&w, PACKAGE_VERSION);
+        json_field_string(&w, "version", PACKAGE_VERSION);
         json_key(&w, "kernel_features");
         json_begin_object(&w);
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                json_key(&w, knob_to_string(k));
-                json_bool(&w, m->link_ctx.knob_supported[k]);
-        }
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                json_field_bool(&w, knob_to_string(k), m->link_ctx.knob_supported[k]);
         json_end_object(&w);
         json_key(&w, "config_files");
         json_begin_array(&w);
@@ -67,17 +64,13 @@ int manager_describe(Manager *m, char **ret)
                 const ConfigProblem *p = &m->problems.items[i];
 
                 json_begin_object(&w);
-                json_key(&w, "file");
-                json_string(&w, p->file);
-                json_key(&w, "line");
-                json_uint(&w, p->line);
-                json_key(&w, "message");
-                json_string(&w, p->message);
+                json_field_string(&w, "file", p->file);
+                json_field_uint(&w, "line", p->line);
+                json_field_string(&w, "message", p->message);
                 json_end_object(&w);
         }
         json_end_array(&w);
-        json_key(&w, "n_config_problems");
-        json_uint(&w, m->n_config_errors);
+        json_field_uint(&w, "n_config_problems", m->n_config_errors);
         json_key(&w, "audit_sources");
         audit_bus_describe_sources(m->audit, &w);
         {
@@ -86,12 +79,9 @@ int manager_describe(Manager *m, char **ret)
 
                 json_key(&w, "drift_watch");
                 json_begin_object(&w);
-                json_key(&w, "state");
-                json_string(&w, drift_watch_state_to_string(state));
-                json_key(&w, "note");
-                json_string(&w, note);
-                json_key(&w, "action");
-                json_string(&w, drift_action_to_string(m->config.drift_action));
+                json_field_string(&w, "state", drift_watch_state_to_string(state));
+                json_field_string(&w, "note", note);
+                json_field_string(&w, "action", drift_action_to_string(m->config.drift_action));
                 json_end_object(&w);
         }
         json_key(&w, "namespace");
@@ -111,13 +101,11 @@ int manager_describe(Manager *m, char **ret)
                         json_int(&w, s->want.value);
                 else
                         json_null(&w);
-                json_key(&w, "source");
-                json_string(&w, knob_value_source(&s->want));
+                json_field_string(&w, "source", knob_value_source(&s->want));
                 json_end_object(&w);
         }
         json_end_object(&w);
-        json_key(&w, "kernel_values_age_usec");
-        json_uint(&w, manager_kernel_values_age(m));
+        json_field_uint(&w, "kernel_values_age_usec", manager_kernel_values_age(m));
         json_key(&w, "links");
         json_begin_array(&w);
         for (size_t i = 0; i < n; i++) {

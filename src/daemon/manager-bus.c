@@ -24,6 +24,7 @@
 #include "audit.h"
 #include "bus-util.h"
 #include "drift.h"
+#include "event-util.h"
 #include "link-bus.h"
 #include "log.h"
 #include "manager-bus.h"
@@ -266,10 +267,7 @@ static void manager_bus_connect_now(ManagerBus *b)
 
 static int on_bus_reconnect(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        ManagerBus *b = userdata;
-
-        b->reconnect_source = sd_event_source_disable_unref(b->reconnect_source);
-        manager_bus_connect_now(b);
+        manager_bus_connect_now(userdata);
         return 0;
 }
 
@@ -279,15 +277,15 @@ static void manager_bus_reconnect(ManagerBus *b)
         uint64_t delay;
         int r;
 
-        if (b->ctx.bus || b->reconnect_source)
+        if (b->ctx.bus || event_source_armed(b->reconnect_source))
                 return;
         if (b->failures < 2) {
                 manager_bus_connect_now(b);
                 return;
         }
         delay = MIN(BUS_RETRY_MIN_USEC << MIN(b->failures - 2, 5u), BUS_RETRY_MAX_USEC);
-        r = sd_event_add_time_relative(b->ctx.manager->event, &b->reconnect_source, CLOCK_MONOTONIC, delay,
-                                       100 * 1000 /* accuracy 100 ms */, on_bus_reconnect, b);
+        r = event_arm_timer_in(b->ctx.manager->event, &b->reconnect_source, delay, 100 * 1000 /* accuracy 100 ms */,
+                               on_bus_reconnect, b);
         if (r < 0)
                 log_warning_errno(r, "Failed to arm the bus reconnect timer, giving up on D-Bus: %m");
 }

@@ -542,7 +542,7 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
 {
         _cleanup_free_ char *base = NULL, *dir = path_join_root(m->root, ORIGINALS_DIR);
         _cleanup_close_ int home_fd = -EBADF, run_fd = -EBADF;
-        DIR *d;
+        _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
 
         if (!dir || asprintf(&base, "%s/netns", dir) < 0) {
@@ -583,5 +583,4 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
                 if (netns_enter(home_fd) < 0)
                         abort();
         }
-        closedir(d);
 }

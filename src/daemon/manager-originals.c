@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array-util.h"
 #include "conf-files.h"
 #include "link.h"
 #include "log.h"
@@ -21,15 +22,8 @@
 
 int manager_forget_record(Manager *m, int ifindex)
 {
-        if (m->n_originals_forget == m->n_originals_forget_allocated) {
-                size_t n = MAX(m->n_originals_forget_allocated * 2, (size_t) 16);
-                int *a = realloc(m->originals_forget, n * sizeof *a);
-
-                if (!a)
-                        return -ENOMEM;
-                m->originals_forget = a;
-                m->n_originals_forget_allocated = n;
-        }
+        if (ARRAY_GROW(m->originals_forget, m->n_originals_forget_allocated, m->n_originals_forget, 16) < 0)
+                return -ENOMEM;
         m->originals_forget[m->n_originals_forget++] = ifindex;
         return 0;
 }

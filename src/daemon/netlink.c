@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-event.h>
 
+#include "array-util.h"
 #include "log.h"
 #include "netlink.h"
 #include "netns-util.h"
@@ -290,15 +291,8 @@ static int netlink_read_ahead(Netlink *n)
                 void *data = NULL;
                 ssize_t len;
 
-                if (n->n_stash == n->n_stash_allocated) {
-                        size_t k = MAX(n->n_stash_allocated * 2, (size_t) 16);
-                        StashedDatagram *a = realloc(n->stash, k * sizeof *a);
-
-                        if (!a)
-                                return -ENOMEM;
-                        n->stash = a;
-                        n->n_stash_allocated = k;
-                }
+                if (ARRAY_GROW(n->stash, n->n_stash_allocated, n->n_stash, 16) < 0)
+                        return -ENOMEM;
                 len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
                 if (len >= 0 && !(data = malloc(MAX((size_t) len, (size_t) 1))))
                         return -ENOMEM;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "fs-util.h"
 #include "ifname.h"
 #include "log.h"
@@ -250,15 +251,8 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
                 }
                 if (n_lines >= ORIGINALS_LINES_MAX)
                         break;
-                if (n_lines == allocated) {
-                        LoadedLine *a;
-
-                        allocated = MAX(allocated * 2, (size_t) 64);
-                        a = realloc(lines, allocated * sizeof *a);
-                        if (!a)
-                                return -ENOMEM;
-                        lines = a;
-                }
+                if (ARRAY_GROW(lines, allocated, n_lines, 64) < 0)
+                        return -ENOMEM;
                 lines[n_lines] = (LoadedLine) { .e = e, .seq = n_lines };
                 n_lines++;
         }

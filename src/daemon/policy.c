@@ -464,10 +464,7 @@ int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *us
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        config_diagf(diag, userdata, list.files[i].path, 0, "Failed to read file: %s, ignoring.",
-                                     r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-                        if (file)
-                                file(userdata, list.files[i].path, CONFIG_FILE_SKIPPED);
+                        config_read_failed(diag, file, userdata, list.files[i].path, r);
                         p->n_errors++;
                         continue;
                 }

@@ -93,7 +93,7 @@ int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn 
 
         for (RuntimeScope s = 0; s < _RUNTIME_SCOPE_MAX; s++) {
                 _cleanup_free_ char *dir = runtime_config_dir(c, root, s);
-                DIR *dp;
+                _cleanup_(closedirp) DIR *dp = NULL;
                 struct dirent *de;
 
                 if (!dir)
@@ -108,10 +108,8 @@ int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn 
                         if (startswith(de->d_name, ".#") || streq(de->d_name, ".conf") || !endswith(de->d_name, ".conf"))
                                 continue;
                         name = strndup(de->d_name, strlen(de->d_name) - STRLEN(".conf"));
-                        if (!name || asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
-                                closedir(dp);
+                        if (!name || asprintf(&path, "%s/%s", dir, de->d_name) < 0)
                                 return -ENOMEM;
-                        }
                         if (!ifname_valid(name)) {
                                 if (diag)
                                         diag(userdata, path, 0, "File name is not a valid interface name, ignoring.");
@@ -120,34 +118,21 @@ int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn 
                                 continue;
                         }
                         r = config_read_file(path, &buf, &len);
+                        if (r == -ENOMEM)
+                                return r;
                         if (r < 0) {
-                                if (r == -ENOMEM) {
-                                        closedir(dp);
-                                        return r;
-                                }
-                                if (diag) {
-                                        char msg[256];
-                                        snprintf(msg, sizeof msg, "Failed to read file: %s, ignoring.", strerror(-r));
-                                        diag(userdata, path, 0, msg);
-                                }
-                                if (file)
-                                        file(userdata, path, CONFIG_FILE_SKIPPED);
+                                config_read_failed(diag, file, userdata, path, r);
                                 continue;
                         }
                         RuntimeEntry *e = entry_get_or_add(c, name);
-                        if (!e) {
-                                closedir(dp);
+                        if (!e)
                                 return -ENOMEM;
-                        }
                         r = knob_settings_parse(path, buf, len, diag, userdata, e->knobs[s], NULL);
-                        if (r < 0) {
-                                closedir(dp);
+                        if (r < 0)
                                 return r;
-                        }
                         if (file)
                                 file(userdata, path, CONFIG_FILE_USED);
                 }
-                closedir(dp);
         }
 
         *ret = TAKE_PTR(c);

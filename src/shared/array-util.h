@@ -4,6 +4,7 @@
 /* Arrays that grow by doubling: one element at a time, amortized. */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "macro.h"

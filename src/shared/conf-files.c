@@ -82,8 +82,6 @@ static void conf_file_done(ConfFile *f)
         free(f->path);
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
-
 int conf_files_list(const char *root, const char *const *dirs, const char *suffix, ConfFileList *ret)
 {
         Entry *entries = NULL;

@@ -7,7 +7,10 @@
  * name; the rest come back in lexical order of their file name, whatever their directory.
  */
 
+#include <dirent.h>
 #include <stddef.h>
+
+#include "macro.h"
 
 #define CONF_FILES_MAX 16384 /* beyond this, further files are not read (counted in n_dropped) */
 
@@ -23,6 +26,8 @@ typedef struct ConfFileList {
         size_t n_masked;
         size_t n_dropped; /* files left out past CONF_FILES_MAX */
 } ConfFileList;
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
 /* root may be NULL or "" for "/". dirs is NULL-terminated; each is joined to root. */
 int conf_files_list(const char *root, const char *const *dirs, const char *suffix, ConfFileList *ret);

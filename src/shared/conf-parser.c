@@ -37,6 +37,14 @@ void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned 
         va_end(ap);
 }
 
+void config_read_failed(ConfigDiagFn diag, ConfigFileFn file, void *userdata, const char *path, int r)
+{
+        config_diagf(diag, userdata, path, 0, "Failed to read file: %s, ignoring.",
+                     r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+        if (file)
+                file(userdata, path, CONFIG_FILE_SKIPPED);
+}
+
 void config_diag(ConfigContext *ctx, const char *fmt, ...)
 {
         va_list ap;

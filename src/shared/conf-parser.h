@@ -66,6 +66,10 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len);
 /* Reads a whole file, refusing more than CONFIG_FILE_MAX bytes. Returns 0 or -errno (-EFBIG). */
 int config_read_file(const char *path, char **ret_buf, size_t *ret_len);
 
+/* Says that path could not be read (r from config_read_file()) and is skipped: to diag
+ * ("Failed to read file: …, ignoring.") and to file (CONFIG_FILE_SKIPPED); both may be NULL. */
+void config_read_failed(ConfigDiagFn diag, ConfigFileFn file, void *userdata, const char *path, int r);
+
 /* Parses yes/no/true/false/on/off/1/0. Returns 1, 0 or -EINVAL. */
 int parse_boolean(const char *s);
 

@@ -259,3 +259,33 @@ Test(runtime_config, per_namespace, .init = setup_root, .fini = teardown_root)
         _cleanup_free_ char *gone = slurp("/run/igmpd/runtime.d/netns/cni-1/eth0.conf");
         cr_expect_null(gone);
 }
+
+static char big_diag[512];
+
+static void collect_diag(void *userdata, const char *file, unsigned line, const char *message)
+{
+        snprintf(big_diag, sizeof big_diag, "%s:%u: %s", strrchr(file, '/') + 1, line, message);
+}
+
+/* The same words as for a policy drop-in past CONFIG_FILE_MAX (conf-parser's config_read_failed()). */
+Test(runtime_config, oversized_file_is_skipped, .init = setup_root, .fini = teardown_root)
+{
+        _cleanup_(runtime_config_freep) RuntimeConfig *c = NULL;
+        char path[256];
+
+        char cmd[256];
+
+        snprintf(cmd, sizeof cmd, "mkdir -p %s/run/igmpd/runtime.d", root);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(path, sizeof path, "%s/run/igmpd/runtime.d/eth0.conf", root);
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        for (int i = 0; i < 200000; i++)
+                fputs("# padding\n", f); /* 2 MB */
+        fclose(f);
+
+        big_diag[0] = '\0';
+        cr_assert_eq(runtime_config_load(root, collect_diag, NULL, NULL, &c), 0);
+        cr_expect_str_eq(big_diag, "eth0.conf:0: Failed to read file: larger than 1 MiB, ignoring.");
+        cr_expect_eq(c->n, 0);
+}
