@@ -141,6 +141,9 @@ info "igmpd --restore (after the stop) writes back every namespace's originals, 
 POD5=$(zns_add pod-e)
 mkdir -p "$T_ROOT/run/igmpd/netns/zns-$$-gone"
 printf 'igmpd-originals 1\n' > "$T_ROOT/run/igmpd/netns/zns-$$-gone/originals"
+# A gone namespace's Robustness record goes too (igmpd before 2026-12-07 left it, and with it
+# the namespace's directory).
+printf 'igmpd-namespace-originals 1 0:0\n' > "$T_ROOT/run/igmpd/netns/zns-$$-gone/namespace-originals"
 in_ns "$HOST" "$IGMPD" --config-root "$T_ROOT" --restore > "$T_TMP/restore.out" 2>&1 ||
         fail "igmpd --restore failed: $(cat "$T_TMP/restore.out")"
 sed 's/^/# /' "$T_TMP/restore.out"
