@@ -198,24 +198,19 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
         return 0;
 }
 
-typedef struct LoadedLine {
-        OriginalEntry e;
-        size_t seq;
-} LoadedLine;
-
-static int loaded_compare(const void *a, const void *b)
+/* A loaded line's place in the order the record is read in: by ifindex, then by line. */
+static int key_compare(const void *a, const void *b)
 {
-        const LoadedLine *x = a, *y = b;
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
 
-        if (x->e.ifindex != y->e.ifindex)
-                return (x->e.ifindex > y->e.ifindex) - (x->e.ifindex < y->e.ifindex);
-        return (x->seq > y->seq) - (x->seq < y->seq);
+        return (x > y) - (x < y);
 }
 
 int originals_load(const char *dir, const char *netns, Originals *ret)
 {
         _cleanup_free_ char *path = NULL, *line = NULL;
-        _cleanup_free_ LoadedLine *lines = NULL;
+        _cleanup_free_ OriginalEntry *lines = NULL;
+        _cleanup_free_ uint64_t *keys = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         char header[128], header_v2[128];
         size_t size = 0, allocated = 0, n_lines = 0;
@@ -237,47 +232,50 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
                 return 0;
         }
         while ((l = getline(&line, &size, f)) >= 0) {
-                OriginalEntry e;
-
                 lineno++;
                 if (l == 0 || line[l - 1] != '\n') {
                         log_debug("%s:%u: torn last line (a crash while it was written), ignoring.", path, lineno);
                         break;
                 }
                 line[l - 1] = '\0';
-                if (originals_parse_line(line, &e) < 0) {
-                        log_debug("%s:%u: not a valid line, ignoring.", path, lineno);
-                        continue;
-                }
                 if (n_lines >= ORIGINALS_LINES_MAX)
                         break;
                 if (ARRAY_GROW(lines, allocated, n_lines, 64) < 0)
                         return -ENOMEM;
-                lines[n_lines] = (LoadedLine) { .e = e, .seq = n_lines };
+                if (originals_parse_line(line, &lines[n_lines]) < 0) {
+                        log_debug("%s:%u: not a valid line, ignoring.", path, lineno);
+                        continue;
+                }
                 n_lines++;
         }
 
-        /* By ifindex, then in file order: the last line of each ifindex is its record. */
+        /* By ifindex, then in file order: the last line of each ifindex is its record. The
+         * entries stay where they are; only (ifindex, line) keys are sorted. */
+        if (n_lines > 0) {
+                keys = malloc(n_lines * sizeof *keys);
+                o.entries = malloc(n_lines * sizeof *o.entries);
+                if (!keys || !o.entries) {
+                        free(o.entries);
+                        return -ENOMEM;
+                }
+        }
+        for (size_t i = 0; i < n_lines; i++)
+                keys[i] = (uint64_t) lines[i].ifindex << 32 | i;
         if (n_lines > 1)
-                qsort(lines, n_lines, sizeof *lines, loaded_compare);
+                qsort(keys, n_lines, sizeof *keys, key_compare);
         for (size_t i = 0; i < n_lines; i++) {
-                if (i + 1 < n_lines && lines[i + 1].e.ifindex == lines[i].e.ifindex)
+                const OriginalEntry *e = &lines[(uint32_t) keys[i]];
+
+                if (i + 1 < n_lines && keys[i + 1] >> 32 == keys[i] >> 32)
                         continue; /* superseded */
-                if (!memchr(lines[i].e.set, true, sizeof lines[i].e.set))
+                if (!memchr(e->set, true, sizeof e->set))
                         continue; /* forgotten */
                 if (o.n >= ORIGINALS_MAX)
                         break;
-                /* In place: entries are compacted towards the front of the same array. */
-                memmove(&lines[o.n].e, &lines[i].e, sizeof lines[i].e);
-                o.n++;
+                o.entries[o.n++] = *e;
         }
-        if (o.n > 0) {
-                o.entries = malloc(o.n * sizeof *o.entries);
-                if (!o.entries)
-                        return -ENOMEM;
-                for (size_t i = 0; i < o.n; i++)
-                        o.entries[i] = lines[i].e;
-        }
+        if (o.n == 0)
+                o.entries = mfree(o.entries);
         log_debug("Read the original knob values of %zu link(s) from %s.", o.n, path);
         *ret = o;
         return 1;
