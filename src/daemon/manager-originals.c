@@ -28,6 +28,32 @@ int manager_forget_record(Manager *m, int ifindex)
         return 0;
 }
 
+/* Whether the first write of a restart would write what the last run left: every link's record
+ * is the one read back, and the file holds those and nothing else. Then the file is taken as it
+ * is (a restart with 4000 links formats, writes and syncs 800 KB less). */
+static bool manager_record_as_saved(Manager *m)
+{
+        const Originals *o = &m->saved_originals;
+        size_t i = 0, n = 0;
+        void *v;
+
+        if (!o->compact || m->originals.fd >= 0 || m->n_originals_forget > 0)
+                return false;
+        while (intmap_iterate(&m->links, &i, &v)) {
+                const OriginalEntry *saved;
+                OriginalEntry e;
+
+                link_record_entry(v, &e);
+                if (!memchr(e.set, true, sizeof e.set))
+                        continue;
+                saved = originals_find(o, e.ifindex);
+                if (!saved || !originals_entry_equal(&e, saved))
+                        return false;
+                n++;
+        }
+        return n == o->n;
+}
+
 /* Writes what changed in the links' records since the last time: appended, or the whole record
  * anew (the first time, after a failure, when the appends outgrew it, or with rewrite). A
  * failure is said once; igmpd goes on configuring links without a record then (as it did
@@ -43,6 +69,10 @@ void manager_write_originals(Manager *m, bool rewrite)
                 return;
         rewrite = rewrite || originals_journal_wants_rewrite(&m->originals);
 
+        if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0) {
+                r = 0;
+                goto done;
+        }
         while (intmap_iterate(&m->links, &i, &v)) {
                 Link *l = v;
                 OriginalEntry e;
@@ -70,6 +100,7 @@ void manager_write_originals(Manager *m, bool rewrite)
                 r = originals_journal_rewrite(&m->originals, buf ?: "", len);
         else
                 r = len > 0 ? originals_journal_append(&m->originals, buf, len) : 0;
+done:
         if (r < 0) {
                 if (!m->originals_failed)
                         log_warning_errno(r, "Failed to record the knob values found before igmpd changed them "

@@ -4,6 +4,7 @@
  * and the journal the daemon appends to; see originals.h.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -216,6 +217,7 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
         size_t size = 0, allocated = 0, n_lines = 0;
         unsigned lineno = 1;
         Originals o = {};
+        bool whole = true; /* every line valid, the last one ended */
         ssize_t l;
 
         *ret = (Originals) {};
@@ -231,19 +233,24 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
                 log_debug("%s is from another network namespace or version, ignoring it.", path);
                 return 0;
         }
+        whole = streq(line, header); /* a version 2 file is rewritten in version 3 */
         while ((l = getline(&line, &size, f)) >= 0) {
                 lineno++;
                 if (l == 0 || line[l - 1] != '\n') {
                         log_debug("%s:%u: torn last line (a crash while it was written), ignoring.", path, lineno);
+                        whole = false;
                         break;
                 }
                 line[l - 1] = '\0';
-                if (n_lines >= ORIGINALS_LINES_MAX)
+                if (n_lines >= ORIGINALS_LINES_MAX) {
+                        whole = false;
                         break;
+                }
                 if (ARRAY_GROW(lines, allocated, n_lines, 64) < 0)
                         return -ENOMEM;
                 if (originals_parse_line(line, &lines[n_lines]) < 0) {
                         log_debug("%s:%u: not a valid line, ignoring.", path, lineno);
+                        whole = false;
                         continue;
                 }
                 n_lines++;
@@ -274,6 +281,10 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
                         break;
                 o.entries[o.n++] = *e;
         }
+        /* Nothing superseded, forgotten, invalid or left out, in this version's format: a
+         * rewrite with the same records would write the same lines (in another order). */
+        o.compact = whole && o.n == n_lines;
+        o.file_size = (uint64_t) ftell(f);
         if (o.n == 0)
                 o.entries = mfree(o.entries);
         log_debug("Read the original knob values of %zu link(s) from %s.", o.n, path);
@@ -308,6 +319,19 @@ const OriginalEntry *originals_find(const Originals *o, int ifindex)
         if (o && lo < o->n && o->entries[lo].ifindex == ifindex)
                 return &o->entries[lo];
         return NULL;
+}
+
+bool originals_entry_equal(const OriginalEntry *a, const OriginalEntry *b)
+{
+        if (a->ifindex != b->ifindex || !streq(a->ifname, b->ifname))
+                return false;
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if (a->set[k] != b->set[k] ||
+                    (a->set[k] && (a->original[k] != b->original[k] || a->written[k] != b->written[k] ||
+                                   a->has_previous[k] != b->has_previous[k] ||
+                                   (a->has_previous[k] && a->previous[k] != b->previous[k]))))
+                        return false;
+        return true;
 }
 
 bool originals_entry_holds(const OriginalEntry *e, Knob k, int32_t now)
@@ -402,6 +426,21 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
         if (j->fd < 0)
                 return -errno;
         j->size = j->rewrite_size = header_len + len;
+        return 0;
+}
+
+int originals_journal_adopt(OriginalsJournal *j, const Originals *o)
+{
+        _cleanup_free_ char *path = NULL;
+
+        assert(o->compact);
+        j->fd = safe_close(j->fd);
+        if (asprintf(&path, "%s/" ORIGINALS_NAME, j->dir) < 0)
+                return -ENOMEM;
+        j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+        if (j->fd < 0)
+                return -errno;
+        j->size = j->rewrite_size = o->file_size;
         return 0;
 }
 

@@ -54,6 +54,8 @@ typedef struct OriginalEntry {
 typedef struct Originals {
         OriginalEntry *entries; /* ordered by ifindex, one per ifindex */
         size_t n;
+        bool compact;       /* the file holds these entries' lines and nothing else */
+        uint64_t file_size; /* its size then */
 } Originals;
 
 /* One "IFINDEX IFNAME KNOB=ORIGINAL/WRITTEN[/PREVIOUS] …" line (no newline). 0 or -EINVAL. Pure.
@@ -74,6 +76,8 @@ int originals_remove(const char *dir);
  * network namespace while it lives (the file's header names the namespace), and a link renamed
  * while igmpd was down is still the link igmpd changed. */
 const OriginalEntry *originals_find(const Originals *o, int ifindex);
+/* Whether a and b are the same record. */
+bool originals_entry_equal(const OriginalEntry *a, const OriginalEntry *b);
 /* Whether knob k, reading now, still holds a value igmpd wrote according to e. */
 bool originals_entry_holds(const OriginalEntry *e, Knob k, int32_t now);
 /* For a link seen for the first time at start: takes back the saved originals whose knob still
@@ -104,6 +108,9 @@ bool originals_journal_compact(const OriginalsJournal *j);
 /* Replaces the file with header + lines (len bytes of whole lines), atomically; removes it when
  * len is 0. Keeps it open for appending. 0 or -errno (then nothing is open). */
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len);
+/* Takes the file as a compact load found it (o->compact, nothing changed since) instead of
+ * rewriting it: keeps it open for appending. 0 or -errno (then nothing is open). */
+int originals_journal_adopt(OriginalsJournal *j, const Originals *o);
 /* Appends lines (len bytes of whole lines) and waits until they are on disk (fdatasync). On
  * failure the file is cut back to its last whole line and closed (the next write rewrites it).
  * 0 or -errno. */

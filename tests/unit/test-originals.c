@@ -166,6 +166,7 @@ Test(originals, load_journal)
 
         cr_assert_eq(originals_load(dir, "1:2", &o), 1);
         cr_assert_eq(o.n, 2);
+        cr_assert_not(o.compact); /* superseded, forgotten, invalid and torn lines */
         const OriginalEntry *e = originals_find(&o, 3);
         cr_assert_not_null(e);
         cr_assert_eq(e->written[KNOB_IGMPV3_INTERVAL], 300);
@@ -211,5 +212,67 @@ Test(originals, journal_write)
         cr_assert_eq(originals_load(dir, "1:2", &o), 0);
         cr_assert(originals_journal_wants_rewrite(&j));
         originals_journal_done(&j);
+        cr_assert_eq(rmdir(dir), 0);
+}
+
+/* A file holding exactly its records, in this version's format, is compact: igmpd may take it as
+ * it is (originals_journal_adopt()) and append to it. Any line a rewrite would not write (a
+ * superseded one, a forgotten ifindex, an invalid or torn one) or a version 2 header is not. */
+Test(originals, compact_and_adopt)
+{
+        static const struct {
+                const char *content;
+                bool compact;
+        } cases[] = {
+                { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n"
+                  "3 v0 igmpv3_unsolicited_report_interval=1000/200/100\n", true },
+                { "igmpd-originals 2 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n", false },
+                { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n"
+                  "4 v1 igmpv3_unsolicited_report_interval=1000/300/200\n", false },
+                { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n5 -\n", false },
+                { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\nx\n", false },
+                { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n5 v", false },
+        };
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX", path[64];
+        const char *line = "5 v2 igmpv3_unsolicited_report_interval=1000/200\n";
+        OriginalsJournal j;
+        Originals o;
+        FILE *f;
+
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/originals", dir);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                f = fopen(path, "we");
+                cr_assert_not_null(f);
+                fputs(cases[i].content, f);
+                cr_assert_eq(fclose(f), 0);
+                cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+                cr_assert_eq(o.compact, cases[i].compact, "case %zu", i);
+                if (o.compact) {
+                        cr_assert_eq(o.file_size, strlen(cases[i].content));
+                        cr_assert(originals_entry_equal(&o.entries[0], &o.entries[0]));
+                        cr_assert_not(originals_entry_equal(&o.entries[0], &o.entries[1]));
+                }
+                originals_done(&o);
+        }
+
+        /* Adopted: appends go on after what is there. */
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs(cases[0].content, f);
+        cr_assert_eq(fclose(f), 0);
+        cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+        cr_assert_eq(originals_journal_init(&j, dir, "1:2"), 0);
+        cr_assert_eq(originals_journal_adopt(&j, &o), 0);
+        originals_done(&o);
+        cr_assert(originals_journal_compact(&j));
+        cr_assert_eq(originals_journal_append(&j, line, strlen(line)), 0);
+        cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+        cr_assert_eq(o.n, 3);
+        cr_assert(o.compact);
+        cr_assert_not_null(originals_find(&o, 5));
+        originals_done(&o);
+        originals_journal_done(&j);
+        cr_assert_eq(originals_remove(dir), 0);
         cr_assert_eq(rmdir(dir), 0);
 }
