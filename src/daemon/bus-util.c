@@ -28,7 +28,7 @@
 
 struct BusPolkitQuery {
         BusPolkitRegistry *registry;
-        BusPolkitQuery *prev, *next;
+        BusPolkitQuery *next;
         sd_bus_message *request;
         sd_bus_slot *slot;
         char *action;
@@ -53,15 +53,12 @@ static void polkit_query_free(BusPolkitQuery *q)
 {
         if (!q)
                 return;
-        if (q->registry) {
-                if (q->prev)
-                        q->prev->next = q->next;
-                else
-                        q->registry->queries = q->next;
-                if (q->next)
-                        q->next->prev = q->prev;
-                q->registry->n--;
-        }
+        for (BusPolkitQuery **p = q->registry ? &q->registry->queries : NULL; p && *p; p = &(*p)->next)
+                if (*p == q) {
+                        *p = q->next;
+                        q->registry->n--;
+                        break;
+                }
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->request);
         free(q->action);
@@ -146,19 +143,6 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         return 1;
 }
 
-static int sender_uid(sd_bus_message *call, uid_t *ret)
-{
-        sd_bus_creds *creds = NULL;
-        int r;
-
-        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
-        if (r < 0)
-                return r;
-        r = sd_bus_creds_get_euid(creds, ret);
-        sd_bus_creds_unref(creds);
-        return r;
-}
-
 /* 0 if a new query of sender (uid) stays within the caps, else -errno with error set. Only
  * queries still waiting for polkit count: answered ones are gone within the next dispatch. */
 static int polkit_check_caps(BusPolkitRegistry *reg, const char *sender, uid_t uid, sd_bus_error *error)
@@ -220,21 +204,27 @@ const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size)
         return buf;
 }
 
-/* 1 if the sender of call may perform action now, 0 if a polkit query was started, or -errno
- * with error set (see bus_method_authorize()). */
-static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
-                                   sd_bus_error *error)
+int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
+                         const char *action, int ifindex, sd_bus_error *error)
 {
+        BusPolkitRegistry *reg = &c->polkit_registry;
         sd_bus_message *pk = NULL;
+        sd_bus_creds *creds = NULL;
         BusPolkitQuery *q;
         const char *sender;
+        char msg[256];
         uint32_t flags;
         uid_t uid;
         int r;
 
-        assert(call);
-        assert(action);
-        assert(reg);
+        if (ret_flags) {
+                r = sd_bus_message_read(call, "u", ret_flags);
+                if (r < 0)
+                        return r;
+                r = bus_flags_check("flags", *ret_flags, allowed, msg, sizeof msg);
+                if (r < 0)
+                        return bus_validate_error(error, r, msg);
+        }
 
         /* Second dispatch: the answer is in. */
         q = polkit_find(reg, call);
@@ -242,19 +232,22 @@ static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int
                 bool authorized;
 
                 if (!q->done)
-                        return 0; /* still waiting */
+                        return 1; /* still waiting */
                 authorized = q->authorized && streq(q->action, action);
                 polkit_query_free(q);
-                return authorized ? 1 : deny(error, action);
+                return authorized ? 0 : deny(error, action);
         }
 
-        r = sender_uid(call, &uid);
+        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
+        if (r >= 0)
+                r = sd_bus_creds_get_euid(creds, &uid);
+        sd_bus_creds_unref(creds);
         if (r < 0) {
                 log_debug_errno(r, "Cannot determine the caller's uid, denying: %m");
                 return deny(error, action);
         }
         if (uid == 0)
-                return 1;
+                return 0;
 
         sender = sd_bus_message_get_sender(call);
         if (!sender)
@@ -300,29 +293,9 @@ static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int
         q->request = sd_bus_message_ref(call);
         q->registry = reg;
         q->next = reg->queries;
-        if (q->next)
-                q->next->prev = q;
         reg->queries = q;
         reg->n++;
-        return 0;
-}
-
-int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
-                         const char *action, int ifindex, sd_bus_error *error)
-{
-        char msg[256];
-        int r;
-
-        if (ret_flags) {
-                r = sd_bus_message_read(call, "u", ret_flags);
-                if (r < 0)
-                        return r;
-                r = bus_flags_check("flags", *ret_flags, allowed, msg, sizeof msg);
-                if (r < 0)
-                        return bus_validate_error(error, r, msg);
-        }
-        r = bus_verify_polkit_async(call, action, ifindex, &c->polkit_registry, error);
-        return r < 0 ? r : r == 0;
+        return 1;
 }
 
 int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,

@@ -6,7 +6,6 @@
  */
 
 #include "bus-util.h"
-#include "link-bus-internal.h"
 #include "link-bus.h"
 #include "log.h"
 

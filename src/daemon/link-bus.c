@@ -19,7 +19,6 @@
 
 #include "bus-util.h"
 #include "json-link.h"
-#include "link-bus-internal.h"
 #include "link-bus.h"
 #include "manager.h"
 #include "strv.h"
@@ -44,22 +43,6 @@ const char *link_bus_name(const Link *l, char buf[static LINK_BUS_NAME_MAX + 1])
                 return l->ifname;
         snprintf(buf, LINK_BUS_NAME_MAX + 1, "%s/%s", l->ctx->netns_name, strempty(l->ifname));
         return buf;
-}
-
-/* "N" or "nsINO/N": the decimal numbers, as link_bus_path() writes them (no sign, no leading 0). */
-static bool parse_decimal(const char *s, const char *end, uint64_t max, uint64_t *ret)
-{
-        uint64_t v = 0;
-
-        if (s == end || *s == '0' || end - s > 20)
-                return false;
-        for (; s < end; s++) {
-                if (*s < '0' || *s > '9' || v > (max - (uint64_t) (*s - '0')) / 10)
-                        return false;
-                v = v * 10 + (uint64_t) (*s - '0');
-        }
-        *ret = v;
-        return v > 0;
 }
 
 const char *link_mac_string(const Link *l, char buf[static 18])
@@ -283,28 +266,22 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
 int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                   sd_bus_error *error)
 {
-        _cleanup_free_ char *e = NULL;
+        _cleanup_free_ char *e = NULL, *canonical = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
-        const char *idx_str;
-        uint64_t idx, ino;
+        unsigned long long ino;
+        int idx, n = 0;
         Link *l;
 
         if (sd_bus_path_decode(path, BUS_LINK_PATH_PREFIX, &e) <= 0 || isempty(e))
                 return 0;
-        idx_str = e;
-        if (startswith(e, "ns")) {
-                char *slash = strchr(e, '/');
-                if (!slash || !parse_decimal(e + 2, slash, UINT64_MAX, &ino))
-                        return 0;
+        if (sscanf(e, "ns%llu/%n", &ino, &n) == 1 && n > 0) {
                 m = manager_netns_by_ino(m, ino);
                 if (!m)
                         return 0;
-                idx_str = slash + 1;
         }
-        if (!parse_decimal(idx_str, idx_str + strlen(idx_str), INT32_MAX, &idx))
-                return 0;
-        l = manager_get_link(m, (int) idx);
-        if (!l)
+        /* Only the path as link_bus_path() writes it: no sign, no leading 0, no trailing bytes. */
+        if (sscanf(e + n, "%d", &idx) != 1 || !(l = manager_get_link(m, idx)) || link_bus_path(l, &canonical) < 0 ||
+            !streq(canonical, path))
                 return 0;
         *found = l;
         return 1;

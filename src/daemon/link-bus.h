@@ -41,6 +41,14 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l);
 struct LinkStatus;
 void link_bus_status(Link *l, struct LinkStatus *ret, const char **matched);
 
+/* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
+const char *link_mac_string(const Link *l, char buf[static 18]);
+
+/* The names of the properties that the changes (LinkChange bits) touch, into names (room for
+ * every property and a NULL); returns how many. */
+#define LINK_BUS_PROPERTIES_MAX 16
+size_t link_bus_changed_properties(unsigned changes, char **names);
+
 /* ---- link-bus-states.c ---- */
 
 /* ListLinksState's "as strings, a(iuuuuuuauauaiaiauau) links" for links (in that order): see

@@ -285,33 +285,22 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
         return bus_reply_send(reply, r);
 }
 
-/* Manager methods that take an ifindex hand off to the link's own handler. */
-static int call_link_method(BusContext *c, sd_bus_message *message, sd_bus_message_handler_t handler,
-                            sd_bus_error *error)
+/* SetLinkKnobs, RevertLink, RevertLinkKnobs → a(sbs) and ReconfigureLink hand off to the link's
+ * own handler (SetKnobs, Revert, RevertKnobs, Reconfigure). */
+static int bus_manager_method_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
+        const char *member = strempty(sd_bus_message_get_member(message));
         Link *l;
         int r;
 
-        r = bus_message_read_link(c, message, &l, error);
+        r = bus_message_read_link(userdata, message, &l, error);
         if (r < 0)
                 return r;
-        return handler(message, l, error);
-}
-
-static int bus_manager_method_set_link_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        return call_link_method(userdata, message, bus_link_method_set_knobs, error);
-}
-
-/* RevertLink(i, u) and RevertLinkKnobs(i, as, u) → a(sbs). */
-static int bus_manager_method_revert_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        return call_link_method(userdata, message, bus_link_method_revert, error);
-}
-
-static int bus_manager_method_reconfigure_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        return call_link_method(userdata, message, bus_link_method_reconfigure, error);
+        if (startswith(member, "Set"))
+                return bus_link_method_set_knobs(message, l, error);
+        if (startswith(member, "Revert"))
+                return bus_link_method_revert(message, l, error);
+        return bus_link_method_reconfigure(message, l, error);
 }
 
 /* Reload() and ReloadEx(u flags) → u problems: the same, but ReloadEx says how many problems the
@@ -381,14 +370,14 @@ const sd_bus_vtable manager_vtable[] = {
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetLinkKnobs", "ia{sv}u",
                                  SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,
-                                 bus_manager_method_set_link_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("RevertLink", "iu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(flags), "", ,
-                                 bus_manager_method_revert_link, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("RevertLinkKnobs", "iasu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags),
-                                 "a(sbs)", SD_BUS_PARAM(reverted), bus_manager_method_revert_link,
+                                 "a(sbs)", SD_BUS_PARAM(reverted), bus_manager_method_link,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
-                                 bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReloadEx", "u", SD_BUS_PARAM(flags), "u", SD_BUS_PARAM(problems),
                                  bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
