@@ -2,7 +2,7 @@
 /*
  * The bus connection's lifecycle, the filter that sees every incoming call (reads ask for a
  * refresh; GetManagedObjects is answered there), and the core's hooks. The org.igmpd1.Manager
- * interface is in manager-bus-vtable.c, Describe()'s JSON in manager-bus-describe.c.
+ * interface and Describe()'s JSON are in manager-bus-vtable.c.
  *
  * The kernel-facing job never waits for the bus: the connection is made after the first
  * configuration pass. The connection waits for the bus socket itself, the way networkd and
