@@ -96,7 +96,6 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         q->slot = sd_bus_slot_unref(q->slot);
         q->done = true;
         q->done_usec = now_usec(q->request);
-        q->authorized = false;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
@@ -392,15 +391,11 @@ int bus_message_close_containers(sd_bus_message *m, unsigned n, int r)
         return r;
 }
 
-int bus_reply_send(sd_bus_message *reply, int r)
+int bus_reply_close_and_send(sd_bus_message *reply, int r)
 {
+        r = bus_message_close_containers(reply, 1, r);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
-}
-
-int bus_reply_close_and_send(sd_bus_message *reply, int r)
-{
-        return bus_reply_send(reply, bus_message_close_containers(reply, 1, r));
 }

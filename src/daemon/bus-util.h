@@ -93,6 +93,8 @@ int bus_validate_error(sd_bus_error *error, int r, const char *msg);
  * they entered igmpd (the comm, exe and path of audit events, the writer's comm of drift
  * reports), which are in that form already. 0 or -errno. */
 int bus_message_append_escaped(sd_bus_message *m, const char *s);
+/* The same for a NULL-terminated list, as "as". */
+int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);
 /* s (NULL as "") in that form, for sd_bus_message_append(): s itself, or an escaped copy that
  * *buf takes (the caller frees it); NULL when out of memory. */
 const char *bus_escape(const char *s, char **buf);
@@ -102,14 +104,10 @@ int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus
 /* Closes n containers of m if r (the building's result so far) is >= 0. Returns r or the
  * failure. */
 int bus_message_close_containers(sd_bus_message *m, unsigned n, int r);
-/* The end of a method reply: sends it if r (the building's result) is >= 0 and drops the
- * reference either way (reply may be NULL then). Returns r or the failure. */
-int bus_reply_send(sd_bus_message *reply, int r);
 /* The end of a method reply built with one open container: closes it and sends the reply if r
- * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
+ * (the building's result) is >= 0; drops the reference either way (reply may be NULL then).
+ * Returns r or the failure. */
 int bus_reply_close_and_send(sd_bus_message *reply, int r);
-/* The same for a NULL-terminated list, as "as". */
-int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);
 /* Sets error name (or, with name NULL, the error of errno r) with a message formatted like
  * printf and then escaped like bus_message_append_escaped(): messages that quote an interface
  * name or a path. Returns the negative errno the error maps to. */

@@ -152,7 +152,7 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
  * GetManagedObjects' at 4000 links, which is what dbus-daemon spends its CPU on. */
 static int bus_manager_method_list_links_state(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ Link **links = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
         const char *knobs[_KNOB_MAX + 1];
@@ -172,7 +172,7 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
                 r = sd_bus_message_append_strv(reply, (char **) knobs);
         if (r >= 0)
                 r = link_bus_append_states(reply, links, n);
-        return bus_reply_send(reply, r);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
 /* The link of a GetLinkByName() argument: IFNAME, or NETNS/IFNAME for a link of a followed
