@@ -17,18 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-read.h"
 #include "bus-util.h"
 #include "log.h"
 #include "macro.h"
 #include "utf8.h"
 
-/* A finished query whose call never came back (its handler failed earlier on the second
- * dispatch) is dropped after this long; the second dispatch happens within milliseconds. */
+/* A finished query whose call never came back (its handler failed before authorizing on the
+ * second dispatch: the link went away) is dropped after this long; the second dispatch happens
+ * within milliseconds. */
 #define POLKIT_DONE_STALE_USEC (30ULL * 1000000ULL)
 
 struct BusPolkitQuery {
         BusPolkitRegistry *registry;
-        BusPolkitQuery *prev, *next;
+        BusPolkitQuery *next;
         sd_bus_message *request;
         sd_bus_slot *slot;
         char *action;
@@ -53,15 +55,11 @@ static void polkit_query_free(BusPolkitQuery *q)
 {
         if (!q)
                 return;
-        if (q->registry) {
-                if (q->prev)
-                        q->prev->next = q->next;
-                else
-                        q->registry->queries = q->next;
-                if (q->next)
-                        q->next->prev = q->prev;
-                q->registry->n--;
-        }
+        for (BusPolkitQuery **p = q->registry ? &q->registry->queries : NULL; p && *p; p = &(*p)->next)
+                if (*p == q) {
+                        *p = q->next;
+                        break;
+                }
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->request);
         free(q->action);
@@ -83,24 +81,6 @@ static BusPolkitQuery *polkit_find(BusPolkitRegistry *reg, sd_bus_message *call)
         return NULL;
 }
 
-void bus_polkit_forget(BusPolkitRegistry *reg, sd_bus_message *call)
-{
-        BusPolkitQuery *q = polkit_find(reg, call);
-
-        if (q && q->done)
-                polkit_query_free(q);
-}
-
-static void polkit_prune(BusPolkitRegistry *reg, uint64_t now)
-{
-
-        for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
-                next = q->next;
-                if (q->done && now - q->done_usec > POLKIT_DONE_STALE_USEC)
-                        polkit_query_free(q);
-        }
-}
-
 static int deny(sd_bus_error *error, const char *action)
 {
         return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
@@ -116,7 +96,6 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         q->slot = sd_bus_slot_unref(q->slot);
         q->done = true;
         q->done_usec = now_usec(q->request);
-        q->authorized = false;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
@@ -146,34 +125,27 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         return 1;
 }
 
-static int sender_uid(sd_bus_message *call, uid_t *ret)
-{
-        sd_bus_creds *creds = NULL;
-        int r;
-
-        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
-        if (r < 0)
-                return r;
-        r = sd_bus_creds_get_euid(creds, ret);
-        sd_bus_creds_unref(creds);
-        return r;
-}
-
 /* 0 if a new query of sender (uid) stays within the caps, else -errno with error set. Only
- * queries still waiting for polkit count: answered ones are gone within the next dispatch. */
-static int polkit_check_caps(BusPolkitRegistry *reg, const char *sender, uid_t uid, sd_bus_error *error)
+ * queries still waiting for polkit count: answered ones are gone within the next dispatch, or
+ * dropped here once stale. */
+static int polkit_check_caps(BusPolkitRegistry *reg, const char *sender, uid_t uid, uint64_t now,
+                             sd_bus_error *error)
 {
-        size_t n_sender = 0, n_uid = 0;
+        size_t n = 0, n_sender = 0, n_uid = 0;
 
-        if (reg->n >= BUS_POLKIT_PENDING_MAX)
+        for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
+                next = q->next;
+                if (q->done && now - q->done_usec > POLKIT_DONE_STALE_USEC) {
+                        polkit_query_free(q);
+                        continue;
+                }
+                n++;
+                n_sender += !q->done && streq(q->sender, sender);
+                n_uid += !q->done && q->uid == uid;
+        }
+        if (n >= BUS_POLKIT_PENDING_MAX)
                 return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                         "Too many authorization requests pending, try again later.");
-        for (BusPolkitQuery *q = reg->queries; q; q = q->next) {
-                if (q->done)
-                        continue;
-                n_sender += streq(q->sender, sender);
-                n_uid += q->uid == uid;
-        }
         if (n_sender >= BUS_POLKIT_PENDING_PER_SENDER || n_uid >= BUS_POLKIT_PENDING_PER_UID)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                          "Too many authorization requests of yours are pending (%zu of this "
@@ -220,21 +192,27 @@ const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size)
         return buf;
 }
 
-/* 1 if the sender of call may perform action now, 0 if a polkit query was started, or -errno
- * with error set (see bus_method_authorize()). */
-static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int ifindex, BusPolkitRegistry *reg,
-                                   sd_bus_error *error)
+int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
+                         const char *action, int ifindex, sd_bus_error *error)
 {
+        BusPolkitRegistry *reg = &c->polkit_registry;
         sd_bus_message *pk = NULL;
+        sd_bus_creds *creds = NULL;
         BusPolkitQuery *q;
         const char *sender;
+        char msg[256];
         uint32_t flags;
         uid_t uid;
         int r;
 
-        assert(call);
-        assert(action);
-        assert(reg);
+        if (ret_flags) {
+                r = sd_bus_message_read(call, "u", ret_flags);
+                if (r < 0)
+                        return r;
+                r = bus_flags_check("flags", *ret_flags, allowed, msg, sizeof msg);
+                if (r < 0)
+                        return bus_validate_error(error, r, msg);
+        }
 
         /* Second dispatch: the answer is in. */
         q = polkit_find(reg, call);
@@ -242,26 +220,28 @@ static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int
                 bool authorized;
 
                 if (!q->done)
-                        return 0; /* still waiting */
+                        return 1; /* still waiting */
                 authorized = q->authorized && streq(q->action, action);
                 polkit_query_free(q);
-                return authorized ? 1 : deny(error, action);
+                return authorized ? 0 : deny(error, action);
         }
 
-        r = sender_uid(call, &uid);
+        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
+        if (r >= 0)
+                r = sd_bus_creds_get_euid(creds, &uid);
+        sd_bus_creds_unref(creds);
         if (r < 0) {
                 log_debug_errno(r, "Cannot determine the caller's uid, denying: %m");
                 return deny(error, action);
         }
         if (uid == 0)
-                return 1;
+                return 0;
 
         sender = sd_bus_message_get_sender(call);
         if (!sender)
                 return deny(error, action);
 
-        polkit_prune(reg, now_usec(call));
-        r = polkit_check_caps(reg, sender, uid, error);
+        r = polkit_check_caps(reg, sender, uid, now_usec(call), error);
         if (r < 0)
                 return r;
 
@@ -300,106 +280,73 @@ static int bus_verify_polkit_async(sd_bus_message *call, const char *action, int
         q->request = sd_bus_message_ref(call);
         q->registry = reg;
         q->next = reg->queries;
-        if (q->next)
-                q->next->prev = q;
         reg->queries = q;
-        reg->n++;
-        return 0;
+        return 1;
 }
 
-int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
-                         const char *action, int ifindex, sd_bus_error *error)
+typedef struct KnobArgsReader {
+        KnobArg *args;
+        size_t n;
+        sd_bus_error *error;
+} KnobArgsReader;
+
+static int read_knob_arg(sd_bus_message *m, const char *name, void *userdata)
 {
-        char msg[256];
+        KnobArgsReader *k = userdata;
+        KnobArg *a = &k->args[k->n];
+        const char *contents;
+        uint32_t v = 0;
+        char type;
         int r;
 
-        if (ret_flags) {
-                r = sd_bus_message_read(call, "u", ret_flags);
-                if (r < 0)
-                        return r;
-                r = bus_flags_check("flags", *ret_flags, allowed, msg, sizeof msg);
-                if (r < 0)
-                        return bus_validate_error(error, r, msg);
-        }
-        r = bus_verify_polkit_async(call, action, ifindex, &c->polkit_registry, error);
-        return r < 0 ? r : r == 0;
+        if (k->n >= KNOB_ARGS_MAX)
+                return sd_bus_error_setf(k->error, BUS_ERROR_INVALID_ARGUMENT, "knobs: more than %d entries",
+                                         KNOB_ARGS_MAX);
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+        k->n++;
+        *a = (KnobArg) { .name = name, .type = contents ? contents[0] : 0 };
+        if (!streq_ptr(contents, "u") && !streq_ptr(contents, "i"))
+                return 0; /* skipped; knob_args_check() refuses the type */
+        r = sd_bus_message_read(m, "v", contents, &v); /* 'u' or 'i': four bytes either way */
+        a->value = a->type == 'u' ? (int64_t) v : (int64_t) (int32_t) v;
+        return r < 0 ? r : 1;
 }
 
 int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_MAX], size_t *ret_n,
                                sd_bus_error *error)
 {
-        size_t n = 0;
-        int r;
+        KnobArgsReader k = { .args = args, .error = error };
+        int r = bus_read_dict(message, read_knob_arg, &k);
 
-        r = sd_bus_message_enter_container(message, 'a', "{sv}");
         if (r < 0)
                 return r;
-
-        for (;;) {
-                const char *name, *contents;
-                char type;
-
-                r = sd_bus_message_enter_container(message, 'e', "sv");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                if (n >= KNOB_ARGS_MAX)
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGUMENT,
-                                                 "knobs: more than %d entries", KNOB_ARGS_MAX);
-
-                r = sd_bus_message_read(message, "s", &name);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(message, &type, &contents);
-                if (r < 0)
-                        return r;
-
-                args[n] = (KnobArg) { .name = name, .type = contents ? contents[0] : 0 };
-                if (streq_ptr(contents, "u")) {
-                        uint32_t u;
-                        r = sd_bus_message_read(message, "v", "u", &u);
-                        args[n].value = u;
-                } else if (streq_ptr(contents, "i")) {
-                        int32_t i;
-                        r = sd_bus_message_read(message, "v", "i", &i);
-                        args[n].value = i;
-                } else
-                        r = sd_bus_message_skip(message, "v");
-                if (r < 0)
-                        return r;
-
-                r = sd_bus_message_exit_container(message);
-                if (r < 0)
-                        return r;
-                n++;
-        }
-
-        r = sd_bus_message_exit_container(message);
-        if (r < 0)
-                return r;
-        *ret_n = n;
+        *ret_n = k.n;
         return 0;
 }
 
 int bus_validate_error(sd_bus_error *error, int r, const char *msg)
 {
         /* msg may quote an argument and be cut in a UTF-8 sequence. */
-        return bus_error_setf_escaped(error, bus_igmpd_error_from_errno(r) ?: BUS_ERROR_INVALID_ARGUMENT, 0,
+        return bus_error_setf_escaped(error, r == -EOPNOTSUPP ? BUS_ERROR_UNSUPPORTED : BUS_ERROR_INVALID_ARGUMENT, 0,
                                       "%s", msg);
+}
+
+const char *bus_escape(const char *s, char **buf)
+{
+        s = strempty(s);
+        if (utf8_is_plain(s))
+                return s;
+        return *buf = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
 }
 
 int bus_message_append_escaped(sd_bus_message *m, const char *s)
 {
         _cleanup_free_ char *e = NULL;
 
-        s = strempty(s);
-        if (utf8_is_plain(s))
-                return sd_bus_message_append_basic(m, 's', s);
-        e = utf8_escape_dup(s, UTF8_ESCAPE_INVALID);
-        if (!e)
-                return -ENOMEM;
-        return sd_bus_message_append_basic(m, 's', e);
+        s = bus_escape(s, &e);
+        return s ? sd_bus_message_append_basic(m, 's', s) : -ENOMEM;
 }
 
 int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l)
@@ -444,15 +391,11 @@ int bus_message_close_containers(sd_bus_message *m, unsigned n, int r)
         return r;
 }
 
-int bus_reply_send(sd_bus_message *reply, int r)
+int bus_reply_close_and_send(sd_bus_message *reply, int r)
 {
+        r = bus_message_close_containers(reply, 1, r);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
-}
-
-int bus_reply_close_and_send(sd_bus_message *reply, int r)
-{
-        return bus_reply_send(reply, bus_message_close_containers(reply, 1, r));
 }

@@ -35,8 +35,7 @@ typedef struct BusPolkitQuery BusPolkitQuery;
 typedef struct Manager Manager;
 
 typedef struct BusPolkitRegistry {
-        BusPolkitQuery *queries; /* doubly linked */
-        size_t n;
+        BusPolkitQuery *queries; /* singly linked */
 } BusPolkitRegistry;
 
 /* What the D-Bus faces share, owned by manager-bus.c and handed to every vtable, filter and
@@ -71,10 +70,6 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
  * NoSuchLink now and its query dropped (polkit's answer, if it ever comes, is ignored). */
 void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex);
 
-/* Drops a finished query for call that its handler will not consume (the call failed for
- * another reason on its second dispatch). */
-void bus_polkit_forget(BusPolkitRegistry *reg, sd_bus_message *call);
-
 /* Frees every query (on shutdown or when the bus goes away). */
 void bus_polkit_registry_done(BusPolkitRegistry *reg);
 
@@ -87,7 +82,7 @@ int bus_message_read_knob_args(sd_bus_message *message, KnobArg args[KNOB_ARGS_M
  * unique name at least). Returns buf. */
 const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size);
 
-/* Sets the D-Bus error of a bus-validate.h error r (bus-error.h's name for r, else
+/* Sets the D-Bus error of a bus-validate.h error r (Unsupported for -EOPNOTSUPP, else
  * InvalidArgument) with msg. Returns r's errno as the error name maps it back. */
 int bus_validate_error(sd_bus_error *error, int r, const char *msg);
 
@@ -98,20 +93,21 @@ int bus_validate_error(sd_bus_error *error, int r, const char *msg);
  * they entered igmpd (the comm, exe and path of audit events, the writer's comm of drift
  * reports), which are in that form already. 0 or -errno. */
 int bus_message_append_escaped(sd_bus_message *m, const char *s);
+/* The same for a NULL-terminated list, as "as". */
+int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);
+/* s (NULL as "") in that form, for sd_bus_message_append(): s itself, or an escaped copy that
+ * *buf takes (the caller frees it); NULL when out of memory. */
+const char *bus_escape(const char *s, char **buf);
 /* The start of a method reply to call with one open container (type, contents); *ret is set
  * even when opening fails, for bus_reply_close_and_send(). 0 or -errno. */
 int bus_reply_open(sd_bus_message *call, char type, const char *contents, sd_bus_message **ret);
 /* Closes n containers of m if r (the building's result so far) is >= 0. Returns r or the
  * failure. */
 int bus_message_close_containers(sd_bus_message *m, unsigned n, int r);
-/* The end of a method reply: sends it if r (the building's result) is >= 0 and drops the
- * reference either way (reply may be NULL then). Returns r or the failure. */
-int bus_reply_send(sd_bus_message *reply, int r);
 /* The end of a method reply built with one open container: closes it and sends the reply if r
- * (the building's result) is >= 0; drops the reference either way. Returns r or the failure. */
+ * (the building's result) is >= 0; drops the reference either way (reply may be NULL then).
+ * Returns r or the failure. */
 int bus_reply_close_and_send(sd_bus_message *reply, int r);
-/* The same for a NULL-terminated list, as "as". */
-int bus_message_append_escaped_strv(sd_bus_message *m, char *const *l);
 /* Sets error name (or, with name NULL, the error of errno r) with a message formatted like
  * printf and then escaped like bus_message_append_escaped(): messages that quote an interface
  * name or a path. Returns the negative errno the error maps to. */

@@ -54,14 +54,23 @@ const char *bus_sanitize(const char *s, char *buf, size_t size)
         return buf;
 }
 
-/* "a, b, c": every knob of the table. */
-static const char *knob_names(char *buf, size_t size)
+const char *knob_settings_describe(const KnobSetting *set, char *buf, size_t size)
 {
         size_t off = 0;
 
         buf[0] = '\0';
-        for (Knob k = 0; k < _KNOB_MAX && off < size; k++)
-                off += (size_t) snprintf(buf + off, size - off, "%s%s", k > 0 ? ", " : "", knob_to_string(k));
+        for (Knob k = 0; k < _KNOB_MAX && off < size; k++) {
+                char v[32];
+                int n;
+
+                if (set && set[k].line == 0)
+                        continue;
+                n = snprintf(buf + off, size - off, "%s%s%s%s", off > 0 ? ", " : "", knob_to_string(k),
+                             set ? "=" : "", set ? knob_format(k, set[k].value, v) : "");
+                if (n < 0)
+                        break;
+                off += (size_t) n;
+        }
         return buf;
 }
 
@@ -82,7 +91,8 @@ int knob_args_check(const KnobArg *args, size_t n, const bool supported[_KNOB_MA
 
                 if (k < 0)
                         return fail(-EINVAL, msg, msg_size, "knobs: unknown knob '%s' (known: %s)",
-                                    bus_sanitize(a->name, name, sizeof name), knob_names(known, sizeof known));
+                                    bus_sanitize(a->name, name, sizeof name),
+                                    knob_settings_describe(NULL, known, sizeof known));
                 if (set[k].line > 0)
                         return fail(-ENOTUNIQ, msg, msg_size, "knobs[%s]: given more than once", a->name);
                 if (a->type != 'u' && a->type != 'i')

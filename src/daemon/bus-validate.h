@@ -48,6 +48,10 @@ typedef struct KnobArg {
 int knob_args_check(const KnobArg *args, size_t n, const bool supported[_KNOB_MAX],
                     KnobSetting ret[_KNOB_MAX], char *msg, size_t msg_size);
 
+/* "igmpv3_unsolicited_report_interval=200ms, force_igmp_version=3": the knobs set (line > 0)
+ * with their values, for messages; with set NULL, the names of every knob. Returns buf. */
+const char *knob_settings_describe(const KnobSetting *set, char *buf, size_t size);
+
 /* Checks that flags has no bits outside allowed. */
 int bus_flags_check(const char *field, uint32_t flags, uint32_t allowed, char *msg, size_t msg_size);
 

@@ -18,33 +18,6 @@
 #include "nm.h"
 #include "strv.h"
 
-/* The face of the link's BusContext: the links' observer userdata (manager-bus.c plugs it in). */
-static BusContext *link_bus_context(const Link *l)
-{
-        return l->ctx->observer_userdata;
-}
-
-/* "igmpv3_unsolicited_report_interval=200ms, force_igmp_version=3" for the log. */
-static const char *knob_settings_describe(const KnobSetting set[_KNOB_MAX], char *buf, size_t size)
-{
-        size_t off = 0;
-
-        buf[0] = '\0';
-        for (Knob k = 0; k < _KNOB_MAX && off < size; k++) {
-                char v[32];
-                int n;
-
-                if (set[k].line == 0)
-                        continue;
-                n = snprintf(buf + off, size - off, "%s%s=%s", off > 0 ? ", " : "", knob_info(k)->name,
-                             knob_format(k, set[k].value, v));
-                if (n < 0)
-                        break;
-                off += (size_t) n;
-        }
-        return buf;
-}
-
 static int link_runtime_path(Manager *m, Link *l, RuntimeScope scope, char **ret)
 {
         _cleanup_free_ char *dir = runtime_config_dir(m->runtime, m->root, scope);
@@ -68,7 +41,7 @@ static int link_bus_configure_error(Link *l, sd_bus_error *error, int r, const c
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata); /* applying may find it gone */
-        BusContext *c = link_bus_context(l);
+        BusContext *c = l->ctx->observer_userdata; /* manager-bus.c plugs it in */
         Manager *m = manager_of_link(l); /* its namespace's */
         _cleanup_free_ char *path = NULL;
         KnobArg args[KNOB_ARGS_MAX];
@@ -137,7 +110,8 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
 
         r = bus_reply_open(message, 'a', "(sbs)", &reply);
         for (RuntimeScope s = 0; r >= 0 && s < _RUNTIME_SCOPE_MAX; s++) {
-                _cleanup_free_ char *path = NULL;
+                _cleanup_free_ char *path = NULL, *escaped = NULL;
+                const char *shown;
                 char values[384];
                 int gone = 1;
 
@@ -146,13 +120,9 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
                 if (isempty(knob_settings_describe(removed[s], values, sizeof values)))
                         continue;
                 r = link_runtime_path(m, l, s, &path);
+                shown = r >= 0 ? bus_escape(path, &escaped) : NULL; /* the path has the link's name: bytes */
                 if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'r', "sbs");
-                if (r >= 0) /* the path has the link's name: bytes */
-                        r = bus_message_append_escaped(reply, path);
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "bs", gone, values);
-                r = bus_message_close_containers(reply, 1, r);
+                        r = shown ? sd_bus_message_append(reply, "(sbs)", shown, gone, values) : -ENOMEM;
         }
         return bus_reply_close_and_send(reply, r);
 }
@@ -162,7 +132,7 @@ static int link_bus_reply_reverted(Manager *m, Link *l, sd_bus_message *message,
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata);
-        BusContext *c = link_bus_context(l);
+        BusContext *c = l->ctx->observer_userdata;
         Manager *m = manager_of_link(l); /* its namespace's */
         bool ex = endswith(strempty(sd_bus_message_get_member(message)), "Knobs");
         KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
@@ -241,17 +211,15 @@ static ReconfigureCall *reconfigure_call_free(ReconfigureCall *c)
 static int reconfigure_and_reply(sd_bus_message *message, Link *l)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
+        int r = link_reconfigure(l);
 
-        r = link_reconfigure(l);
         if (r == -ENODEV)
-                (void) sd_bus_error_setf(&error, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
-        else if (r < 0)
-                (void) bus_error_setf_escaped(&error, SD_BUS_ERROR_FAILED, 0, "Reconfiguring %s failed: %s",
-                                              l->ifname, l->last_error ?: strerror(-r));
-        if (sd_bus_error_is_set(&error))
-                return sd_bus_reply_method_error(message, &error);
-        return sd_bus_reply_method_return(message, NULL);
+                return sd_bus_reply_method_errorf(message, BUS_ERROR_NO_SUCH_LINK, "Link %d vanished.", l->ifindex);
+        if (r >= 0)
+                return sd_bus_reply_method_return(message, NULL);
+        (void) bus_error_setf_escaped(&error, SD_BUS_ERROR_FAILED, 0, "Reconfiguring %s failed: %s", l->ifname,
+                                      l->last_error ?: strerror(-r));
+        return sd_bus_reply_method_error(message, &error);
 }
 
 static void reconfigure_on_nm_read(bool freeing, void *userdata)
@@ -278,7 +246,7 @@ static int reconfigure_on_timeout(sd_event_source *s, uint64_t usec, void *userd
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_(link_unrefp) Link *l = link_ref(userdata);
-        BusContext *c = link_bus_context(l);
+        BusContext *c = l->ctx->observer_userdata;
         ReconfigureCall *call;
         int r;
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "array-util.h"
-#include "link-bus-internal.h"
 #include "link-bus.h"
 #include "strpool.h"
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * org.igmpd1.Link: the object path, properties (also as one GetManagedObjects entry and as the
- * JSON view), the vtable, object lookup and enumeration. Method handlers are link-bus-methods.c,
- * change signals link-bus-signals.c, ListLinksState link-bus-states.c.
+ * JSON view), the vtable, object lookup and enumeration, and the change announcements
+ * (InterfacesAdded / InterfacesRemoved, PropertiesChanged for what a link shows differently,
+ * KnobOverridden: the links' observer and overridden hooks, plugged in by manager-bus.c).
+ * Method handlers are link-bus-methods.c, ListLinksState link-bus-states.c.
  *
  * Knobs (a{s(iis)}): knob → (value in the kernel now or -1 if unavailable, effective policy value
  * or -1 if no source sets it, source: file path, "runtime", "runtime:persistent",
@@ -19,8 +21,8 @@
 
 #include "bus-util.h"
 #include "json-link.h"
-#include "link-bus-internal.h"
 #include "link-bus.h"
+#include "log.h"
 #include "manager.h"
 #include "strv.h"
 
@@ -44,22 +46,6 @@ const char *link_bus_name(const Link *l, char buf[static LINK_BUS_NAME_MAX + 1])
                 return l->ifname;
         snprintf(buf, LINK_BUS_NAME_MAX + 1, "%s/%s", l->ctx->netns_name, strempty(l->ifname));
         return buf;
-}
-
-/* "N" or "nsINO/N": the decimal numbers, as link_bus_path() writes them (no sign, no leading 0). */
-static bool parse_decimal(const char *s, const char *end, uint64_t max, uint64_t *ret)
-{
-        uint64_t v = 0;
-
-        if (s == end || *s == '0' || end - s > 20)
-                return false;
-        for (; s < end; s++) {
-                if (*s < '0' || *s > '9' || v > (max - (uint64_t) (*s - '0')) / 10)
-                        return false;
-                v = v * 10 + (uint64_t) (*s - '0');
-        }
-        *ret = v;
-        return v > 0;
 }
 
 const char *link_mac_string(const Link *l, char buf[static 18])
@@ -103,7 +89,7 @@ void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 
 /* The properties of org.igmpd1.Link in the vtable's order: (id, name, signature, the LinkChange
  * that announces it with PropertiesChanged, 0 for a constant). One list for the vtable,
- * GetManagedObjects' entries and the signals (link-bus-signals.c). */
+ * GetManagedObjects' entries and PropertiesChanged. */
 #define LINK_PROPERTIES(X)                                                      \
         X(INDEX, "Index", "i", 0)                                               \
         X(NAME, "Name", "s", LINK_CHANGE_NAME)                                  \
@@ -125,7 +111,6 @@ typedef enum LinkProperty {
         LINK_PROPERTIES(LINK_PROPERTY_ENUM)
         _LINK_PROPERTY_MAX,
 } LinkProperty;
-_Static_assert(_LINK_PROPERTY_MAX <= LINK_BUS_PROPERTIES_MAX, "LINK_BUS_PROPERTIES_MAX");
 
 static const struct {
         const char *name, *signature;
@@ -135,7 +120,9 @@ static const struct {
         LINK_PROPERTIES(LINK_PROPERTY_ROW)
 };
 
-size_t link_bus_changed_properties(unsigned changes, char **names)
+/* The names of the properties that the changes (LinkChange bits) touch, into names (room for
+ * every property and a NULL); returns how many. */
+static size_t link_bus_changed_properties(unsigned changes, char **names)
 {
         size_t n = 0;
 
@@ -153,22 +140,13 @@ static int append_knobs(sd_bus_message *reply, const Link *l)
 
         r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
-                int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
-                int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
-                const char *source = strempty(knob_value_source(&l->effective[k]));
+                _cleanup_free_ char *escaped = NULL;
+                const char *source = bus_escape(knob_value_source(&l->effective[k]), &escaped);
 
-                r = sd_bus_message_open_container(reply, 'e', "s(iis)");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 's', knob_to_string(k));
-                if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'r', "iis");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 'i', &kernel);
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 'i', &policy);
-                if (r >= 0)
-                        r = bus_message_append_escaped(reply, source);
-                r = bus_message_close_containers(reply, 2, r);
+                r = source ? sd_bus_message_append(reply, "{s(iis)}", knob_to_string(k),
+                                                   l->kernel_known[k] ? l->kernel[k] : -1,
+                                                   l->effective[k].set ? l->effective[k].value : -1, source)
+                           : -ENOMEM;
         }
         return bus_message_close_containers(reply, 1, r);
 }
@@ -283,28 +261,22 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l)
 int bus_link_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                   sd_bus_error *error)
 {
-        _cleanup_free_ char *e = NULL;
+        _cleanup_free_ char *e = NULL, *canonical = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
-        const char *idx_str;
-        uint64_t idx, ino;
+        unsigned long long ino;
+        int idx, n = 0;
         Link *l;
 
         if (sd_bus_path_decode(path, BUS_LINK_PATH_PREFIX, &e) <= 0 || isempty(e))
                 return 0;
-        idx_str = e;
-        if (startswith(e, "ns")) {
-                char *slash = strchr(e, '/');
-                if (!slash || !parse_decimal(e + 2, slash, UINT64_MAX, &ino))
-                        return 0;
+        if (sscanf(e, "ns%llu/%n", &ino, &n) == 1 && n > 0) {
                 m = manager_netns_by_ino(m, ino);
                 if (!m)
                         return 0;
-                idx_str = slash + 1;
         }
-        if (!parse_decimal(idx_str, idx_str + strlen(idx_str), INT32_MAX, &idx))
-                return 0;
-        l = manager_get_link(m, (int) idx);
-        if (!l)
+        /* Only the path as link_bus_path() writes it: no sign, no leading 0, no trailing bytes. */
+        if (sscanf(e + n, "%d", &idx) != 1 || !(l = manager_get_link(m, idx)) || link_bus_path(l, &canonical) < 0 ||
+            !streq(canonical, path))
                 return 0;
         *found = l;
         return 1;
@@ -332,6 +304,56 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
         }
         *nodes = TAKE_PTR(l);
         return 1;
+}
+
+/* ---- change announcements ---- */
+
+void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata)
+{
+        static const char *const signals[] = {
+                [LINK_EVENT_ADDED] = "InterfacesAdded",
+                [LINK_EVENT_CHANGED] = "PropertiesChanged",
+                [LINK_EVENT_REMOVED] = "InterfacesRemoved",
+        };
+        BusContext *c = userdata;
+        _cleanup_free_ char *path = NULL;
+        char *names[_LINK_PROPERTY_MAX + 1];
+        int r;
+
+        /* Calls about the link that wait for polkit fail now, not when polkit answers (which,
+         * with an authentication dialog open, may be minutes). */
+        if (event == LINK_EVENT_REMOVED)
+                bus_polkit_release_link(&c->polkit_registry, l->ifindex);
+        if (!bus_is_up(c->bus) || (event == LINK_EVENT_REMOVED && !l->announced) ||
+            (event == LINK_EVENT_CHANGED && link_bus_changed_properties(link_snapshot_diff(l, before), names) == 0))
+                return;
+
+        r = link_bus_path(l, &path);
+        if (r >= 0)
+                r = event == LINK_EVENT_ADDED     ? sd_bus_emit_object_added(c->bus, path)
+                    : event == LINK_EVENT_REMOVED ? sd_bus_emit_object_removed(c->bus, path)
+                                                  : sd_bus_emit_properties_changed_strv(c->bus, path,
+                                                                                        BUS_LINK_INTERFACE, names);
+        if (r < 0)
+                log_link_debug_errno(l, r, "Failed to send %s, ignoring: %m", signals[event]);
+}
+
+void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata)
+{
+        BusContext *c = userdata;
+        _cleanup_free_ char *path = NULL;
+        int32_t old = o->old_known ? o->old_value : -1;
+        int r;
+
+        if (!bus_is_up(c->bus))
+                return;
+        r = link_bus_path(l, &path);
+        if (r >= 0) /* comm is escaped already (drift.c) */
+                r = sd_bus_emit_signal(c->bus, path, BUS_LINK_INTERFACE, "KnobOverridden", "siiiuss",
+                                       knob_to_string(o->knob), old, o->new_value, o->value, o->pid, o->comm,
+                                       link_override_action_to_string(o->action));
+        if (r < 0)
+                log_link_debug_errno(l, r, "Failed to send KnobOverridden, ignoring: %m");
 }
 
 const sd_bus_vtable link_vtable[] = {

@@ -4,8 +4,8 @@
 /*
  * The D-Bus face of a Link: /org/igmpd1/link/_3N (the decimal ifindex through
  * sd_bus_path_encode), interface org.igmpd1.Link, and the change announcements: link-bus.c
- * (objects and properties), then link-bus-states.c, link-bus-methods.c and link-bus-signals.c,
- * one section each below.
+ * (objects, properties, announcements), then link-bus-states.c and link-bus-methods.c, one
+ * section each below.
  */
 
 #include <limits.h>
@@ -41,6 +41,17 @@ int link_bus_append_object(sd_bus_message *reply, const Link *l);
 struct LinkStatus;
 void link_bus_status(Link *l, struct LinkStatus *ret, const char **matched);
 
+/* "aa:bb:cc:dd:ee:ff", or "" for a link without a 6-byte hardware address. */
+const char *link_mac_string(const Link *l, char buf[static 18]);
+
+/* The links' observer (LinkContext.observer, userdata: the BusContext): InterfacesAdded,
+ * PropertiesChanged for what changed, InterfacesRemoved; nothing while the bus is not up. */
+void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata);
+
+/* The links' overridden hook (LinkContext.overridden, userdata: the BusContext): the
+ * KnobOverridden signal while the bus is up. */
+void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata);
+
 /* ---- link-bus-states.c ---- */
 
 /* ListLinksState's "as strings, a(iuuuuuuauauaiaiauau) links" for links (in that order): see
@@ -55,13 +66,3 @@ int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n);
 int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int bus_link_method_revert(sd_bus_message *message, void *userdata, sd_bus_error *error);
 int bus_link_method_reconfigure(sd_bus_message *message, void *userdata, sd_bus_error *error);
-
-/* ---- link-bus-signals.c ---- */
-
-/* The links' observer (LinkContext.observer, userdata: the BusContext): InterfacesAdded,
- * PropertiesChanged for what changed, InterfacesRemoved; nothing while the bus is not up. */
-void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata);
-
-/* The links' overridden hook (LinkContext.overridden, userdata: the BusContext): the
- * KnobOverridden signal while the bus is up. */
-void link_bus_on_override(Link *l, const LinkOverride *o, void *userdata);

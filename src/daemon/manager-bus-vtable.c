@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * org.igmpd1.Manager at /org/igmpd1: the property getters, the method handlers and
- * manager_vtable. Methods that take an ifindex hand off to the link's handler (link-bus.c);
- * Describe()'s JSON is built by manager-bus-describe.c. The connection is manager-bus.c's.
+ * org.igmpd1.Manager at /org/igmpd1: the property getters, the method handlers (with the JSON of
+ * Describe(), igmpd(8): the manager's state and every link's, in one document) and
+ * manager_vtable. Methods that take an ifindex hand off to the link's handler (link-bus.c). The
+ * connection is manager-bus.c's.
  */
 
+#include <stdio.h>
 #include <string.h>
 
+#include "audit-bus.h"
 #include "bus-util.h"
 #include "drift.h"
+#include "json-link.h"
+#include "json-writer.h"
 #include "link-bus.h"
 #include "log.h"
-#include "manager-bus-internal.h"
 #include "manager-bus.h"
 #include "manager.h"
 #include "netns-util.h"
@@ -25,12 +29,14 @@
 static int append_ns_knob(sd_bus_message *reply, Manager *m, NsKnob k)
 {
         const NsKnobState *s = &m->ns_knobs.knobs[k];
+        _cleanup_free_ char *escaped = NULL;
+        const char *source = bus_escape(knob_value_source(&s->want), &escaped); /* a path: bytes */
         int32_t now = -1;
 
         if (!ns_knobs_available(&m->ns_knobs, k) || ns_knobs_read_kernel(&m->ns_knobs, k, &now) < 0)
                 now = s->available && s->kernel_known ? s->kernel : -1;
-        return sd_bus_message_append(reply, "(iis)", now, s->want.set ? s->want.value : -1,
-                                     strempty(knob_value_source(&s->want)));
+        return source ? sd_bus_message_append(reply, "(iis)", now, s->want.set ? s->want.value : -1, source)
+                      : -ENOMEM;
 }
 
 /* IGMPRobustnessByNamespace: {NETNS: (kernel, wanted, source)} of every followed namespace
@@ -62,14 +68,10 @@ static int append_config_problems(sd_bus_message *reply, const ConfigProblems *p
         r = sd_bus_message_open_container(reply, 'a', "(sus)");
         for (size_t i = 0; r >= 0 && i < p->n; i++) {
                 /* File names and the values quoted in messages are bytes. */
-                r = sd_bus_message_open_container(reply, 'r', "sus");
-                if (r >= 0)
-                        r = bus_message_append_escaped(reply, p->items[i].file);
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 'u', &p->items[i].line);
-                if (r >= 0)
-                        r = bus_message_append_escaped(reply, p->items[i].message);
-                r = bus_message_close_containers(reply, 1, r);
+                _cleanup_free_ char *f = NULL, *msg = NULL;
+                const char *file = bus_escape(p->items[i].file, &f), *text = bus_escape(p->items[i].message, &msg);
+
+                r = file && text ? sd_bus_message_append(reply, "(sus)", file, p->items[i].line, text) : -ENOMEM;
         }
         return bus_message_close_containers(reply, 1, r);
 }
@@ -134,19 +136,13 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
 
         r = bus_reply_open(message, 'a', "(iso)", &reply);
         for (size_t i = 0; r >= 0 && i < n; i++) {
-                _cleanup_free_ char *path = NULL;
+                _cleanup_free_ char *path = NULL, *escaped = NULL;
                 char name[LINK_BUS_NAME_MAX + 1];
+                const char *shown = bus_escape(link_bus_name(links[i], name), &escaped);
 
-                r = link_bus_path(links[i], &path);
+                r = shown ? link_bus_path(links[i], &path) : -ENOMEM;
                 if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'r', "iso");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 'i', &links[i]->ifindex);
-                if (r >= 0)
-                        r = bus_message_append_escaped(reply, link_bus_name(links[i], name));
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 'o', path);
-                r = bus_message_close_containers(reply, 1, r);
+                        r = sd_bus_message_append(reply, "(iso)", links[i]->ifindex, shown, path);
         }
         return bus_reply_close_and_send(reply, r);
 }
@@ -156,7 +152,7 @@ static int bus_manager_method_list_links(sd_bus_message *message, void *userdata
  * GetManagedObjects' at 4000 links, which is what dbus-daemon spends its CPU on. */
 static int bus_manager_method_list_links_state(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ Link **links = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
         const char *knobs[_KNOB_MAX + 1];
@@ -176,7 +172,7 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
                 r = sd_bus_message_append_strv(reply, (char **) knobs);
         if (r >= 0)
                 r = link_bus_append_states(reply, links, n);
-        return bus_reply_send(reply, r);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
 /* The link of a GetLinkByName() argument: IFNAME, or NETNS/IFNAME for a link of a followed
@@ -257,61 +253,44 @@ static int bus_message_read_link(BusContext *c, sd_bus_message *message, Link **
         if (r < 0)
                 return bus_validate_error(error, r, msg);
         l = manager_get_link(c->manager, ifindex);
-        if (!l) {
-                /* The link may have gone while polkit was asked: drop that answer. */
-                bus_polkit_forget(&c->polkit_registry, message);
+        if (!l)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_LINK, "No link with index %d.", ifindex);
-        }
         *ret = l;
         return 0;
 }
 
 static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
-        _cleanup_free_ char *path = NULL;
-        sd_bus_message *reply = NULL;
+        _cleanup_free_ char *path = NULL, *escaped = NULL;
+        const char *name;
         Link *l;
         int r;
 
         r = bus_message_read_link(userdata, message, &l, error);
         if (r >= 0)
                 r = link_bus_path(l, &path);
-        if (r >= 0)
-                r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = bus_message_append_escaped(reply, l->ifname);
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 'o', path);
-        return bus_reply_send(reply, r);
+        if (r < 0)
+                return r;
+        name = bus_escape(l->ifname, &escaped);
+        return name ? sd_bus_reply_method_return(message, "so", name, path) : -ENOMEM;
 }
 
-/* Manager methods that take an ifindex hand off to the link's own handler. */
-static int call_link_method(BusContext *c, sd_bus_message *message, sd_bus_message_handler_t handler,
-                            sd_bus_error *error)
+/* SetLinkKnobs, RevertLink, RevertLinkKnobs → a(sbs) and ReconfigureLink hand off to the link's
+ * own handler (SetKnobs, Revert, RevertKnobs, Reconfigure). */
+static int bus_manager_method_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
+        const char *member = strempty(sd_bus_message_get_member(message));
         Link *l;
         int r;
 
-        r = bus_message_read_link(c, message, &l, error);
+        r = bus_message_read_link(userdata, message, &l, error);
         if (r < 0)
                 return r;
-        return handler(message, l, error);
-}
-
-static int bus_manager_method_set_link_knobs(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        return call_link_method(userdata, message, bus_link_method_set_knobs, error);
-}
-
-/* RevertLink(i, u) and RevertLinkKnobs(i, as, u) → a(sbs). */
-static int bus_manager_method_revert_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        return call_link_method(userdata, message, bus_link_method_revert, error);
-}
-
-static int bus_manager_method_reconfigure_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        return call_link_method(userdata, message, bus_link_method_reconfigure, error);
+        if (startswith(member, "Set"))
+                return bus_link_method_set_knobs(message, l, error);
+        if (startswith(member, "Revert"))
+                return bus_link_method_revert(message, l, error);
+        return bus_link_method_reconfigure(message, l, error);
 }
 
 /* Reload() and ReloadEx(u flags) → u problems: the same, but ReloadEx says how many problems the
@@ -338,6 +317,124 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
         if (ex)
                 return sd_bus_reply_method_return(message, "u", m->n_config_errors);
         return sd_bus_reply_method_return(message, NULL);
+}
+
+/* The Describe() JSON:
+ *   { "version": "0.1",
+ *     "kernel_features": { "<knob>": true|false, … },
+ *     "config_files": [ "<path>", … ],
+ *     "config_problems": [ { "file": "<path>"|null, "line": N, "message": "…" }, … ],  (the first 64)
+ *     "n_config_problems": N,
+ *     "audit_sources": [ … ],
+ *     "drift_watch": { "state": "active"|…, "note": "…", "action": "revert"|"warn" },
+ *     "namespace": { "igmp_qrv"|"mld_qrv": { "kernel": N|null, "wanted": N|null,
+ *                                            "source": "<path>"|null }, … },   (null kernel: absent here)
+ *     "links": [ <link, see json-link.h>, … ] }          (igmpd's own namespace's links by ifindex,
+ *                                                         then each followed namespace's: "netns") */
+static int manager_describe(Manager *m, char **ret)
+{
+        _cleanup_free_ Link **links = NULL;
+        char *buf = NULL;
+        size_t size = 0, n = 0;
+        JsonWriter w;
+        FILE *f;
+        int r;
+
+        r = manager_sorted_links(m, &links, &n);
+        if (r < 0)
+                return r;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+
+        json_writer_init(&w, f, false);
+        w.bytes = true; /* names, paths and messages: in utf8_escape()'s form, as on the bus */
+        json_begin_object(&w);
+        json_field_string(&w, "version", PACKAGE_VERSION);
+        json_key(&w, "kernel_features");
+        json_begin_object(&w);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                json_field_bool(&w, knob_to_string(k), m->link_ctx.knob_supported[k]);
+        json_end_object(&w);
+        json_key(&w, "config_files");
+        json_begin_array(&w);
+        for (size_t i = 0; m->policy && i < m->policy->n_files; i++)
+                json_string(&w, m->policy->files[i]->path);
+        json_end_array(&w);
+        json_key(&w, "config_problems");
+        json_begin_array(&w);
+        for (size_t i = 0; i < m->problems.n; i++) {
+                const ConfigProblem *p = &m->problems.items[i];
+
+                json_begin_object(&w);
+                json_field_string(&w, "file", p->file);
+                json_field_uint(&w, "line", p->line);
+                json_field_string(&w, "message", p->message);
+                json_end_object(&w);
+        }
+        json_end_array(&w);
+        json_field_uint(&w, "n_config_problems", m->n_config_errors);
+        json_key(&w, "audit_sources");
+        audit_bus_describe_sources(m->audit, &w);
+        {
+                char note[512];
+                DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
+
+                json_key(&w, "drift_watch");
+                json_begin_object(&w);
+                json_field_string(&w, "state", drift_watch_state_to_string(state));
+                json_field_string(&w, "note", note);
+                json_field_string(&w, "action", drift_action_to_string(m->config.drift_action));
+                json_end_object(&w);
+        }
+        json_key(&w, "namespace");
+        json_begin_object(&w);
+        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
+                const NsKnobState *s = &m->ns_knobs.knobs[k];
+
+                json_key(&w, ns_knob_info(k)->name);
+                json_begin_object(&w);
+                json_key(&w, "kernel");
+                if (s->available && s->kernel_known)
+                        json_int(&w, s->kernel);
+                else
+                        json_null(&w);
+                json_key(&w, "wanted");
+                if (s->want.set)
+                        json_int(&w, s->want.value);
+                else
+                        json_null(&w);
+                json_field_string(&w, "source", knob_value_source(&s->want));
+                json_end_object(&w);
+        }
+        json_end_object(&w);
+        json_field_uint(&w, "kernel_values_age_usec", manager_kernel_values_age(m));
+        json_key(&w, "links");
+        json_begin_array(&w);
+        for (size_t i = 0; i < n; i++) {
+                const char **matched = calloc(links[i]->n_matched + 1, sizeof *matched);
+                LinkStatus s;
+
+                if (!matched) {
+                        fclose(f);
+                        free(buf);
+                        return -ENOMEM;
+                }
+                link_bus_status(links[i], &s, matched);
+                json_write_link(&w, &s);
+                free(matched);
+        }
+        json_end_array(&w);
+        json_end_object(&w);
+        r = json_writer_finish(&w);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        return 0;
 }
 
 static int bus_manager_method_describe(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -381,14 +478,14 @@ const sd_bus_vtable manager_vtable[] = {
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetLinkKnobs", "ia{sv}u",
                                  SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,
-                                 bus_manager_method_set_link_knobs, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("RevertLink", "iu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(flags), "", ,
-                                 bus_manager_method_revert_link, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("RevertLinkKnobs", "iasu", SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags),
-                                 "a(sbs)", SD_BUS_PARAM(reverted), bus_manager_method_revert_link,
+                                 "a(sbs)", SD_BUS_PARAM(reverted), bus_manager_method_link,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReconfigureLink", "i", SD_BUS_PARAM(ifindex), "", ,
-                                 bus_manager_method_reconfigure_link, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", "", "", bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ReloadEx", "u", SD_BUS_PARAM(flags), "u", SD_BUS_PARAM(problems),
                                  bus_manager_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),

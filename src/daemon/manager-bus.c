@@ -2,7 +2,7 @@
 /*
  * The bus connection's lifecycle, the filter that sees every incoming call (reads ask for a
  * refresh; GetManagedObjects is answered there), and the core's hooks. The org.igmpd1.Manager
- * interface is in manager-bus-vtable.c, Describe()'s JSON in manager-bus-describe.c.
+ * interface and Describe()'s JSON are in manager-bus-vtable.c.
  *
  * The kernel-facing job never waits for the bus: the connection is made after the first
  * configuration pass. The connection waits for the bus socket itself, the way networkd and
@@ -31,10 +31,10 @@
 #include "manager.h"
 #include "nm.h"
 
-/* Replies to RequestName (D-Bus specification, DBUS_REQUEST_NAME_REPLY_*). */
+/* Replies to RequestName (D-Bus specification, DBUS_REQUEST_NAME_REPLY_*). ALREADY_OWNER (4)
+ * cannot come: each connection asks once. */
 #define REQUEST_NAME_PRIMARY_OWNER 1
 #define REQUEST_NAME_IN_QUEUE 2
-#define REQUEST_NAME_ALREADY_OWNER 4
 
 #define BUS_DEFAULT_SYSTEM_ADDRESS "unix:path=/run/dbus/system_bus_socket"
 /* Backoff after connections that fail before they are up, from the second in a row. */
@@ -73,19 +73,16 @@ static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error
         return 0;
 }
 
-static void log_name_acquired(ManagerBus *b)
-{
-        b->down_logged = false;
-        log_info("Connected to the system bus as %s.", BUS_NAME);
-}
-
 static int on_name_acquired(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
+        ManagerBus *b = userdata;
         const char *name;
 
         /* Sent when we get the name: at once, or after we queued for it (on_request_name()). */
-        if (sd_bus_message_read(message, "s", &name) >= 0 && streq(name, BUS_NAME))
-                log_name_acquired(userdata);
+        if (sd_bus_message_read(message, "s", &name) >= 0 && streq(name, BUS_NAME)) {
+                b->down_logged = false;
+                log_info("Connected to the system bus as %s.", BUS_NAME);
+        }
         return 0;
 }
 
@@ -105,9 +102,6 @@ static int on_request_name(sd_bus_message *reply, void *userdata, sd_bus_error *
         switch (ret) {
         case REQUEST_NAME_PRIMARY_OWNER:
                 break; /* the bus says so with NameAcquired too, which on_name_acquired() logs */
-        case REQUEST_NAME_ALREADY_OWNER:
-                log_name_acquired(userdata);
-                break;
         case REQUEST_NAME_IN_QUEUE:
                 /* Said once: the bus tells us (NameAcquired) when the owner lets it go. */
                 log_error("Failed to acquire the bus name %s (another process owns it), applying policy "

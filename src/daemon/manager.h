@@ -11,8 +11,7 @@
  *   *-bus.c               the D-Bus faces: manager-bus.c owns the connection (ManagerBus) and
  *                         plugs into the hooks below; link-bus*.c and audit-bus.c serve their
  *                         objects. Faces may call into the core; the core never names them.
- *                         manager-bus-vtable.c serves org.igmpd1.Manager, manager-bus-describe.c
- *                         builds its Describe() JSON (manager-bus-internal.h between them).
+ *                         manager-bus-vtable.c serves org.igmpd1.Manager.
  *   manager.c             the Manager's life: new, start, signals, free. Its parts share
  *                         manager-internal.h: manager-links.c the link table (by ifindex) and
  *                         the netlink events it routes to links; manager-config.c configuration

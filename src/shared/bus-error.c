@@ -13,13 +13,3 @@ const sd_bus_error_map bus_igmpd_errors[] = {
         SD_BUS_ERROR_MAP(BUS_ERROR_UNSUPPORTED, EOPNOTSUPP),
         SD_BUS_ERROR_MAP_END,
 };
-
-const char *bus_igmpd_error_from_errno(int error)
-{
-        if (error < 0)
-                error = -error;
-        for (const sd_bus_error_map *m = bus_igmpd_errors; m->name; m++)
-                if (m->code == error)
-                        return m->name;
-        return NULL;
-}

@@ -14,6 +14,3 @@
 #define BUS_ERROR_UNSUPPORTED "org.igmpd1.Error.Unsupported"
 
 extern const sd_bus_error_map bus_igmpd_errors[];
-
-/* The name the table gives error (positive or negative), or NULL if it has none. */
-const char *bus_igmpd_error_from_errno(int error);
