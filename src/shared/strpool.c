@@ -8,23 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "strpool.h"
 #include "utf8.h"
 
 static int strpool_append(StrPool *p, const char *s, uint32_t *ret)
 {
-        if (p->n + 1 >= p->n_alloc) {
-                size_t n_alloc = p->n_alloc * 2 + 64;
-                const char **a;
-
-                if (n_alloc > UINT32_MAX)
-                        return -ENOMEM;
-                a = realloc(p->strings, n_alloc * sizeof *a);
-                if (!a)
-                        return -ENOMEM;
-                p->strings = a;
-                p->n_alloc = n_alloc;
-        }
+        if (p->n + 1 >= UINT32_MAX || ARRAY_GROW(p->strings, p->n_alloc, p->n + 1, 64) < 0)
+                return -ENOMEM;
         p->strings[p->n] = s;
         *ret = (uint32_t) p->n++;
         p->strings[p->n] = NULL;
