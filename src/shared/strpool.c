@@ -51,8 +51,7 @@ int strpool_init(StrPool *p)
         return strpool_append(p, "", &i);
 }
 
-/* Appends s, or with intern finds an equal string first. */
-static int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
+int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
 {
         bool owned;
         void *v;
@@ -76,16 +75,6 @@ static int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
         if (r < 0 || !intern)
                 return r;
         return namemap_put(&p->interned, s, (void *) ((uintptr_t) *ret + 1));
-}
-
-int strpool_add(StrPool *p, const char *s, uint32_t *ret)
-{
-        return strpool_put(p, s, false, ret);
-}
-
-int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
-{
-        return strpool_put(p, s, true, ret);
 }
 
 void strpool_done(StrPool *p)
