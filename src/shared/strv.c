@@ -104,20 +104,3 @@ int strv_extend_words(char ***l, const char *value)
         }
         return 0;
 }
-
-int strv_move_all(char ***l, char ***from)
-{
-        size_t n = strv_length(*l), k = strv_length(*from);
-        char **nl;
-
-        nl = reallocarray(*l, n + k + 1, sizeof(char *));
-        if (!nl)
-                return -ENOMEM;
-        if (k > 0)
-                memcpy(nl + n, *from, k * sizeof(char *));
-        nl[n + k] = NULL;
-        *l = nl;
-        free(*from);
-        *from = NULL;
-        return 0;
-}
