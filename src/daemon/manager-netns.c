@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -99,9 +100,8 @@ static int netns_child_open(Manager *c, int home_fd)
 {
         int r;
 
-        r = netns_enter(c->netns_fd);
-        if (r < 0)
-                return r; /* said by the caller: once for all when it is EPERM */
+        if (setns(c->netns_fd, CLONE_NEWNET) < 0)
+                return -errno; /* said by the caller: once for all when it is EPERM */
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
         c->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -111,7 +111,7 @@ static int netns_child_open(Manager *c, int home_fd)
         if (r >= 0)
                 r = manager_open_netlink(c);
         /* Back home at once: any failure to is fatal, every later socket and path would be wrong. */
-        if (netns_enter(home_fd) < 0)
+        if (setns(home_fd, CLONE_NEWNET) < 0)
                 abort();
         if (r < 0)
                 return log_warning_errno(r, "%s: cannot open the namespace's sockets, not following it: %m",
@@ -573,14 +573,14 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
                 if (netns_child_new(m, de->d_name, fd, id, &c) < 0)
                         break;
                 c->check_only = true;
-                if (home_fd < 0 || netns_enter(fd) < 0) {
+                if (home_fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
                         log_error_errno(-errno, "%s: cannot enter the network namespace, left as is: %m", de->d_name);
                         continue;
                 }
                 for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                         c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
                 (void) fn(c, userdata);
-                if (netns_enter(home_fd) < 0)
+                if (setns(home_fd, CLONE_NEWNET) < 0)
                         abort();
         }
 }

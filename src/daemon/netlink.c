@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -617,14 +618,13 @@ static int refresh_open(Netlink *n)
         int fd, r;
 
         if (n->netns_fd >= 0) {
-                r = netns_enter(n->netns_fd);
-                if (r < 0)
-                        return r;
+                if (setns(n->netns_fd, CLONE_NEWNET) < 0)
+                        return -errno;
         }
         fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         r = fd < 0 ? negative_errno() : 0;
         /* Back home, or every later socket and /proc/sys path would be in the wrong namespace. */
-        if (n->netns_fd >= 0 && netns_enter(n->home_netns_fd) < 0)
+        if (n->netns_fd >= 0 && setns(n->home_netns_fd, CLONE_NEWNET) < 0)
                 abort();
         if (fd < 0)
                 return r;

@@ -193,14 +193,14 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
                         }
                 }
                 if (netns)
-                        return strv_move_all(&m->namespaces, &words);
+                        return strv_extend_words(&m->namespaces, value);
                 m->names_invert = m->names_invert || invert;
-                return strv_move_all(&m->names, &words);
+                return strv_extend_words(&m->names, value);
         }
         if (streq(key, "Kind"))
-                return strv_move_all(&m->kinds, &words);
+                return strv_extend_words(&m->kinds, value);
         if (streq(key, "Type"))
-                return strv_move_all(&m->types, &words);
+                return strv_extend_words(&m->types, value);
 
         struct ether_addr *macs = reallocarray(m->macs, m->n_macs + strv_length(words), sizeof *macs);
         if (!macs)

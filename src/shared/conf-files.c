@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array-util.h"
 #include "conf-files.h"
 #include "macro.h"
 
@@ -114,16 +115,9 @@ int conf_files_list(const char *root, const char *const *dirs, const char *suffi
                                 n_dropped++;
                                 continue;
                         }
-                        if (n == allocated) {
-                                size_t na = allocated ? allocated * 2 : 32;
-                                Entry *ne = realloc(entries, na * sizeof *ne);
-                                if (!ne) {
-                                        r = -ENOMEM;
-                                        goto finish;
-                                }
-                                entries = ne;
-                                allocated = na;
-                        }
+                        r = ARRAY_GROW(entries, allocated, n, 32);
+                        if (r < 0)
+                                goto finish;
                         Entry *e = &entries[n++];
                         *e = (Entry) { .file.name = strdup(de->d_name), .priority = prio, .masked = masked };
                         if (asprintf(&e->file.path, "%s/%s", dir, de->d_name) < 0)

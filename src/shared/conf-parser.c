@@ -55,17 +55,6 @@ void config_diag(ConfigContext *ctx, const char *fmt, ...)
         va_end(ap);
 }
 
-void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...)
-{
-        va_list ap;
-
-        ctx->n_errors++;
-        ctx->invalid = true;
-        va_start(ap, fmt);
-        config_vdiagf(ctx->diag, ctx->userdata, ctx->filename, ctx->line, fmt, ap);
-        va_end(ap);
-}
-
 /* A mistake in the structure of the file: with strict, it skips the file (see strict_sections);
  * else it ignores the line, or what ignoring names. */
 _printf_(4, 5) static void config_diag_strict(ConfigContext *ctx, bool strict, const char *ignoring,

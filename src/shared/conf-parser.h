@@ -58,7 +58,7 @@ void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned 
         _printf_(5, 6);
 void config_diag(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
 /* Like config_diag(), and marks the file invalid; the message should end in "file skipped.". */
-void config_diag_invalid(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
+#define config_diag_invalid(ctx, ...) ((ctx)->invalid = true, config_diag(ctx, __VA_ARGS__))
 
 /* Parses a buffer (need not be NUL-terminated). Returns the number of problems found (≥ 0). */
 int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len);

@@ -3,15 +3,12 @@
  * Interface name validation: the gate before any name is used in a path.
  */
 
-#include <net/if.h>
 #include <string.h>
 
 #include "ifname.h"
 #include "macro.h"
 
-#define ALTIFNAMSIZ_ 128
-
-static bool ifname_valid_len(const char *s, size_t max)
+bool ifname_valid_len(const char *s, size_t max)
 {
         size_t n;
 
@@ -30,14 +27,4 @@ static bool ifname_valid_len(const char *s, size_t max)
                 if (*p == '/' || *p == ':' || *p == ' ' || (*p >= '\t' && *p <= '\r') || *p == 0xa0)
                         return false;
         return true;
-}
-
-bool ifname_valid(const char *s)
-{
-        return ifname_valid_len(s, IFNAMSIZ);
-}
-
-bool ifname_valid_alt(const char *s)
-{
-        return ifname_valid_len(s, ALTIFNAMSIZ_);
 }

@@ -4,7 +4,6 @@
  */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -64,7 +63,7 @@ static void json_after_value(JsonWriter *w)
                 w->done = true;
 }
 
-static void json_begin(JsonWriter *w, bool object)
+void json_begin(JsonWriter *w, bool object)
 {
         if (!json_before_value(w))
                 return;
@@ -78,7 +77,7 @@ static void json_begin(JsonWriter *w, bool object)
         w->depth++;
 }
 
-static void json_end(JsonWriter *w, bool object)
+void json_end(JsonWriter *w, bool object)
 {
         if (w->error)
                 return;
@@ -93,27 +92,7 @@ static void json_end(JsonWriter *w, bool object)
         json_after_value(w);
 }
 
-void json_begin_object(JsonWriter *w)
-{
-        json_begin(w, true);
-}
-
-void json_end_object(JsonWriter *w)
-{
-        json_end(w, true);
-}
-
-void json_begin_array(JsonWriter *w)
-{
-        json_begin(w, false);
-}
-
-void json_end_array(JsonWriter *w)
-{
-        json_end(w, false);
-}
-
-void json_write_escaped(FILE *f, const char *s, bool bytes)
+static void json_write_escaped(FILE *f, const char *s, bool bytes)
 {
         /* The control characters JSON has a short escape for. */
         static const char short_escape[0x20] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't' };
@@ -183,9 +162,7 @@ void json_string(JsonWriter *w, const char *s)
         json_after_value(w);
 }
 
-/* A value written as the text of format. */
-static void json_value(JsonWriter *w, const char *format, ...) _printf_(2, 3);
-static void json_value(JsonWriter *w, const char *format, ...)
+void json_value(JsonWriter *w, const char *format, ...)
 {
         va_list ap;
 
@@ -195,50 +172,6 @@ static void json_value(JsonWriter *w, const char *format, ...)
         vfprintf(w->f, format, ap);
         va_end(ap);
         json_after_value(w);
-}
-
-void json_int(JsonWriter *w, int64_t v)
-{
-        json_value(w, "%" PRIi64, v);
-}
-
-void json_uint(JsonWriter *w, uint64_t v)
-{
-        json_value(w, "%" PRIu64, v);
-}
-
-void json_bool(JsonWriter *w, bool b)
-{
-        json_value(w, "%s", b ? "true" : "false");
-}
-
-void json_null(JsonWriter *w)
-{
-        json_value(w, "null");
-}
-
-void json_field_string(JsonWriter *w, const char *key, const char *s)
-{
-        json_key(w, key);
-        json_string(w, s);
-}
-
-void json_field_int(JsonWriter *w, const char *key, int64_t v)
-{
-        json_key(w, key);
-        json_int(w, v);
-}
-
-void json_field_uint(JsonWriter *w, const char *key, uint64_t v)
-{
-        json_key(w, key);
-        json_uint(w, v);
-}
-
-void json_field_bool(JsonWriter *w, const char *key, bool b)
-{
-        json_key(w, key);
-        json_bool(w, b);
 }
 
 void json_field_strv(JsonWriter *w, const char *key, const char *const *l)

@@ -12,6 +12,7 @@
  * sticky and reported by json_writer_finish(). Never logs.
  */
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,32 +33,33 @@ typedef struct JsonWriter {
 
 void json_writer_init(JsonWriter *w, FILE *f, bool pretty);
 
-void json_begin_object(JsonWriter *w);
-void json_end_object(JsonWriter *w);
-void json_begin_array(JsonWriter *w);
-void json_end_array(JsonWriter *w);
+void json_begin(JsonWriter *w, bool object);
+void json_end(JsonWriter *w, bool object);
+#define json_begin_object(w) json_begin(w, true)
+#define json_end_object(w) json_end(w, true)
+#define json_begin_array(w) json_begin(w, false)
+#define json_end_array(w) json_end(w, false)
 
 /* Inside an object: the key of the next value. */
 void json_key(JsonWriter *w, const char *key);
 
 /* NULL writes null. */
 void json_string(JsonWriter *w, const char *s);
-void json_int(JsonWriter *w, int64_t v);
-void json_uint(JsonWriter *w, uint64_t v);
-void json_bool(JsonWriter *w, bool b);
-void json_null(JsonWriter *w);
+/* A value written as the text of format (a number, true, false, null). */
+void json_value(JsonWriter *w, const char *format, ...) __attribute__((format(printf, 2, 3)));
+#define json_int(w, v) json_value(w, "%" PRIi64, (int64_t) (v))
+#define json_uint(w, v) json_value(w, "%" PRIu64, (uint64_t) (v))
+#define json_bool(w, b) json_value(w, "%s", (b) ? "true" : "false")
+#define json_null(w) json_value(w, "null")
 
 /* Inside an object: json_key(), then the value. */
-void json_field_string(JsonWriter *w, const char *key, const char *s);
-void json_field_int(JsonWriter *w, const char *key, int64_t v);
-void json_field_uint(JsonWriter *w, const char *key, uint64_t v);
-void json_field_bool(JsonWriter *w, const char *key, bool b);
+#define json_field_string(w, key, s) (json_key(w, key), json_string(w, s))
+#define json_field_int(w, key, v) (json_key(w, key), json_int(w, v))
+#define json_field_uint(w, key, v) (json_key(w, key), json_uint(w, v))
+#define json_field_bool(w, key, b) (json_key(w, key), json_bool(w, b))
 /* The value: an array of the strings of l (NULL: an empty one). */
 void json_field_strv(JsonWriter *w, const char *key, const char *const *l);
 
 /* Checks the document is complete (no trailing newline is written). 0, -EINVAL (unbalanced or misused),
  * -E2BIG (too deep) or the write error. */
 int json_writer_finish(JsonWriter *w);
-
-/* Writes s as a JSON string literal (with quotes) to f; bytes as in JsonWriter. */
-void json_write_escaped(FILE *f, const char *s, bool bytes);

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "duration.h"
 #include "knob.h"
 #include "macro.h"
+#include "parse-util.h"
 
 #define PATCH_IGMP "2690048c01f3 (Linux 3.12)"
 #define PATCH_MLD "fc4eba58b4c1 (Linux 3.12, not carried in kernel/)"

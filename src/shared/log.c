@@ -99,41 +99,32 @@ int log_internal_link(int level, int error, const char *netns, const char *ifnam
         }
 
         if (log_target == LOG_TARGET_JOURNAL) {
-                char msg[1400], prio[16], ifx[32], ifn[64], mid[64], err[32], nsf[280];
+                char msg[1400], f[6][280];
                 struct iovec iov[7 + LOG_FIELDS_MAX];
                 int n = 0;
 
+/* Adds a formatted field: f[k - 1] holds the text of iov[k]. */
+#define ADD_FIELD(...) \
+        (snprintf(f[n - 1], sizeof f[0], __VA_ARGS__), iov[n] = (struct iovec) { f[n - 1], strlen(f[n - 1]) }, n++)
                 snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(prefix), prefix ? ": " : "", buf);
                 iov[n++] = (struct iovec) { msg, strlen(msg) };
-                snprintf(prio, sizeof prio, "PRIORITY=%d", level);
-                iov[n++] = (struct iovec) { prio, strlen(prio) };
-                if (ifname && netns) {
-                        snprintf(nsf, sizeof nsf, "NETNS=%s", netns);
-                        iov[n++] = (struct iovec) { nsf, strlen(nsf) };
-                }
+                ADD_FIELD("PRIORITY=%d", level);
+                if (ifname && netns)
+                        ADD_FIELD("NETNS=%s", netns);
                 if (ifname) {
-                        snprintf(ifn, sizeof ifn, "INTERFACE=%s", ifname);
-                        iov[n++] = (struct iovec) { ifn, strlen(ifn) };
-                        snprintf(ifx, sizeof ifx, "IFINDEX=%d", ifindex);
-                        iov[n++] = (struct iovec) { ifx, strlen(ifx) };
+                        ADD_FIELD("INTERFACE=%s", ifname);
+                        ADD_FIELD("IFINDEX=%d", ifindex);
                 }
-                if (error) {
-                        snprintf(err, sizeof err, "ERRNO=%d", error);
-                        iov[n++] = (struct iovec) { err, strlen(err) };
-                }
-                if (message_id) {
-                        snprintf(mid, sizeof mid, "MESSAGE_ID=%s", message_id);
-                        iov[n++] = (struct iovec) { mid, strlen(mid) };
-                }
+                if (error)
+                        ADD_FIELD("ERRNO=%d", error);
+                if (message_id)
+                        ADD_FIELD("MESSAGE_ID=%s", message_id);
+#undef ADD_FIELD
                 for (size_t i = 0; fields && fields[i] && i < LOG_FIELDS_MAX; i++)
                         iov[n++] = (struct iovec) { (char *) fields[i], strlen(fields[i]) };
                 (void) sd_journal_sendv(iov, n);
-        } else {
-                if (prefix)
-                        fprintf(stderr, "%s: %s\n", prefix, buf);
-                else
-                        fprintf(stderr, "%s\n", buf);
-        }
+        } else
+                fprintf(stderr, "%s%s%s\n", strempty(prefix), prefix ? ": " : "", buf);
 
         errno = saved;
         return -error;

@@ -62,10 +62,3 @@ int netns_open_at(int dir_fd, const char *name, NetnsId *ret_id)
         *ret_id = id;
         return fd;
 }
-
-int netns_enter(int fd)
-{
-        if (setns(fd, CLONE_NEWNET) < 0)
-                return -errno;
-        return 0;
-}

@@ -36,6 +36,3 @@ int netns_open_at(int dir_fd, const char *name, NetnsId *ret_id);
 
 /* The id of the namespace fd refers to. 0 or -errno. */
 int netns_fd_id(int fd, NetnsId *ret);
-
-/* Switches the calling thread into the network namespace fd refers to. 0 or -errno. */
-int netns_enter(int fd);

@@ -3,7 +3,8 @@
 
 /* Numbers in a [s, e) range of a larger buffer, locale-free: every byte must be a digit. And
  * the other way: an int in decimal, written without printf (hot paths: every knob write at
- * start, every line of the originals record). */
+ * start, every line of the originals record). And durations, for config files and the command
+ * line, always into milliseconds. */
 
 #include <stdint.h>
 
@@ -13,3 +14,11 @@ int parse_unsigned_range(const char *s, const char *e, unsigned base, uint64_t m
 int parse_int_range(const char *s, const char *e, int *ret);
 /* The decimal of v at p (at most 11 bytes: "-2147483648"; no NUL). Returns the end. */
 char *format_int32(char *p, int32_t v);
+
+/*
+ * Parses a duration into milliseconds: a bare number is milliseconds; "ms", "msec", "s", "sec",
+ * "min", "m", "h", "hr" suffixes and decimals ("1.5s") are accepted, whitespace between number and unit too.
+ * A result that is not a whole number of milliseconds is rejected.
+ * Returns 0, -EINVAL for bad syntax, -ERANGE if the value does not fit in int64 milliseconds.
+ */
+int parse_duration_ms(const char *s, int64_t *ret);

@@ -8,23 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "strpool.h"
 #include "utf8.h"
 
 static int strpool_append(StrPool *p, const char *s, uint32_t *ret)
 {
-        if (p->n + 1 >= p->n_alloc) {
-                size_t n_alloc = p->n_alloc * 2 + 64;
-                const char **a;
-
-                if (n_alloc > UINT32_MAX)
-                        return -ENOMEM;
-                a = realloc(p->strings, n_alloc * sizeof *a);
-                if (!a)
-                        return -ENOMEM;
-                p->strings = a;
-                p->n_alloc = n_alloc;
-        }
+        if (p->n + 1 >= UINT32_MAX || ARRAY_GROW(p->strings, p->n_alloc, p->n + 1, 64) < 0)
+                return -ENOMEM;
         p->strings[p->n] = s;
         *ret = (uint32_t) p->n++;
         p->strings[p->n] = NULL;
@@ -60,8 +51,7 @@ int strpool_init(StrPool *p)
         return strpool_append(p, "", &i);
 }
 
-/* Appends s, or with intern finds an equal string first. */
-static int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
+int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
 {
         bool owned;
         void *v;
@@ -85,16 +75,6 @@ static int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret)
         if (r < 0 || !intern)
                 return r;
         return namemap_put(&p->interned, s, (void *) ((uintptr_t) *ret + 1));
-}
-
-int strpool_add(StrPool *p, const char *s, uint32_t *ret)
-{
-        return strpool_put(p, s, false, ret);
-}
-
-int strpool_intern(StrPool *p, const char *s, uint32_t *ret)
-{
-        return strpool_put(p, s, true, ret);
 }
 
 void strpool_done(StrPool *p)

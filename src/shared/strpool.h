@@ -11,6 +11,7 @@
  * Other strings are borrowed: the pool must not outlive them.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,8 +27,9 @@ typedef struct StrPool {
 
 /* An empty pool holding "" at index 0. 0 or -ENOMEM. */
 int strpool_init(StrPool *p);
-/* The index of a string equal to s, added if there is none. NULL counts as "". 0 or -ENOMEM. */
-int strpool_intern(StrPool *p, const char *s, uint32_t *ret);
-/* Appends s as a new entry. NULL and "" give 0. 0 or -ENOMEM. */
-int strpool_add(StrPool *p, const char *s, uint32_t *ret);
+/* Appends s as a new entry, or with intern gives the index of an equal string, adding s if there
+ * is none. NULL and "" give 0. 0 or -ENOMEM. */
+int strpool_put(StrPool *p, const char *s, bool intern, uint32_t *ret);
+#define strpool_intern(p, s, ret) strpool_put(p, s, true, ret)
+#define strpool_add(p, s, ret) strpool_put(p, s, false, ret)
 void strpool_done(StrPool *p);

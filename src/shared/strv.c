@@ -3,7 +3,6 @@
  * NULL-terminated string arrays; see strv.h.
  */
 
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -75,49 +74,28 @@ bool strv_fnmatch(char *const *patterns, const char *s)
 
 int strv_extend_words(char ***l, const char *value)
 {
+        _cleanup_free_ char *copy = NULL;
         size_t n = strv_length(*l);
+        char *state = NULL;
 
         if (isempty(value)) {
                 strv_freep(l);
                 return 0;
         }
-        for (const char *p = value; *p;) {
-                const char *e;
-                char **nl;
+        copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        /* The bytes isspace() takes for whitespace in the C locale. */
+        for (char *w = strtok_r(copy, " \t\n\v\f\r", &state); w; w = strtok_r(NULL, " \t\n\v\f\r", &state)) {
+                char **nl = reallocarray(*l, n + 2, sizeof(char *));
 
-                while (isspace((unsigned char) *p))
-                        p++;
-                if (!*p)
-                        break;
-                e = p;
-                while (*e && !isspace((unsigned char) *e))
-                        e++;
-                nl = realloc(*l, (n + 2) * sizeof(char *));
                 if (!nl)
                         return -ENOMEM;
                 *l = nl;
-                nl[n] = strndup(p, (size_t) (e - p));
+                nl[n] = strdup(w);
                 if (!nl[n])
                         return -ENOMEM;
                 nl[++n] = NULL;
-                p = e;
         }
-        return 0;
-}
-
-int strv_move_all(char ***l, char ***from)
-{
-        size_t n = strv_length(*l), k = strv_length(*from);
-        char **nl;
-
-        nl = reallocarray(*l, n + k + 1, sizeof(char *));
-        if (!nl)
-                return -ENOMEM;
-        if (k > 0)
-                memcpy(nl + n, *from, k * sizeof(char *));
-        nl[n + k] = NULL;
-        *l = nl;
-        free(*from);
-        *from = NULL;
         return 0;
 }

@@ -23,6 +23,3 @@ bool strv_fnmatch(char *const *patterns, const char *s);
 /* Appends the whitespace-separated words of value to *l; an empty value frees the list
  * (config semantics: "Key=" resets). 0 or -ENOMEM (*l keeps what was appended). */
 int strv_extend_words(char ***l, const char *value);
-/* Moves the strings of *from to the end of *l; *from is freed and set to NULL. 0 or -ENOMEM
- * (nothing moved). */
-int strv_move_all(char ***l, char ***from);

@@ -93,12 +93,6 @@ size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *b
         return (size_t) (d - buf);
 }
 
-char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf)
-{
-        (void) utf8_escape_bytes(s, strlen(s), mode, buf);
-        return buf;
-}
-
 char *utf8_escape_dup(const char *s, Utf8EscapeMode mode)
 {
         char *buf = malloc(UTF8_ESCAPED_SIZE(strlen(s)));

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (1…4 bytes, never more than max), or 0 if there is
  * none there: a stray continuation byte, an overlong form, a surrogate, a code point past
@@ -42,7 +43,7 @@ bool utf8_is_plain(const char *s);
  * is a control character: "\x00" with UTF8_ESCAPE_CONTROL). Returns the length written. */
 size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *buf);
 /* The same for a NUL-terminated s; returns buf. */
-char *utf8_escape(const char *s, Utf8EscapeMode mode, char *buf);
+#define utf8_escape(s, mode, buf) (utf8_escape_bytes(s, strlen(s), mode, buf), (buf))
 /* The same, allocated; NULL when out of memory. */
 char *utf8_escape_dup(const char *s, Utf8EscapeMode mode);
 /* The text printf would make of format and ap, escaped and allocated; NULL when out of memory. */

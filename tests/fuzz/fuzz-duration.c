@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "duration.h"
 #include "knob.h"
+#include "parse-util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

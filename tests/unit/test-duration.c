@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "duration.h"
 #include "macro.h"
+#include "parse-util.h"
 
 static const struct {
         const char *in;
