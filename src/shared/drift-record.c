@@ -12,20 +12,6 @@
 #include "macro.h"
 #include "parse-util.h"
 
-static const char *const drift_scope_table[_DRIFT_SCOPE_MAX] = {
-        [DRIFT_SCOPE_LINK] = "link",
-        [DRIFT_SCOPE_ALL] = "all",
-        [DRIFT_SCOPE_DEFAULT] = "default",
-        [DRIFT_SCOPE_NAMESPACE] = "namespace",
-};
-
-const char *drift_scope_to_string(DriftScope s)
-{
-        if (s < 0 || s >= _DRIFT_SCOPE_MAX)
-                return NULL;
-        return drift_scope_table[s];
-}
-
 static bool is_blank(char c)
 {
         return c == ' ' || c == '\t' || c == '\n';

@@ -6,11 +6,11 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include "kmsg-record.h"
 #include "macro.h"
+#include "parse-util.h"
 
 /* p + strlen(lit) if the bytes [p, end) start with lit, else NULL. */
 static const char *skip_prefix(const char *p, const char *end, const char *lit)
@@ -29,19 +29,12 @@ static bool is_digit(char c)
 static int parse_u64(const char **p, const char *end, uint64_t *ret)
 {
         const char *s = *p;
-        uint64_t v = 0;
 
-        if (s >= end || !is_digit(*s))
+        while (s < end && is_digit(*s))
+                s++;
+        if (parse_unsigned_range(*p, s, 10, UINT64_MAX, ret) < 0)
                 return -EBADMSG;
-        for (; s < end && is_digit(*s); s++) {
-                unsigned d = (unsigned) (*s - '0');
-
-                if (v > (UINT64_MAX - d) / 10)
-                        return -EBADMSG;
-                v = v * 10 + d;
-        }
         *p = s;
-        *ret = v;
         return 0;
 }
 
@@ -171,13 +164,6 @@ void kmsg_assembler_init(KmsgAssembler *a, KmsgContStyle style)
         *a = (KmsgAssembler) {
                 .style = style,
         };
-}
-
-void kmsg_assembler_reset(KmsgAssembler *a)
-{
-        assert(a);
-
-        kmsg_assembler_init(a, a->style);
 }
 
 static void message_append(KmsgMessage *m, const KmsgRecord *r)
@@ -403,20 +389,15 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
         w.has_name = true;
 
         while (p < end) {
-                bool neg = false;
-                uint64_t v;
+                const char *dot = memchr(p, '.', (size_t) (end - p));
+                int v;
 
-                if (*p == '-') {
-                        neg = true;
-                        p++;
-                }
-                if (parse_u64(&p, end, &v) < 0 || expect_char(&p, end, '.') < 0)
-                        return -EBADMSG;
-                if (v > (neg ? (uint64_t) INT_MAX + 1 : (uint64_t) INT_MAX))
+                if (!dot || parse_int_range(p, dot, &v) < 0)
                         return -EBADMSG;
                 if (w.n_name >= SYSCTL_BINARY_NAME_MAX)
                         return -E2BIG;
-                w.name[w.n_name++] = neg ? (int) (-(int64_t) v) : (int) v;
+                w.name[w.n_name++] = v;
+                p = dot + 1;
         }
 
         *ret = w;
