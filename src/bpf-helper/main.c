@@ -70,7 +70,8 @@ static int serve_one(int fd)
         size_t len = 0, n_fds = 0;
         int err;
 
-        err = bpf_protocol_recv(fd, &req, sizeof req, &len, fds, ELEMENTSOF(fds), &n_fds);
+        err = bpf_protocol_recv_room(fd, &req, sizeof req, &len, fds, ELEMENTSOF(fds), BPF_PROTOCOL_MAX_FDS,
+                                     &n_fds);
         if (err == -ECONNRESET)
                 return 0;
         if (err < 0)
