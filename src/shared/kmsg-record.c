@@ -11,14 +11,7 @@
 #include "kmsg-record.h"
 #include "macro.h"
 #include "parse-util.h"
-
-/* p + strlen(lit) if the bytes [p, end) start with lit, else NULL. */
-static const char *skip_prefix(const char *p, const char *end, const char *lit)
-{
-        size_t l = strlen(lit);
-
-        return (size_t) (end - p) >= l && memcmp(p, lit, l) == 0 ? p + l : NULL;
-}
+#include "range-util.h"
 
 static bool is_digit(char c)
 {
@@ -52,7 +45,7 @@ static void parse_extra_field(const char *s, const char *e, KmsgRecord *r)
 {
         uint64_t id;
 
-        s = skip_prefix(s, e, "caller=");
+        s = range_skip_prefix(s, e, "caller=");
         if (!s || s >= e || (*s != 'T' && *s != 'C'))
                 return;
         bool cpu = *s == 'C';
@@ -226,9 +219,9 @@ static bool is_sysctl_warning_awaiting_name(const KmsgMessage *m)
 {
         const char *end = m->text + m->len;
 
-        if (m->truncated || !skip_prefix(m->text, end, sysctl_warning_prefix))
+        if (m->truncated || !range_skip_prefix(m->text, end, sysctl_warning_prefix))
                 return false;
-        if (m->len >= STRLEN(" call with ") && skip_prefix(end - STRLEN(" call with "), end, " call with "))
+        if (m->len >= STRLEN(" call with ") && range_skip_prefix(end - STRLEN(" call with "), end, " call with "))
                 return true;
         return m->len >= 2 && m->text[m->len - 1] == '.' && is_digit(m->text[m->len - 2]);
 }
@@ -343,7 +336,7 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
         if (!text)
                 return -ENOMSG;
         end = text + len;
-        comm = skip_prefix(text, end, sysctl_warning_prefix);
+        comm = range_skip_prefix(text, end, sysctl_warning_prefix);
         if (!comm)
                 return -ENOMSG;
 
@@ -351,11 +344,11 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
          * shorter than the marker, and the marker holds a single quote: so the first position at
          * which a whole marker matches is the real one. */
         for (size_t k = 0; k < KMSG_COMM_MAX && k <= (size_t) (end - comm) && !p; k++) {
-                const char *m = skip_prefix(comm + k, end, "' used the ");
+                const char *m = range_skip_prefix(comm + k, end, "' used the ");
 
                 for (size_t i = 0; m && !p && i < ELEMENTSOF(words); i++) {
-                        p = skip_prefix(m, end, words[i].word);
-                        p = p ? skip_prefix(p, end, " sysctl system call") : NULL;
+                        p = range_skip_prefix(m, end, words[i].word);
+                        p = p ? range_skip_prefix(p, end, " sysctl system call") : NULL;
                         if (!p)
                                 continue;
                         if (memchr(comm, '\0', k))
@@ -382,9 +375,9 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
         }
 
         /* " with " may have lost its trailing space to the trimming above when nlen was 0. */
-        if (skip_prefix(p, end, " with") == end)
+        if (range_skip_prefix(p, end, " with") == end)
                 p = end;
-        else if (!(p = skip_prefix(p, end, " with ")))
+        else if (!(p = range_skip_prefix(p, end, " with ")))
                 return -EBADMSG;
         w.has_name = true;
 
