@@ -206,8 +206,9 @@ static int linked_strtab(const ElfView *v, const Section *s, Section *ret)
         return section_at(v, s->link, ret);
 }
 
-static int foreach_symbol(const ElfView *v, uint32_t type, ElfSymbolFn fn, void *userdata)
+int elf_view_foreach_symbol(const ElfView *v, bool dynamic, ElfSymbolFn fn, void *userdata)
 {
+        uint32_t type = dynamic ? SHT_DYNSYM : SHT_SYMTAB;
         size_t entsize = SIZEOF(v, Sym);
         Section symtab, strtab;
         Versions vs = {};
@@ -257,16 +258,6 @@ static int foreach_symbol(const ElfView *v, uint32_t type, ElfSymbolFn fn, void 
                         return r;
         }
         return 0;
-}
-
-int elf_view_foreach_dynsym(const ElfView *v, ElfSymbolFn fn, void *userdata)
-{
-        return foreach_symbol(v, SHT_DYNSYM, fn, userdata);
-}
-
-int elf_view_foreach_symtab(const ElfView *v, ElfSymbolFn fn, void *userdata)
-{
-        return foreach_symbol(v, SHT_SYMTAB, fn, userdata);
 }
 
 int elf_view_foreach_exec_segment(const ElfView *v, ElfSegmentFn fn, void *userdata)
