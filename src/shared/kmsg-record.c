@@ -174,15 +174,14 @@ static void message_append(KmsgMessage *m, const KmsgRecord *r)
 
 static void message_start(KmsgMessage *m, const KmsgRecord *r)
 {
-        m->level = r->level;
-        m->seq = r->seq;
-        m->ts_usec = r->ts_usec;
-        m->has_caller = r->has_caller;
-        m->caller_is_cpu = r->caller_is_cpu;
-        m->caller_id = r->caller_id;
-        m->n_records = 0;
-        m->truncated = false;
-        m->len = 0;
+        *m = (KmsgMessage) {
+                .level = r->level,
+                .seq = r->seq,
+                .ts_usec = r->ts_usec,
+                .has_caller = r->has_caller,
+                .caller_is_cpu = r->caller_is_cpu,
+                .caller_id = r->caller_id,
+        };
         message_append(m, r);
 }
 
