@@ -79,20 +79,14 @@ int sysctl_write_int_fd(int fd, int32_t value)
 
 int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret)
 {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
-        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        return sysctl_read_int_fd(fd, ret);
+        return fd < 0 ? negative_errno() : sysctl_read_int_fd(fd, ret);
 }
 
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
 {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 
-        fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        return sysctl_write_int_fd(fd, value);
+        return fd < 0 ? negative_errno() : sysctl_write_int_fd(fd, value);
 }
