@@ -205,9 +205,6 @@ int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret)
         r = elf_view_foreach_symbol(v, true, on_dynsym, &scan.info);
         if (r < 0)
                 return r;
-        if (scan.info.defines_compat)
-                /* The probed offset: that of "sysctl" at its compat version (untouched if none). */
-                (void) elf_sysctl_compat_offset(v, &scan.info.compat_offset);
         r = elf_view_foreach_symbol(v, false, on_symtab, &scan);
         if (r < 0)
                 return r;
