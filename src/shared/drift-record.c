@@ -10,36 +10,14 @@
 #include "drift-record.h"
 #include "ifname.h"
 #include "macro.h"
-#include "parse-util.h"
-
-static bool is_blank(char c)
-{
-        return c == ' ' || c == '\t' || c == '\n';
-}
-
-int drift_parse_value(const char *s, size_t len, int32_t *ret)
-{
-        const char *e = s + len;
-        int v;
-
-        while (s < e && is_blank(*s))
-                s++;
-        while (e > s && is_blank(e[-1]))
-                e--;
-        if (s == e)
-                return -EINVAL;
-        if (parse_int_range(s, e, &v) < 0)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
+#include "sysctl-util.h"
 
 /* A value field: len is the helper's result, the bytes it copied or -errno. */
 static bool parse_field(const char *buf, size_t size, int32_t len, int32_t *ret)
 {
         if (len < 0 || (size_t) len >= size)
                 return false;
-        return drift_parse_value(buf, (size_t) len, ret) >= 0;
+        return sysctl_parse_int(buf, (size_t) len, ret) >= 0;
 }
 
 int drift_record_parse(const void *data, size_t size, DriftWrite *ret)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "drift-record.h"
+#include "sysctl-util.h"
 
 static void make(struct drift_record *r, const char *name, const char *old_value, const char *new_value)
 {
@@ -151,7 +152,7 @@ Test(drift_record, values)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 int32_t v = 0;
 
-                cr_expect_eq(drift_parse_value(cases[i].text, strlen(cases[i].text), &v), cases[i].r, "'%s'",
+                cr_expect_eq(sysctl_parse_int(cases[i].text, strlen(cases[i].text), &v), cases[i].r, "'%s'",
                              cases[i].text);
                 if (cases[i].r == 0)
                         cr_expect_eq(v, cases[i].value, "'%s'", cases[i].text);
