@@ -4,7 +4,6 @@
  */
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "drift-record.h"
@@ -36,26 +35,22 @@ int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
         if (r.name_len < 0 || (size_t) r.name_len >= sizeof r.name || !memchr(r.name, '\0', sizeof r.name))
                 return -ENOENT; /* truncated (-E2BIG): longer than any of ours */
 
-        w.ns_knob = _NS_KNOB_INVALID;
-        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
-                char name[64];
-
-                snprintf(name, sizeof name, "net/%s/%s", knob_family_dir(ns_knob_info(k)->family), ns_knob_info(k)->name);
-                if (streq(r.name, name)) {
-                        w.ns_knob = k;
-                        w.knob = _KNOB_INVALID;
-                        w.scope = DRIFT_SCOPE_NAMESPACE;
-                        goto writer;
-                }
-        }
-
-        if ((rest = startswith(r.name, "net/ipv4/conf/")))
+        if ((rest = startswith(r.name, "net/ipv4/")))
                 family = KNOB_FAMILY_IPV4;
-        else if ((rest = startswith(r.name, "net/ipv6/conf/")))
+        else if ((rest = startswith(r.name, "net/ipv6/")))
                 family = KNOB_FAMILY_IPV6;
         else
                 return -ENOENT;
-        slash = strchr(rest, '/');
+        w.ns_knob = ns_knob_from_string(rest);
+        if (w.ns_knob >= 0) {
+                if (ns_knob_info(w.ns_knob)->family != family)
+                        return -ENOENT;
+                w.knob = _KNOB_INVALID;
+                w.scope = DRIFT_SCOPE_NAMESPACE;
+                goto writer;
+        }
+        rest = startswith(rest, "conf/");
+        slash = rest ? strchr(rest, '/') : NULL;
         if (!slash)
                 return -ENOENT;
         n = (size_t) (slash - rest);

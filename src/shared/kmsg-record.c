@@ -226,8 +226,11 @@ static bool is_sysctl_warning_awaiting_name(const KmsgMessage *m)
 }
 
 /* Hands the pending message to *ret (if any) and forgets it. */
-static int take_pending(KmsgAssembler *a, KmsgMessage *ret)
+int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
 {
+        assert(a);
+        assert(ret);
+
         if (!a->pending)
                 return 0;
         *ret = a->msg;
@@ -239,7 +242,7 @@ static int take_pending(KmsgAssembler *a, KmsgMessage *ret)
 /* Hands out the pending message (1, or 0 if none) and starts a new one with r. */
 static int restart_pending(KmsgAssembler *a, const KmsgRecord *r, bool open, KmsgMessage *ret)
 {
-        int k = take_pending(a, ret);
+        int k = kmsg_assembler_flush(a, ret);
 
         message_start(&a->msg, r);
         a->pending = true;
@@ -304,17 +307,9 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
                 if (r->message_len > 0)
                         return 0;
                 /* The empty record is the "\n": the line is complete. */
-                return take_pending(a, ret);
+                return kmsg_assembler_flush(a, ret);
         }
         return restart_pending(a, r, true, ret);
-}
-
-int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
-{
-        assert(a);
-        assert(ret);
-
-        return take_pending(a, ret);
 }
 
 int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
