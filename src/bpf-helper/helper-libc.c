@@ -448,7 +448,7 @@ static int libc_scan(LibcScan *s)
         return 0;
 }
 
-int helper_libc_attach(const BpfRequest *req, HelperReply *r)
+int helper_libc_attach(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r)
 {
         _cleanup_(audit_libc_bpf__destroyp) struct audit_libc_bpf *skel = audit_libc_bpf__open();
         LibcScan s = { .reply = r, .req = req };

@@ -14,7 +14,7 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct audit_syscall_bpf *, audit_syscall_bpf__destroy);
 
-int helper_syscall_attach(const BpfRequest *req, HelperReply *r)
+int helper_syscall_attach(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r)
 {
         _cleanup_(audit_syscall_bpf__destroyp) struct audit_syscall_bpf *skel = audit_syscall_bpf__open();
         int err;

@@ -150,8 +150,6 @@ int helper_reply_bpf_error(HelperReply *r, int error, const char *what)
         const char *why;
 
         error = -abs(error);
-        if (!what)
-                what = "BPF";
         switch (error) {
         case -EPERM:
         case -EACCES:

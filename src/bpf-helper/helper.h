@@ -79,8 +79,6 @@ int helper_reply_bpf_error(HelperReply *r, int error, const char *what);
 /* Captures libbpf's log: its last warning goes into helper_reply_bpf_error()'s reasons. */
 void helper_libbpf_setup(void);
 
-int helper_syscall_attach(const BpfRequest *req, HelperReply *r);
-int helper_libc_attach(const BpfRequest *req, HelperReply *r);
-int helper_libc_rescan(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);
-/* fds: the descriptors that came with the request (still owned by the caller). */
-int helper_drift_attach(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);
+/* A request's handler; fds: the descriptors that came with the request (still owned by the caller). */
+typedef int HelperHandler(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);
+HelperHandler helper_syscall_attach, helper_libc_attach, helper_libc_rescan, helper_drift_attach;

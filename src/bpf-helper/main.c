@@ -53,6 +53,15 @@ static int check_peer(int fd)
         return -EPERM;
 }
 
+static HelperHandler *const handlers[_BPF_OP_MAX] = {
+#if HAVE_BPF_AUDIT
+        [BPF_OP_SYSCALL_ATTACH] = helper_syscall_attach,
+        [BPF_OP_LIBC_ATTACH] = helper_libc_attach,
+        [BPF_OP_LIBC_RESCAN] = helper_libc_rescan,
+#endif
+        [BPF_OP_DRIFT_ATTACH] = helper_drift_attach,
+};
+
 static int serve_one(int fd)
 {
         BpfRequest req;
@@ -61,7 +70,8 @@ static int serve_one(int fd)
         size_t len = 0, n_fds = 0;
         int err;
 
-        err = bpf_protocol_recv(fd, &req, sizeof req, &len, fds, ELEMENTSOF(fds), &n_fds);
+        err = bpf_protocol_recv_room(fd, &req, sizeof req, &len, fds, ELEMENTSOF(fds), BPF_PROTOCOL_MAX_FDS,
+                                     &n_fds);
         if (err == -ECONNRESET)
                 return 0;
         if (err < 0)
@@ -75,25 +85,11 @@ static int serve_one(int fd)
         } else {
                 log_debug("Request %s (%u pids, %u known files, %zu fds).", bpf_op_to_string(req.op),
                           req.n_pids, req.n_known, n_fds);
-                switch (req.op) {
-#if HAVE_BPF_AUDIT
-                case BPF_OP_SYSCALL_ATTACH:
-                        (void) helper_syscall_attach(&req, &r);
-                        break;
-                case BPF_OP_LIBC_ATTACH:
-                        (void) helper_libc_attach(&req, &r);
-                        break;
-                case BPF_OP_LIBC_RESCAN:
-                        (void) helper_libc_rescan(&req, fds, n_fds, &r);
-                        break;
-#endif
-                case BPF_OP_DRIFT_ATTACH:
-                        (void) helper_drift_attach(&req, fds, n_fds, &r);
-                        break;
-                default:
+                if (handlers[req.op])
+                        (void) handlers[req.op](&req, fds, n_fds, &r);
+                else
                         helper_reply_error(&r, -EOPNOTSUPP, "this igmpd-bpf does not handle %s%s", bpf_op_to_string(req.op),
                                            HAVE_BPF_AUDIT ? "" : " (the audit programs are built for x86_64 only)");
-                }
         }
         for (size_t i = 0; i < n_fds; i++)
                 safe_close(fds[i]);

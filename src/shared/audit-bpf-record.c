@@ -40,35 +40,24 @@ const char *audit_bpf_origin_to_string(uint32_t origin)
 /* Joins components (innermost first, NUL-separated) into "/outer/…/inner". */
 static void exe_from_components(const char *comps, size_t len, bool truncated, AuditBpfCall *ret)
 {
-        const char *ends[AUDIT_RECORD_EXE_MAX];
-        size_t n = 0, off = 0;
+        size_t off = len > 0 && truncated ? (size_t) snprintf(ret->exe, sizeof ret->exe, "…") : 0;
 
-        ret->exe[0] = '\0';
-        ret->exe_len = 0;
-        if (len == 0)
-                return;
-        /* Split; a last component without its NUL (cannot happen from the BPF side) counts too. */
-        for (size_t i = 0; i < len && n < ELEMENTSOF(ends);) {
-                const char *start = comps + i;
-                size_t l = strnlen(start, len - i);
+        /* From the end, outermost first; a last component without its NUL (cannot happen from the
+         * BPF side) counts too, empty ones do not. */
+        for (size_t i = len; i > 0;) {
+                size_t end = i, room = sizeof ret->exe - 1 - off;
 
-                ends[n++] = start;
-                i += l + 1;
-        }
-        if (truncated)
-                off += (size_t) snprintf(ret->exe, sizeof ret->exe, "…");
-        for (size_t k = n; k > 0; k--) {
-                const char *c = ends[k - 1];
-                size_t l = strnlen(c, (size_t) (comps + len - c)), room = sizeof ret->exe - 1 - off;
-
-                if (l == 0)
+                while (i > 0 && comps[i - 1] != '\0')
+                        i--;
+                if (i == end) {
+                        i--;
                         continue;
+                }
                 if (room < 2)
                         break;
                 ret->exe[off++] = '/';
-                l = MIN(l, room - 1);
-                memcpy(ret->exe + off, c, l);
-                off += l;
+                memcpy(ret->exe + off, comps + i, MIN(end - i, room - 1));
+                off += MIN(end - i, room - 1);
         }
         ret->exe[off] = '\0';
         ret->exe_len = off;

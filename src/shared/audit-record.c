@@ -14,20 +14,7 @@
 #include "audit-record.h"
 #include "macro.h"
 #include "parse-util.h"
-
-static bool mem_eq(const char *s, const char *e, const char *lit)
-{
-        size_t l = strlen(lit);
-
-        return (size_t) (e - s) == l && memcmp(s, lit, l) == 0;
-}
-
-static bool mem_startswith(const char *s, const char *e, const char *lit)
-{
-        size_t l = strlen(lit);
-
-        return (size_t) (e - s) >= l && memcmp(s, lit, l) == 0;
-}
+#include "range-util.h"
 
 static int parse_u32(const char *s, const char *e, uint32_t *ret)
 {
@@ -51,7 +38,7 @@ static int decode_string(const char *s, const char *e, char *buf, size_t size, s
 
         assert(size > 0);
 
-        if (mem_eq(s, e, "(null)")) {
+        if (range_skip_prefix(s, e, "(null)") == e) {
                 *ret_has = false;
                 return 0;
         }
@@ -84,12 +71,11 @@ static int decode_string(const char *s, const char *e, char *buf, size_t size, s
 /* "audit(SEC.MSEC:SERIAL):" at *p. */
 static int parse_header(const char **p, const char *end, AuditRecord *a)
 {
-        const char *s = *p, *q;
+        const char *s = range_skip_prefix(*p, end, "audit("), *q;
         uint64_t v;
 
-        if (!mem_startswith(s, end, "audit("))
+        if (!s)
                 return -EBADMSG;
-        s += STRLEN("audit(");
 
         q = memchr(s, '.', (size_t) (end - s));
         if (!q || parse_unsigned_range(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
@@ -185,14 +171,14 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
                 end--;
 
         /* audit.log form: "type=SYSCALL msg=audit(…): …" */
-        if (mem_startswith(p, end, "type=")) {
+        if (range_skip_prefix(p, end, "type=")) {
                 while (p < end && *p != ' ')
                         p++;
                 while (p < end && *p == ' ')
                         p++;
-                if (!mem_startswith(p, end, "msg="))
+                p = range_skip_prefix(p, end, "msg=");
+                if (!p)
                         return -EBADMSG;
-                p += STRLEN("msg=");
         }
 
         r = parse_header(&p, end, &a);
@@ -225,7 +211,7 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
                 ve = p;
 
                 for (Field f = 0; f < _FIELD_MAX; f++)
-                        if (!seen[f] && mem_eq(k, ke, field_names[f])) {
+                        if (!seen[f] && range_skip_prefix(k, ke, field_names[f]) == ke) {
                                 seen[f] = true;
                                 r = parse_field(f, v, ve, &a);
                                 if (r < 0)

@@ -115,12 +115,6 @@ int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, siz
         return 0;
 }
 
-int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds,
-                      size_t *ret_n_fds)
-{
-        return bpf_protocol_recv_room(sock, buf, size, ret_len, fds, max_fds, BPF_PROTOCOL_MAX_FDS, ret_n_fds);
-}
-
 int bpf_protocol_recv_room(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds, size_t room,
                            size_t *ret_n_fds)
 {

@@ -117,15 +117,11 @@ int bpf_protocol_send(int sock, const void *buf, size_t len, const int *fds, siz
  * whose descriptors the kernel could not all pass (MSG_CTRUNC: the receiver is out of file
  * descriptors) with -EMFILE. Either way the datagram is consumed. 0 on end of file is
  * -ECONNRESET. Otherwise 0 or -errno.
- */
-int bpf_protocol_recv(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds,
-                      size_t *ret_n_fds);
-
-/*
- * The same, but the kernel installs at most room descriptors (room 0: none at all); the rest are
- * dropped without ever being opened in this process, and the datagram is refused with -EMFILE
- * like one truncated for lack of descriptors. For a receiver that would refuse them anyway: it
- * never holds them, not even for a moment. bpf_protocol_recv() is room BPF_PROTOCOL_MAX_FDS.
+ *
+ * The kernel installs at most room descriptors (room 0: none at all; BPF_PROTOCOL_MAX_FDS: every
+ * one a datagram may carry); the rest are dropped without ever being opened in this process, and
+ * the datagram is refused with -EMFILE like one truncated for lack of descriptors. For a receiver
+ * that would refuse them anyway: it never holds them, not even for a moment.
  */
 int bpf_protocol_recv_room(int sock, void *buf, size_t size, size_t *ret_len, int *fds, size_t max_fds, size_t room,
                            size_t *ret_n_fds);

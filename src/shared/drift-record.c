@@ -4,56 +4,19 @@
  */
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "drift-record.h"
 #include "ifname.h"
 #include "macro.h"
-#include "parse-util.h"
-
-static const char *const drift_scope_table[_DRIFT_SCOPE_MAX] = {
-        [DRIFT_SCOPE_LINK] = "link",
-        [DRIFT_SCOPE_ALL] = "all",
-        [DRIFT_SCOPE_DEFAULT] = "default",
-        [DRIFT_SCOPE_NAMESPACE] = "namespace",
-};
-
-const char *drift_scope_to_string(DriftScope s)
-{
-        if (s < 0 || s >= _DRIFT_SCOPE_MAX)
-                return NULL;
-        return drift_scope_table[s];
-}
-
-static bool is_blank(char c)
-{
-        return c == ' ' || c == '\t' || c == '\n';
-}
-
-int drift_parse_value(const char *s, size_t len, int32_t *ret)
-{
-        const char *e = s + len;
-        int v;
-
-        while (s < e && is_blank(*s))
-                s++;
-        while (e > s && is_blank(e[-1]))
-                e--;
-        if (s == e)
-                return -EINVAL;
-        if (parse_int_range(s, e, &v) < 0)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
+#include "sysctl-util.h"
 
 /* A value field: len is the helper's result, the bytes it copied or -errno. */
 static bool parse_field(const char *buf, size_t size, int32_t len, int32_t *ret)
 {
         if (len < 0 || (size_t) len >= size)
                 return false;
-        return drift_parse_value(buf, (size_t) len, ret) >= 0;
+        return sysctl_parse_int(buf, (size_t) len, ret) >= 0;
 }
 
 int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
@@ -72,26 +35,22 @@ int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
         if (r.name_len < 0 || (size_t) r.name_len >= sizeof r.name || !memchr(r.name, '\0', sizeof r.name))
                 return -ENOENT; /* truncated (-E2BIG): longer than any of ours */
 
-        w.ns_knob = _NS_KNOB_INVALID;
-        for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
-                char name[64];
-
-                snprintf(name, sizeof name, "net/%s/%s", knob_family_dir(ns_knob_info(k)->family), ns_knob_info(k)->name);
-                if (streq(r.name, name)) {
-                        w.ns_knob = k;
-                        w.knob = _KNOB_INVALID;
-                        w.scope = DRIFT_SCOPE_NAMESPACE;
-                        goto writer;
-                }
-        }
-
-        if ((rest = startswith(r.name, "net/ipv4/conf/")))
+        if ((rest = startswith(r.name, "net/ipv4/")))
                 family = KNOB_FAMILY_IPV4;
-        else if ((rest = startswith(r.name, "net/ipv6/conf/")))
+        else if ((rest = startswith(r.name, "net/ipv6/")))
                 family = KNOB_FAMILY_IPV6;
         else
                 return -ENOENT;
-        slash = strchr(rest, '/');
+        w.ns_knob = ns_knob_from_string(rest);
+        if (w.ns_knob >= 0) {
+                if (ns_knob_info(w.ns_knob)->family != family)
+                        return -ENOENT;
+                w.knob = _KNOB_INVALID;
+                w.scope = DRIFT_SCOPE_NAMESPACE;
+                goto writer;
+        }
+        rest = startswith(rest, "conf/");
+        slash = rest ? strchr(rest, '/') : NULL;
         if (!slash)
                 return -ENOENT;
         n = (size_t) (slash - rest);

@@ -47,12 +47,3 @@ typedef struct DriftWrite {
  * namespace knobs net/ipv4/igmp_qrv, net/ipv6/mld_qrv.
  */
 int drift_record_parse(const void *data, size_t size, DriftWrite *ret);
-
-/* "link", "all", "default", "namespace". */
-const char *drift_scope_to_string(DriftScope s);
-
-/*
- * A sysctl integer as text, as /proc/sys shows it or a writer sends it: optional blanks, an
- * optional sign, decimal digits, optional trailing blanks and newline. 0 or -EINVAL/-ERANGE.
- */
-int drift_parse_value(const char *s, size_t len, int32_t *ret);

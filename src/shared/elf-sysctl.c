@@ -50,21 +50,32 @@ static int on_dynsym(const ElfSymbol *s, void *userdata)
         return 0;
 }
 
-static int on_symtab(const ElfSymbol *s, void *userdata)
-{
-        ElfSysctlInfo *info = userdata;
-
-        if (s->defined && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && is_sysctl_name(s->name))
-                info->static_symbol = true;
-        return 0;
-}
-
 typedef struct SyscallTargets {
         uint64_t got[SYSCALL_TARGETS_MAX];   /* GOT slots of syscall() */
         size_t n_got;
         uint64_t stub[SYSCALL_TARGETS_MAX];  /* PLT stubs jumping through them, or its address */
         size_t n_stub;
 } SyscallTargets;
+
+typedef struct PatternScan {
+        const ElfView *v;
+        SyscallTargets targets;
+        bool has_targets; /* x86_64 and syscall() found: look for its calls */
+        ElfSysctlInfo info;
+} PatternScan;
+
+static int on_symtab(const ElfSymbol *s, void *userdata)
+{
+        PatternScan *c = userdata;
+
+        if (!s->defined || (s->type != STT_FUNC && s->type != STT_GNU_IFUNC))
+                return 0;
+        if (is_sysctl_name(s->name))
+                c->info.static_symbol = true;
+        if (s->type == STT_FUNC && streq(s->name, "syscall") && c->targets.n_stub < SYSCALL_TARGETS_MAX)
+                c->targets.stub[c->targets.n_stub++] = s->value;
+        return 0;
+}
 
 static int on_reloc(const ElfReloc *r, void *userdata)
 {
@@ -73,15 +84,6 @@ static int on_reloc(const ElfReloc *r, void *userdata)
         if ((r->type == R_X86_64_JUMP_SLOT || r->type == R_X86_64_GLOB_DAT) && streq(r->symbol, "syscall") &&
             t->n_got < SYSCALL_TARGETS_MAX)
                 t->got[t->n_got++] = r->offset;
-        return 0;
-}
-
-static int on_symtab_syscall(const ElfSymbol *s, void *userdata)
-{
-        SyscallTargets *t = userdata;
-
-        if (s->defined && s->type == STT_FUNC && streq(s->name, "syscall") && t->n_stub < SYSCALL_TARGETS_MAX)
-                t->stub[t->n_stub++] = s->value;
         return 0;
 }
 
@@ -122,12 +124,6 @@ static int find_plt_stubs(const uint8_t *b, size_t len, uint64_t offset, uint64_
         }
         return 0;
 }
-
-typedef struct PatternScan {
-        const ElfView *v;
-        const SyscallTargets *targets;
-        ElfSysctlInfo *info;
-} PatternScan;
 
 static bool has_syscall_insn(const ElfView *v, const uint8_t *b, size_t len)
 {
@@ -176,18 +172,18 @@ static int scan_patterns(const uint8_t *b, size_t len, uint64_t offset, uint64_t
                         mov_len = 5;
                 else if (x86_64 && i >= 3 && p[-3] == 0x48 && p[-2] == 0xc7 && p[-1] == 0xc0) /* mov $imm32,%rax */
                         mov_len = 7;
-                if (mov_len > 0 && !s->info->raw_syscall &&
+                if (mov_len > 0 && !s->info.raw_syscall &&
                     has_syscall_insn(s->v, p + 4, MIN((size_t) RAW_WINDOW + 2, len - i - 4))) {
-                        s->info->raw_syscall = true;
-                        s->info->raw_offset = offset + i + 4 - mov_len;
+                        s->info.raw_syscall = true;
+                        s->info.raw_offset = offset + i + 4 - mov_len;
                 }
-                if (x86_64 && p[-1] == 0xbf && !s->info->via_syscall_function && s->targets &&
-                    calls_syscall_function(s->targets, p + 4, MIN((size_t) CALL_WINDOW + 6, len - i - 4),
+                if (x86_64 && p[-1] == 0xbf && !s->info.via_syscall_function && s->has_targets &&
+                    calls_syscall_function(&s->targets, p + 4, MIN((size_t) CALL_WINDOW + 6, len - i - 4),
                                            vaddr + i + 4)) {
-                        s->info->via_syscall_function = true;
-                        s->info->via_offset = offset + i - 1;
+                        s->info.via_syscall_function = true;
+                        s->info.via_offset = offset + i - 1;
                 }
-                if (s->info->raw_syscall && (s->info->via_syscall_function || !s->targets))
+                if (s->info.raw_syscall && (s->info.via_syscall_function || !s->has_targets))
                         return 1;
         }
         return 0;
@@ -203,43 +199,32 @@ bool elf_libc_name(const char *path)
 
 int elf_sysctl_inspect(const ElfView *v, ElfSysctlInfo *ret)
 {
-        ElfSysctlInfo info = {};
-        SyscallTargets targets = {};
-        PatternScan scan = { .v = v, .info = &info };
-        bool is_libc;
+        PatternScan scan = { .v = v };
         int r;
 
-        r = elf_view_foreach_dynsym(v, on_dynsym, &info);
+        r = elf_view_foreach_symbol(v, true, on_dynsym, &scan.info);
         if (r < 0)
                 return r;
-        if (info.defines_compat)
-                /* The probed offset: that of "sysctl" at its compat version (untouched if none). */
-                (void) elf_sysctl_compat_offset(v, &info.compat_offset);
-        is_libc = info.defines_compat || info.defines_default;
-        r = elf_view_foreach_symtab(v, on_symtab, &info);
+        r = elf_view_foreach_symbol(v, false, on_symtab, &scan);
         if (r < 0)
                 return r;
-        if (is_libc)
-                info.static_symbol = false; /* the libc itself, not a static caller */
+        if (scan.info.defines_compat || scan.info.defines_default)
+                scan.info.static_symbol = false; /* the libc itself, not a static caller */
 
+        if (v->machine == EM_X86_64) {
+                r = elf_view_foreach_dynamic_reloc(v, on_reloc, &scan.targets);
+                if (r < 0)
+                        return r;
+                if (scan.targets.n_got > 0)
+                        (void) elf_view_foreach_exec_segment(v, find_plt_stubs, &scan.targets);
+                scan.has_targets = scan.targets.n_got > 0 || scan.targets.n_stub > 0;
+        }
         if (v->machine == EM_X86_64 || v->machine == EM_386) {
-                if (v->machine == EM_X86_64) {
-                        r = elf_view_foreach_dynamic_reloc(v, on_reloc, &targets);
-                        if (r < 0)
-                                return r;
-                        if (targets.n_got > 0)
-                                (void) elf_view_foreach_exec_segment(v, find_plt_stubs, &targets);
-                        r = elf_view_foreach_symtab(v, on_symtab_syscall, &targets);
-                        if (r < 0)
-                                return r;
-                        if (targets.n_got > 0 || targets.n_stub > 0)
-                                scan.targets = &targets;
-                }
                 r = elf_view_foreach_exec_segment(v, scan_patterns, &scan);
                 if (r < 0)
                         return r;
         }
-        *ret = info;
+        *ret = scan.info;
         return 0;
 }
 
@@ -260,7 +245,7 @@ int elf_sysctl_compat_offset(const ElfView *v, uint64_t *ret_offset)
 
         if (v->machine != EM_X86_64 || !v->is64)
                 return 0;
-        r = elf_view_foreach_dynsym(v, on_compat, &value);
+        r = elf_view_foreach_symbol(v, true, on_compat, &value);
         if (r <= 0)
                 return r;
         if (elf_view_vaddr_to_offset(v, value, ret_offset) < 0)

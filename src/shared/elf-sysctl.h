@@ -37,7 +37,6 @@ typedef struct ElfSysctlInfo {
         bool defines_compat;       /* a non-default sysctl@VERSION (ENOSYS stub, glibc ≥ 2.32) */
         bool defines_default;      /* sysctl@@VERSION or unversioned: enters the kernel */
         char defined_version[32];
-        uint64_t compat_offset;    /* file offset of the compat sysctl (for a uprobe) */
 
         /* A caller */
         bool imports;

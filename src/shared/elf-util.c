@@ -198,16 +198,9 @@ static const char *verneed_name(const Versions *vs, uint16_t idx)
         return NULL;
 }
 
-static int linked_strtab(const ElfView *v, const Section *s, Section *ret)
+int elf_view_foreach_symbol(const ElfView *v, bool dynamic, ElfSymbolFn fn, void *userdata)
 {
-        *ret = (Section) {};
-        if (!s->present)
-                return 0;
-        return section_at(v, s->link, ret);
-}
-
-static int foreach_symbol(const ElfView *v, uint32_t type, ElfSymbolFn fn, void *userdata)
-{
+        uint32_t type = dynamic ? SHT_DYNSYM : SHT_SYMTAB;
         size_t entsize = SIZEOF(v, Sym);
         Section symtab, strtab;
         Versions vs = {};
@@ -224,9 +217,11 @@ static int foreach_symbol(const ElfView *v, uint32_t type, ElfSymbolFn fn, void 
                  * section that fails is left absent, and a version without its name is "". */
                 (void) section_by_type(v, SHT_GNU_versym, &vs.versym);
                 (void) section_by_type(v, SHT_GNU_verdef, &vs.verdef);
-                (void) linked_strtab(v, &vs.verdef, &vs.verdef_str);
+                if (vs.verdef.present)
+                        (void) section_at(v, vs.verdef.link, &vs.verdef_str);
                 (void) section_by_type(v, SHT_GNU_verneed, &vs.verneed);
-                (void) linked_strtab(v, &vs.verneed, &vs.verneed_str);
+                if (vs.verneed.present)
+                        (void) section_at(v, vs.verneed.link, &vs.verneed_str);
         }
 
         for (size_t i = 1; i < symtab.size / entsize; i++) {
@@ -257,16 +252,6 @@ static int foreach_symbol(const ElfView *v, uint32_t type, ElfSymbolFn fn, void 
                         return r;
         }
         return 0;
-}
-
-int elf_view_foreach_dynsym(const ElfView *v, ElfSymbolFn fn, void *userdata)
-{
-        return foreach_symbol(v, SHT_DYNSYM, fn, userdata);
-}
-
-int elf_view_foreach_symtab(const ElfView *v, ElfSymbolFn fn, void *userdata)
-{
-        return foreach_symbol(v, SHT_SYMTAB, fn, userdata);
 }
 
 int elf_view_foreach_exec_segment(const ElfView *v, ElfSegmentFn fn, void *userdata)

@@ -42,10 +42,9 @@ typedef struct ElfSymbol {
 /* Called for each symbol; a return value > 0 stops the walk (and is returned), < 0 too. */
 typedef int (*ElfSymbolFn)(const ElfSymbol *s, void *userdata);
 
-/* Walks .dynsym (with versions) or .symtab (without). 0 when done (also when the table is
- * absent), the callback's stop value, or -EBADMSG. */
-int elf_view_foreach_dynsym(const ElfView *v, ElfSymbolFn fn, void *userdata);
-int elf_view_foreach_symtab(const ElfView *v, ElfSymbolFn fn, void *userdata);
+/* Walks .dynsym (dynamic: with versions) or .symtab (without). 0 when done (also when the table
+ * is absent), the callback's stop value, or -EBADMSG. */
+int elf_view_foreach_symbol(const ElfView *v, bool dynamic, ElfSymbolFn fn, void *userdata);
 
 /* File offset of a virtual address inside an executable PT_LOAD segment (what uprobes want).
  * 0 or -ENOENT. */

@@ -6,19 +6,12 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include "kmsg-record.h"
 #include "macro.h"
-
-/* p + strlen(lit) if the bytes [p, end) start with lit, else NULL. */
-static const char *skip_prefix(const char *p, const char *end, const char *lit)
-{
-        size_t l = strlen(lit);
-
-        return (size_t) (end - p) >= l && memcmp(p, lit, l) == 0 ? p + l : NULL;
-}
+#include "parse-util.h"
+#include "range-util.h"
 
 static bool is_digit(char c)
 {
@@ -29,19 +22,12 @@ static bool is_digit(char c)
 static int parse_u64(const char **p, const char *end, uint64_t *ret)
 {
         const char *s = *p;
-        uint64_t v = 0;
 
-        if (s >= end || !is_digit(*s))
+        while (s < end && is_digit(*s))
+                s++;
+        if (parse_unsigned_range(*p, s, 10, UINT64_MAX, ret) < 0)
                 return -EBADMSG;
-        for (; s < end && is_digit(*s); s++) {
-                unsigned d = (unsigned) (*s - '0');
-
-                if (v > (UINT64_MAX - d) / 10)
-                        return -EBADMSG;
-                v = v * 10 + d;
-        }
         *p = s;
-        *ret = v;
         return 0;
 }
 
@@ -59,7 +45,7 @@ static void parse_extra_field(const char *s, const char *e, KmsgRecord *r)
 {
         uint64_t id;
 
-        s = skip_prefix(s, e, "caller=");
+        s = range_skip_prefix(s, e, "caller=");
         if (!s || s >= e || (*s != 'T' && *s != 'C'))
                 return;
         bool cpu = *s == 'C';
@@ -173,13 +159,6 @@ void kmsg_assembler_init(KmsgAssembler *a, KmsgContStyle style)
         };
 }
 
-void kmsg_assembler_reset(KmsgAssembler *a)
-{
-        assert(a);
-
-        kmsg_assembler_init(a, a->style);
-}
-
 static void message_append(KmsgMessage *m, const KmsgRecord *r)
 {
         size_t room = KMSG_MESSAGE_MAX - m->len, n = MIN(room, r->message_len);
@@ -195,15 +174,14 @@ static void message_append(KmsgMessage *m, const KmsgRecord *r)
 
 static void message_start(KmsgMessage *m, const KmsgRecord *r)
 {
-        m->level = r->level;
-        m->seq = r->seq;
-        m->ts_usec = r->ts_usec;
-        m->has_caller = r->has_caller;
-        m->caller_is_cpu = r->caller_is_cpu;
-        m->caller_id = r->caller_id;
-        m->n_records = 0;
-        m->truncated = false;
-        m->len = 0;
+        *m = (KmsgMessage) {
+                .level = r->level,
+                .seq = r->seq,
+                .ts_usec = r->ts_usec,
+                .has_caller = r->has_caller,
+                .caller_is_cpu = r->caller_is_cpu,
+                .caller_id = r->caller_id,
+        };
         message_append(m, r);
 }
 
@@ -240,16 +218,19 @@ static bool is_sysctl_warning_awaiting_name(const KmsgMessage *m)
 {
         const char *end = m->text + m->len;
 
-        if (m->truncated || !skip_prefix(m->text, end, sysctl_warning_prefix))
+        if (m->truncated || !range_skip_prefix(m->text, end, sysctl_warning_prefix))
                 return false;
-        if (m->len >= STRLEN(" call with ") && skip_prefix(end - STRLEN(" call with "), end, " call with "))
+        if (m->len >= STRLEN(" call with ") && range_skip_prefix(end - STRLEN(" call with "), end, " call with "))
                 return true;
         return m->len >= 2 && m->text[m->len - 1] == '.' && is_digit(m->text[m->len - 2]);
 }
 
 /* Hands the pending message to *ret (if any) and forgets it. */
-static int take_pending(KmsgAssembler *a, KmsgMessage *ret)
+int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
 {
+        assert(a);
+        assert(ret);
+
         if (!a->pending)
                 return 0;
         *ret = a->msg;
@@ -261,7 +242,7 @@ static int take_pending(KmsgAssembler *a, KmsgMessage *ret)
 /* Hands out the pending message (1, or 0 if none) and starts a new one with r. */
 static int restart_pending(KmsgAssembler *a, const KmsgRecord *r, bool open, KmsgMessage *ret)
 {
-        int k = take_pending(a, ret);
+        int k = kmsg_assembler_flush(a, ret);
 
         message_start(&a->msg, r);
         a->pending = true;
@@ -326,17 +307,9 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
                 if (r->message_len > 0)
                         return 0;
                 /* The empty record is the "\n": the line is complete. */
-                return take_pending(a, ret);
+                return kmsg_assembler_flush(a, ret);
         }
         return restart_pending(a, r, true, ret);
-}
-
-int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
-{
-        assert(a);
-        assert(ret);
-
-        return take_pending(a, ret);
 }
 
 int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
@@ -357,7 +330,7 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
         if (!text)
                 return -ENOMSG;
         end = text + len;
-        comm = skip_prefix(text, end, sysctl_warning_prefix);
+        comm = range_skip_prefix(text, end, sysctl_warning_prefix);
         if (!comm)
                 return -ENOMSG;
 
@@ -365,11 +338,11 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
          * shorter than the marker, and the marker holds a single quote: so the first position at
          * which a whole marker matches is the real one. */
         for (size_t k = 0; k < KMSG_COMM_MAX && k <= (size_t) (end - comm) && !p; k++) {
-                const char *m = skip_prefix(comm + k, end, "' used the ");
+                const char *m = range_skip_prefix(comm + k, end, "' used the ");
 
                 for (size_t i = 0; m && !p && i < ELEMENTSOF(words); i++) {
-                        p = skip_prefix(m, end, words[i].word);
-                        p = p ? skip_prefix(p, end, " sysctl system call") : NULL;
+                        p = range_skip_prefix(m, end, words[i].word);
+                        p = p ? range_skip_prefix(p, end, " sysctl system call") : NULL;
                         if (!p)
                                 continue;
                         if (memchr(comm, '\0', k))
@@ -396,27 +369,22 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
         }
 
         /* " with " may have lost its trailing space to the trimming above when nlen was 0. */
-        if (skip_prefix(p, end, " with") == end)
+        if (range_skip_prefix(p, end, " with") == end)
                 p = end;
-        else if (!(p = skip_prefix(p, end, " with ")))
+        else if (!(p = range_skip_prefix(p, end, " with ")))
                 return -EBADMSG;
         w.has_name = true;
 
         while (p < end) {
-                bool neg = false;
-                uint64_t v;
+                const char *dot = memchr(p, '.', (size_t) (end - p));
+                int v;
 
-                if (*p == '-') {
-                        neg = true;
-                        p++;
-                }
-                if (parse_u64(&p, end, &v) < 0 || expect_char(&p, end, '.') < 0)
-                        return -EBADMSG;
-                if (v > (neg ? (uint64_t) INT_MAX + 1 : (uint64_t) INT_MAX))
+                if (!dot || parse_int_range(p, dot, &v) < 0)
                         return -EBADMSG;
                 if (w.n_name >= SYSCTL_BINARY_NAME_MAX)
                         return -E2BIG;
-                w.name[w.n_name++] = neg ? (int) (-(int64_t) v) : (int) v;
+                w.name[w.n_name++] = v;
+                p = dot + 1;
         }
 
         *ret = w;

@@ -108,9 +108,6 @@ typedef struct KmsgAssembler {
 
 void kmsg_assembler_init(KmsgAssembler *a, KmsgContStyle style);
 
-/* Drops any message in progress and the seq history (e.g. after reopening /dev/kmsg). */
-void kmsg_assembler_reset(KmsgAssembler *a);
-
 /*
  * Feeds one record. Returns 1 with *ret set to a complete message (never more than one per call),
  * 0 if none is ready yet; *ret is untouched then.

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ifname.h"
 #include "macro.h"
 #include "sysctl-binary.h"
 
@@ -508,18 +509,11 @@ static const BinEntry bin_root[] = {
 /* What a resolver hands back becomes a path component: it must look like a kernel ifname. */
 static bool resolved_ifname_ok(const char *buf, size_t size)
 {
-        const char *nul = memchr(buf, 0, size);
-        size_t l;
-
-        if (!nul)
+        if (!memchr(buf, 0, size) || !ifname_valid(buf))
                 return false;
-        l = (size_t) (nul - buf);
-        if (l == 0 || l >= 16) /* IFNAMSIZ */
-                return false;
-        if (streq(buf, ".") || streq(buf, ".."))
-                return false;
-        for (size_t i = 0; i < l; i++)
-                if (buf[i] == '/' || buf[i] == ':' || (unsigned char) buf[i] <= ' ' || buf[i] == 0x7f)
+        /* Nor any other control character: the path is shown as it is. */
+        for (const char *p = buf; *p; p++)
+                if ((unsigned char) *p < ' ' || *p == 0x7f)
                         return false;
         return true;
 }

@@ -34,21 +34,35 @@ int sysctl_open_link_dir(int conf_fd, const char *ifname)
         return fd < 0 ? negative_errno() : fd;
 }
 
+static bool is_blank(char c)
+{
+        return c == ' ' || c == '\t' || c == '\n';
+}
+
+int sysctl_parse_int(const char *s, size_t len, int32_t *ret)
+{
+        const char *e = s + len;
+        int v;
+
+        while (s < e && is_blank(*s))
+                s++;
+        while (e > s && is_blank(e[-1]))
+                e--;
+        if (parse_int_range(s, e, &v) < 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 int sysctl_read_int_fd(int fd, int32_t *ret)
 {
         char buf[32];
         ssize_t n;
-        int v;
 
         n = pread(fd, buf, sizeof buf, 0);
         if (n < 0)
                 return negative_errno();
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-                n--;
-        if (parse_int_range(buf, buf + n, &v) < 0)
-                return -EIO;
-        *ret = v;
-        return 0;
+        return sysctl_parse_int(buf, (size_t) n, ret) < 0 ? -EIO : 0;
 }
 
 /* Decimal of value and a newline into buf (SYSCTL_INT_MAX bytes); returns the length. By hand, not
@@ -79,20 +93,14 @@ int sysctl_write_int_fd(int fd, int32_t value)
 
 int sysctl_read_int_at(int dir_fd, const char *name, int32_t *ret)
 {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
-        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        return sysctl_read_int_fd(fd, ret);
+        return fd < 0 ? negative_errno() : sysctl_read_int_fd(fd, ret);
 }
 
 int sysctl_write_int_at(int dir_fd, const char *name, int32_t value)
 {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 
-        fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        return sysctl_write_int_fd(fd, value);
+        return fd < 0 ? negative_errno() : sysctl_write_int_fd(fd, value);
 }

@@ -21,6 +21,12 @@ int sysctl_open_link_dir(int conf_fd, const char *ifname);
 #define SYSCTL_INT_MAX 13 /* "-2147483648\n" and one to spare */
 size_t sysctl_format_int(char *buf, int32_t value);
 
+/*
+ * A sysctl integer as text, as /proc/sys shows it or a writer sends it: optional blanks, an
+ * optional '-', decimal digits, optional trailing blanks and newline. 0 or -EINVAL.
+ */
+int sysctl_parse_int(const char *s, size_t len, int32_t *ret);
+
 /* Through an fd opened on the sysctl itself (read at and written at offset 0). */
 int sysctl_read_int_fd(int fd, int32_t *ret);
 int sysctl_write_int_fd(int fd, int32_t value);

@@ -77,8 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < n_out; i++)
                 close(out[i]);
         if (r >= 0) {
-                r = bpf_protocol_recv(sv[1], in, as_reply ? sizeof(BpfReply) : sizeof(BpfRequest), &n_in, fds,
-                                      as_reply ? BPF_PROTOCOL_MAX_FDS : 2, &got);
+                r = bpf_protocol_recv_room(sv[1], in, as_reply ? sizeof(BpfReply) : sizeof(BpfRequest),
+                                           &n_in, fds, as_reply ? BPF_PROTOCOL_MAX_FDS : 2,
+                                           BPF_PROTOCOL_MAX_FDS, &got);
                 if (r >= 0) {
                         assert(n_in <= (as_reply ? sizeof(BpfReply) : sizeof(BpfRequest)) && got <= n_out);
                         if (as_reply)
@@ -91,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         assert(r == -EBADMSG || r == -EMFILE || r == -ECONNRESET);
         }
         /* Nothing of this input is left in the socket or the fd table. */
-        while ((r = bpf_protocol_recv(sv[1], in, sizeof(BpfReply), &n_in, fds, BPF_PROTOCOL_MAX_FDS, &got)) != -EAGAIN)
+        while ((r = bpf_protocol_recv_room(sv[1], in, sizeof(BpfReply), &n_in, fds, BPF_PROTOCOL_MAX_FDS,
+                                           BPF_PROTOCOL_MAX_FDS, &got)) != -EAGAIN)
                 for (size_t i = 0; r >= 0 && i < got; i++)
                         close(fds[i]);
         probe = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         if (elf_view_init(&v, data, size) < 0)
                 return 0;
-        (void) elf_view_foreach_dynsym(&v, count_symbol, &n);
-        (void) elf_view_foreach_symtab(&v, count_symbol, &n);
+        (void) elf_view_foreach_symbol(&v, true, count_symbol, &n);
+        (void) elf_view_foreach_symbol(&v, false, count_symbol, &n);
         if (elf_sysctl_inspect(&v, &info) == 0) {
                 assert(memchr(info.import_version, '\0', sizeof info.import_version));
                 assert(memchr(info.defined_version, '\0', sizeof info.defined_version));

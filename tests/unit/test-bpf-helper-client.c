@@ -94,7 +94,9 @@ static Result exchange(sd_event *e, BpfHelper *h, int listen_fd, int *conn, size
                 *conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         }
         check(*conn >= 0, "igmpd did not connect");
-        for (int i = 0; i < 10 && bpf_protocol_recv(*conn, in, sizeof *in, &len, got, 2, &n) == -EAGAIN; i++)
+        for (int i = 0; i < 10 && bpf_protocol_recv_room(*conn, in, sizeof *in, &len, got, 2,
+                                                         BPF_PROTOCOL_MAX_FDS, &n) == -EAGAIN;
+             i++)
                 check(sd_event_run(e, 100 * 1000) >= 0, "event loop");
         check(bpf_request_validate(in, len) == 0, "no request arrived");
 

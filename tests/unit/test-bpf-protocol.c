@@ -122,7 +122,9 @@ Test(bpf_protocol, send_recv_fds)
         snprintf(out->reason, sizeof out->reason, "hello");
 
         cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, fds, 3), 0);
-        cr_assert_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, &n), 0);
+        cr_assert_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS,
+                                            BPF_PROTOCOL_MAX_FDS, &n),
+                     0);
         cr_expect_eq(len, sizeof *in);
         cr_expect_eq(n, 3);
         cr_expect_eq(bpf_reply_validate(in, len, n), 0);
@@ -135,15 +137,19 @@ Test(bpf_protocol, send_recv_fds)
 
         /* More descriptors than the receiver takes: refused, nothing leaks. */
         cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, fds, 3), 0);
-        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, 2, &n), -EBADMSG);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, 2, BPF_PROTOCOL_MAX_FDS, &n),
+                     -EBADMSG);
 
         /* A datagram larger than the buffer: refused. */
         cr_assert_eq(bpf_protocol_send(sv[0], out, sizeof *out, NULL, 0), 0);
-        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in - 1, &len, got, 2, &n), -EBADMSG);
+        cr_expect_eq(
+                bpf_protocol_recv_room(sv[1], in, sizeof *in - 1, &len, got, 2, BPF_PROTOCOL_MAX_FDS, &n),
+                -EBADMSG);
 
         /* End of file. */
         close(sv[0]);
-        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, 2, &n), -ECONNRESET);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, 2, BPF_PROTOCOL_MAX_FDS, &n),
+                     -ECONNRESET);
         for (int i = 0; i < 3; i++)
                 close(fds[i]);
         close(sv[1]);
@@ -173,11 +179,15 @@ Test(bpf_protocol, recv_out_of_fds)
         cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
         rl.rlim_cur = (rlim_t) probe + 1; /* room for one of the three */
         cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, &n), -EMFILE);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS,
+                                            BPF_PROTOCOL_MAX_FDS, &n),
+                     -EMFILE);
         probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
         cr_expect_geq(probe, 0, "the one descriptor that fitted was not closed");
         close(probe);
-        cr_expect_eq(bpf_protocol_recv(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS, &n), 0);
+        cr_expect_eq(bpf_protocol_recv_room(sv[1], in, sizeof *in, &len, got, BPF_PROTOCOL_MAX_FDS,
+                                            BPF_PROTOCOL_MAX_FDS, &n),
+                     0);
         cr_expect_eq(in->reason[0], 'x');
         cr_expect_eq(n, 0);
         for (int i = 0; i < 3; i++)
