@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "macro.h"
 #include "output.h"
 #include "utf8.h"
@@ -18,10 +19,14 @@
 #define TABLE_GAP 2
 #define TABLE_ELLIPSIZE_MIN 8
 
+typedef struct Cell {
+        char *text;
+        Color color;
+} Cell;
+
 struct Table {
         size_t n_columns;
-        char **cells; /* headers first, then rows */
-        Color *colors; /* one per cell */
+        Cell *cells; /* headers first, then rows */
         size_t n_cells, n_allocated;
         bool *right;
         size_t ellipsize_column;
@@ -57,9 +62,8 @@ Table *table_free(Table *t)
         if (!t)
                 return NULL;
         for (size_t i = 0; i < t->n_cells; i++)
-                free(t->cells[i]);
+                free(t->cells[i].text);
         free(t->cells);
-        free(t->colors);
         free(t->right);
         free(t);
         return NULL;
@@ -80,24 +84,11 @@ void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
 /* Adds the cell c, already escaped (NULL: out of memory). */
 static int table_take_cell(Table *t, char *c, Color color)
 {
-        if (c && t->n_cells == t->n_allocated) {
-                size_t n = t->n_allocated ? t->n_allocated * 2 : 16;
-                char **a = realloc(t->cells, n * sizeof *a);
-                Color *b = a ? realloc(t->colors, n * sizeof *b) : NULL;
-
-                if (a)
-                        t->cells = a;
-                if (b) {
-                        t->colors = b;
-                        t->n_allocated = n;
-                }
-        }
-        if (!c || t->n_cells == t->n_allocated) {
+        if (!c || ARRAY_GROW(t->cells, t->n_allocated, t->n_cells, 16) < 0) {
                 free(c);
                 return t->error = -ENOMEM;
         }
-        t->colors[t->n_cells] = color;
-        t->cells[t->n_cells++] = c;
+        t->cells[t->n_cells++] = (Cell) { c, color };
         return 0;
 }
 
@@ -298,7 +289,7 @@ int table_print(Table *t, FILE *f, bool header)
                 return -ENOMEM;
         for (size_t r = header ? 0 : 1; r < n_rows; r++)
                 for (size_t c = 0; c < t->n_columns; c++)
-                        widths[c] = MAX(widths[c], utf8_width(t->cells[r * t->n_columns + c]));
+                        widths[c] = MAX(widths[c], utf8_width(t->cells[r * t->n_columns + c].text));
         for (size_t c = 0; c < t->n_columns; c++)
                 total += widths[c] + (c > 0 ? TABLE_GAP : 0);
 
@@ -311,11 +302,11 @@ int table_print(Table *t, FILE *f, bool header)
                 size_t pending = 0;
 
                 for (size_t c = 0; c < t->n_columns; c++) {
-                        size_t i = r * t->n_columns + c;
+                        const Cell *cell = &t->cells[r * t->n_columns + c];
 
                         if (c > 0)
                                 pending += TABLE_GAP;
-                        print_cell(f, t->cells[i], r == 0 ? COLOR_UNDERLINE : t->colors[i], widths[c],
+                        print_cell(f, cell->text, r == 0 ? COLOR_UNDERLINE : cell->color, widths[c],
                                    t->right[c], c == t->ellipsize_column ? t->ellipsize_mode : ELLIPSIZE_END,
                                    &pending);
                 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "audit-format.h"
 #include "igmpctl.h"
 #include "macro.h"
@@ -33,7 +34,7 @@ typedef struct SourceState {
 static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **ret, size_t *ret_n)
 {
         SourceState s, *states = NULL;
-        size_t n = 0;
+        size_t n = 0, allocated = 0;
         int r;
 
         /* A daemon from before SourceStates: the Sources line is all there is. */
@@ -42,13 +43,10 @@ static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **
         if (r > 0)
                 r = sd_bus_message_enter_container(*reply, 'a', "(sss)");
         while (r > 0 && (r = sd_bus_message_read(*reply, "(sss)", &s.source, &s.state, &s.note)) > 0) {
-                SourceState *a = realloc(states, (n + 1) * sizeof *a);
-
-                if (!a) {
+                if (ARRAY_GROW(states, allocated, n, 8) < 0) {
                         r = -ENOMEM;
                         break;
                 }
-                states = a;
                 states[n++] = s;
         }
         if (r < 0) {
