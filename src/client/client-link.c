@@ -121,16 +121,6 @@ char *client_strv_join(char *const *l, const char *sep)
         return s;
 }
 
-char *client_link_field_string(const ClientLink *l, const ClientLinkField *f)
-{
-        const void *p = (const uint8_t *) l + f->offset;
-        char *const *list = *(char *const *const *) p;
-
-        if (!f->list)
-                return strdup(strempty(*(char *const *) p));
-        return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
-}
-
 typedef struct LinkRead {
         ClientLink *link;
         unsigned changed;
@@ -142,10 +132,8 @@ static int link_property(sd_bus_message *m, const char *name, void *userdata)
         LinkRead *lr = userdata;
         uint8_t *base = (uint8_t *) lr->link;
 
-        if (streq(name, "Index")) {
-                lr->changed |= CLIENT_PROP_INDEX;
+        if (streq(name, "Index"))
                 return sd_bus_message_read(m, "v", "i", &lr->link->ifindex) < 0 ? -EBADMSG : 1;
-        }
         if (streq(name, "Knobs")) {
                 lr->changed |= CLIENT_PROP_KNOBS;
                 return read_knobs_variant(m, lr->link);

@@ -115,9 +115,6 @@ typedef struct ClientLinkField {
 extern const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS];
 /* The strings of l (may be NULL) joined by sep; NULL on ENOMEM. */
 char *client_strv_join(char *const *l, const char *sep);
-/* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
- * ENOMEM; the caller frees. */
-char *client_link_field_string(const ClientLink *l, const ClientLinkField *f);
 
 void client_link_init(ClientLink *l);
 void client_link_done(ClientLink *l);
@@ -172,7 +169,6 @@ void drift_info_done(DriftInfo *d);
 bool client_kernel_age(sd_bus *bus, char buf[static 64]);
 
 enum {
-        CLIENT_PROP_INDEX = 1 << 0,
         CLIENT_PROP_NAME = 1 << 1,
         CLIENT_PROP_KIND = 1 << 2,
         CLIENT_PROP_STATE = 1 << 3,

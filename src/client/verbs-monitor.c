@@ -223,12 +223,16 @@ static void print_simple_event(const char *event, int ifindex, const char *name)
         (void) json_done(&w);
 }
 
-static void print_string_change(const ClientLink *l, const char *label, const char *old, const char *new)
+/* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
+ * ENOMEM. */
+static char *link_field_string(const ClientLink *l, const ClientLinkField *f)
 {
-        if (streq_ptr(strempty(old), strempty(new)))
-                return;
-        monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
-                     glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
+        const void *p = (const uint8_t *) l + f->offset;
+        char *const *list = *(char *const *const *) p;
+
+        if (!f->list)
+                return strdup(strempty(*(char *const *) p));
+        return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
 }
 
 static void print_knob_changes(const ClientLink *old, const ClientLink *new)
@@ -361,7 +365,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         /* Keep the old values for "old → new". */
         client_link_init(&old);
         for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
-                if (!(before[i] = client_link_field_string(l, &client_link_fields[i])))
+                if (!(before[i] = link_field_string(l, &client_link_fields[i])))
                         r = -ENOMEM;
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 old.has[k] = l->has[k];
@@ -378,11 +382,13 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 print_json_link_event("changed", l, changed);
         else {
                 for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++) {
+                        const ClientLinkField *f = &client_link_fields[i];
                         _cleanup_free_ char *now = NULL;
 
-                        if ((changed & client_link_fields[i].bit) &&
-                            (now = client_link_field_string(l, &client_link_fields[i])))
-                                print_string_change(l, client_link_fields[i].name, before[i], now);
+                        if ((changed & f->bit) && (now = link_field_string(l, f)) && !streq(before[i], now))
+                                monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, f->name,
+                                             isempty(before[i]) ? "-" : before[i], glyph(GLYPH_ARROW),
+                                             isempty(now) ? "-" : now);
                 }
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
