@@ -314,11 +314,6 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
         return 0;
 }
 
-void json_start(JsonWriter *w)
-{
-        json_writer_init(w, stdout, arg_json == JSON_PRETTY);
-}
-
 void json_fields(JsonWriter *w, ...)
 {
         va_list ap;

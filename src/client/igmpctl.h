@@ -66,7 +66,6 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);
 
-/* Flags of client_call(). */
 #define CLIENT_CALL_OPTIONAL 1u /* an igmpd without the method or property: 0, nothing said */
 #define CLIENT_CALL_QUIET 2u    /* any failure: 0, nothing said */
 
@@ -137,9 +136,11 @@ int client_link_path(int ifindex, char **ret);
 typedef struct LinkSelection {
         ClientLink *all; /* every link, fetched on the first glob; NULL without one */
         size_t n_all;
-        int *ifindex;    /* the links named: ifindex, */
-        char **paths;    /* and object path (a followed namespace's link is found by it alone) */
-        size_t n;
+        struct {
+                int ifindex;
+                char *path; /* a followed namespace's link is found by it alone */
+        } *links;           /* the links named */
+        size_t n, allocated;
 } LinkSelection;
 void link_selection_done(LinkSelection *s);
 /* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to links,
@@ -181,8 +182,7 @@ enum {
         CLIENT_PROP_IGNORED_SOURCES = 1 << 10,
 };
 
-/* JSON output helpers. */
-void json_start(JsonWriter *w);
+#define json_start(w) json_writer_init(w, stdout, arg_json == JSON_PRETTY)
 int json_done(JsonWriter *w);
 /* Writes "key": "value" (NULL: null) for each pair of arguments up to a NULL key. */
 void json_fields(JsonWriter *w, ...) __attribute__((sentinel));

@@ -28,7 +28,7 @@ struct Table {
         size_t n_columns;
         Cell *cells; /* headers first, then rows */
         size_t n_cells, n_allocated;
-        bool *right;
+        uint64_t right; /* a bit per right-aligned column (of the first 64) */
         size_t ellipsize_column;
         Ellipsize ellipsize_mode;
         int error; /* the first failure to add a cell: table_print() returns it */
@@ -45,12 +45,7 @@ Table *table_new(const char *const *headers)
         if (!t)
                 return NULL;
         t->n_columns = n;
-        t->right = calloc(n, sizeof *t->right);
         t->ellipsize_column = n > 0 ? n - 1 : 0;
-        if (!t->right) {
-                free(t);
-                return NULL;
-        }
         for (size_t i = 0; i < n; i++)
                 if (table_add_cell(t, headers[i]) < 0)
                         return table_free(t);
@@ -64,15 +59,14 @@ Table *table_free(Table *t)
         for (size_t i = 0; i < t->n_cells; i++)
                 free(t->cells[i].text);
         free(t->cells);
-        free(t->right);
         free(t);
         return NULL;
 }
 
 void table_set_align_right(Table *t, size_t column)
 {
-        if (column < t->n_columns)
-                t->right[column] = true;
+        if (column < MIN(t->n_columns, (size_t) 64))
+                t->right |= UINT64_C(1) << column;
 }
 
 void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
@@ -96,11 +90,6 @@ int table_add_cell_color(Table *t, const char *s, Color color)
 {
         /* Names come from the kernel: never a control character raw to the terminal. */
         return table_take_cell(t, utf8_escape_dup(s ?: "-", UTF8_ESCAPE_SHOWN), color);
-}
-
-int table_add_cell(Table *t, const char *s)
-{
-        return table_add_cell_color(t, s, COLOR_NORMAL);
 }
 
 int table_add_cellf(Table *t, const char *fmt, ...)
@@ -272,11 +261,6 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
         free(escaped);
 }
 
-void output_field(FILE *f, size_t label_width, const char *label, const char *value)
-{
-        output_field_color(f, label_width, label, value, COLOR_NORMAL);
-}
-
 int table_print(Table *t, FILE *f, bool header)
 {
         size_t *widths, total = 0, columns = output_columns();
@@ -307,7 +291,7 @@ int table_print(Table *t, FILE *f, bool header)
                         if (c > 0)
                                 pending += TABLE_GAP;
                         print_cell(f, cell->text, r == 0 ? COLOR_UNDERLINE : cell->color, widths[c],
-                                   t->right[c], c == t->ellipsize_column ? t->ellipsize_mode : ELLIPSIZE_END,
+                                   c < 64 && (t->right & (UINT64_C(1) << c)), c == t->ellipsize_column ? t->ellipsize_mode : ELLIPSIZE_END,
                                    &pending);
                 }
                 fputc('\n', f);

@@ -196,23 +196,14 @@ static bool link_matches(const ClientLink *l, const char *pattern)
 static int add_unique(LinkSelection *s, int ifindex, char *path)
 {
         _cleanup_free_ char *owned = path;
-        int *a;
-        char **b;
 
         for (size_t i = 0; i < s->n; i++)
-                if (s->ifindex[i] == ifindex && streq(s->paths[i], path))
+                if (s->links[i].ifindex == ifindex && streq(s->links[i].path, path))
                         return 0;
-        a = realloc(s->ifindex, (s->n + 1) * sizeof *a);
-        if (!a)
+        if (ARRAY_GROW(s->links, s->allocated, s->n, 8) < 0)
                 return -ENOMEM;
-        s->ifindex = a;
-        b = realloc(s->paths, (s->n + 2) * sizeof *b);
-        if (!b)
-                return -ENOMEM;
-        s->paths = b;
-        a[s->n] = ifindex;
-        b[s->n++] = TAKE_PTR(owned);
-        b[s->n] = NULL;
+        s->links[s->n].ifindex = ifindex;
+        s->links[s->n++].path = TAKE_PTR(owned);
         return 0;
 }
 
@@ -247,8 +238,9 @@ static int add_link(sd_bus *bus, LinkSelection *s, const char *link)
 void link_selection_done(LinkSelection *s)
 {
         client_links_free(s->all, s->n_all);
-        free(s->ifindex);
-        strv_free(s->paths);
+        for (size_t i = 0; i < s->n; i++)
+                free(s->links[i].path);
+        free(s->links);
         *s = (LinkSelection) {};
 }
 
@@ -436,8 +428,9 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
                 sd_bus_message *call = NULL;
                 char what[64];
 
-                snprintf(what, sizeof what, "%d", sel.ifindex[i]);
-                r = link_method_new(bus, sel.paths[i], sel.ifindex[i], "Reconfigure", "ReconfigureLink", &call);
+                snprintf(what, sizeof what, "%d", sel.links[i].ifindex);
+                r = link_method_new(bus, sel.links[i].path, sel.links[i].ifindex, "Reconfigure", "ReconfigureLink",
+                                    &call);
                 r = client_send(bus, call, r, 0, "reconfigure the link", what, NULL);
                 sd_bus_message_unref(call);
         }
