@@ -235,7 +235,7 @@ static int finding_compare(const void *a, const void *b)
 int verb_audit_scan(int argc, char **argv)
 {
         _cleanup_(scan_done) Scan s = {};
-        Table *t = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
         size_t n_callers = 0;
         int r = 0;
 
@@ -288,14 +288,13 @@ int verb_audit_scan(int argc, char **argv)
                 t = table_new((const char *const[]) { "PATH", "FINDING", "DETAIL", NULL });
                 if (!t)
                         return -ENOMEM;
-                table_set_ellipsize(t, 0, true);
+                table_set_ellipsize(t, 0, ELLIPSIZE_PATH);
                 for (size_t i = 0; i < s.n_findings; i++) {
                         table_add_cell(t, s.findings[i].path);
                         table_add_cell(t, s.findings[i].kind);
                         table_add_cell(t, s.findings[i].detail);
                 }
                 r = table_print(t, stdout, arg_legend);
-                table_free(t);
                 if (r < 0)
                         return r;
         }

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array-util.h"
 #include "audit-format.h"
 #include "bus-read.h"
 #include "igmpctl.h"
@@ -48,7 +49,7 @@ typedef struct MonitorLink {
 typedef struct Monitor {
         sd_bus *bus;
         MonitorLink *links;
-        size_t n;
+        size_t n, allocated;
 } Monitor;
 
 static uint64_t now_usec(void)
@@ -109,17 +110,13 @@ static MonitorLink *monitor_find(Monitor *m, const char *path)
 
 static MonitorLink *monitor_add(Monitor *m, const char *path)
 {
-        MonitorLink *l = monitor_find(m, path), *a;
+        MonitorLink *l = monitor_find(m, path);
 
         if (l)
                 return l;
-        if (m->n >= MONITOR_LINKS_MAX)
+        if (m->n >= MONITOR_LINKS_MAX || ARRAY_GROW(m->links, m->allocated, m->n, 64) < 0)
                 return NULL;
-        a = realloc(m->links, (m->n + 1) * sizeof *a);
-        if (!a)
-                return NULL;
-        m->links = a;
-        l = &a[m->n];
+        l = &m->links[m->n];
         l->path = strdup(path);
         if (!l->path)
                 return NULL;
@@ -144,6 +141,7 @@ static void monitor_clear(Monitor *m)
                 monitor_remove(m, &m->links[m->n - 1]);
         free(m->links);
         m->links = NULL;
+        m->allocated = 0;
 }
 
 /* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
@@ -158,9 +156,7 @@ static int monitor_load(Monitor *m)
         r = client_links_get_all(m->bus, &links, &n);
         if (r < 0)
                 return r;
-        m->links = calloc(MAX(MIN(n, (size_t) MONITOR_LINKS_MAX), (size_t) 1), sizeof *m->links);
-        if (!m->links)
-                r = -ENOMEM;
+        r = ARRAY_GROW(m->links, m->allocated, 0, MAX(MIN(n, (size_t) MONITOR_LINKS_MAX), (size_t) 1));
         /* Ordered by ifindex, each once: no lookups needed. */
         for (size_t i = 0; r >= 0 && i < n && m->n < MONITOR_LINKS_MAX; i++) {
                 MonitorLink *ml = &m->links[m->n];
