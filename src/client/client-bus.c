@@ -15,6 +15,7 @@
 #include "bus-error.h"
 #include "igmpctl.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "strv.h"
 #include "utf8.h"
 
@@ -252,26 +253,17 @@ int client_read_property(sd_bus *bus, const char *iface, const char *name, unsig
         return 1;
 }
 
-static bool is_ifindex(const char *s)
-{
-        if (!*s || strlen(s) > 10)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (*p < '0' || *p > '9')
-                        return false;
-        return true;
-}
-
 int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **ret_path)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *path, *name;
         int32_t ifindex;
+        uint64_t v;
         int r;
 
-        if (is_ifindex(link)) {
-                long v = strtol(link, NULL, 10);
-                if (v <= 0 || v > INT32_MAX) {
+        /* Up to 10 digits is an ifindex (a longer number, a name). */
+        if (strlen(link) <= 10 && parse_unsigned_range(link, link + strlen(link), 10, UINT64_MAX, &v) >= 0) {
+                if (v == 0 || v > INT32_MAX) {
                         fprintf(stderr, "No such link: %s (see igmpctl list)\n", link);
                         client_exit_status = EXIT_NO_SUCH_LINK;
                         return -ENODEV;
