@@ -15,6 +15,7 @@
 #include "bus-error.h"
 #include "igmpctl.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "strv.h"
 #include "utf8.h"
 
@@ -99,23 +100,6 @@ int client_connect(sd_bus **ret)
         return 0;
 }
 
-/* The exit status of a failure igmpd reported with one of its error names, or that stands for
- * the same errno (InvalidArgs is EINVAL too): from bus-error.h's table, so names and exit
- * statuses cannot drift apart. */
-static int exit_status_of(const sd_bus_error *error)
-{
-        switch (sd_bus_error_get_errno(error)) {
-        case ENODEV:
-                return EXIT_NO_SUCH_LINK;
-        case EINVAL:
-                return EXIT_INVALID_ARGUMENT;
-        case EOPNOTSUPP:
-                return EXIT_UNSUPPORTED;
-        default:
-                return EXIT_FAILURE;
-        }
-}
-
 /* The message part of client_call_error(). */
 static int client_call_error_message(const sd_bus_error *error, int r, const char *what, const char *link)
 {
@@ -166,10 +150,13 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
         return r;
 }
 
-/* Reports a failed call: the message, and the exit status (igmpd's own error names through
- * bus-error.h's table). Returns a negative errno. */
+/* Reports a failed call: the message, and the exit status. igmpd's error names map to errnos
+ * through bus-error.h's table (InvalidArgs is EINVAL too), so names and exit statuses cannot
+ * drift apart. Returns a negative errno. */
 static int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
 {
+        bool set = error && sd_bus_error_is_set(error);
+
         r = client_call_error_message(error, r, what, link);
         switch (r) {
         case -EHOSTDOWN: case -ETIMEDOUT: case -ECONNRESET: case -ENOTCONN: case -EPIPE:
@@ -181,8 +168,14 @@ static int client_call_error(const sd_bus_error *error, int r, const char *what,
         case -ENODEV:
                 client_exit_status = EXIT_NO_SUCH_LINK;
                 break;
+        case -EINVAL:
+                client_exit_status = set ? EXIT_INVALID_ARGUMENT : EXIT_FAILURE;
+                break;
+        case -EOPNOTSUPP:
+                client_exit_status = set ? EXIT_UNSUPPORTED : EXIT_FAILURE;
+                break;
         default:
-                client_exit_status = error && sd_bus_error_is_set(error) ? exit_status_of(error) : EXIT_FAILURE;
+                client_exit_status = EXIT_FAILURE;
         }
         return r;
 }
@@ -260,26 +253,17 @@ int client_read_property(sd_bus *bus, const char *iface, const char *name, unsig
         return 1;
 }
 
-static bool is_ifindex(const char *s)
-{
-        if (!*s || strlen(s) > 10)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (*p < '0' || *p > '9')
-                        return false;
-        return true;
-}
-
 int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **ret_path)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *path, *name;
         int32_t ifindex;
+        uint64_t v;
         int r;
 
-        if (is_ifindex(link)) {
-                long v = strtol(link, NULL, 10);
-                if (v <= 0 || v > INT32_MAX) {
+        /* Up to 10 digits is an ifindex (a longer number, a name). */
+        if (strlen(link) <= 10 && parse_unsigned_range(link, link + strlen(link), 10, UINT64_MAX, &v) >= 0) {
+                if (v == 0 || v > INT32_MAX) {
                         fprintf(stderr, "No such link: %s (see igmpctl list)\n", link);
                         client_exit_status = EXIT_NO_SUCH_LINK;
                         return -ENODEV;
@@ -322,11 +306,6 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
         return 0;
 }
 
-void json_start(JsonWriter *w)
-{
-        json_writer_init(w, stdout, arg_json == JSON_PRETTY);
-}
-
 void json_fields(JsonWriter *w, ...)
 {
         va_list ap;
@@ -351,11 +330,6 @@ int json_done(JsonWriter *w)
         return r;
 }
 
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
-{
-        return sd_event_exit(sd_event_source_get_event(s), 0);
-}
-
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         fprintf(stderr, "Lost the connection to the bus.\n");
@@ -365,20 +339,14 @@ static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *erro
 int client_run_until_interrupted(sd_bus *bus)
 {
         sd_event *event = NULL;
-        sigset_t mask;
         int r;
 
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return -errno;
-
+        /* No handler: the signal ends the loop with 0. */
         r = sd_event_default(&event);
         if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGINT, on_signal, NULL);
+                r = sd_event_add_signal(event, NULL, SIGINT | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
         if (r >= 0)
-                r = sd_event_add_signal(event, NULL, SIGTERM, on_signal, NULL);
+                r = sd_event_add_signal(event, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK, NULL, NULL);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local",
                                         "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, NULL);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "bus-read.h"
 #include "igmpctl.h"
 #include "macro.h"
@@ -22,22 +23,6 @@ void client_link_init(ClientLink *l)
                 l->kernel[k] = l->policy[k] = KNOB_STATUS_UNKNOWN;
 }
 
-void client_link_done(ClientLink *l)
-{
-        free(l->name);
-        free(l->kind);
-        free(l->type);
-        free(l->mac_address);
-        free(l->state);
-        free(l->last_error);
-        free(l->netns);
-        strv_freep(&l->alternative_names);
-        strv_freep(&l->matched_files);
-        strv_freep(&l->ignored_sources);
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                free(l->source[k]);
-        client_link_init(l);
-}
 
 static int link_set_knob(ClientLink *l, Knob k, int32_t kernel, int32_t policy, const char *source)
 {
@@ -105,6 +90,22 @@ const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS] = {
         { "IgnoredSources", CLIENT_PROP_IGNORED_SOURCES, offsetof(ClientLink, ignored_sources), true },
 };
 
+void client_link_done(ClientLink *l)
+{
+        for (const ClientLinkField *f = client_link_fields; f < client_link_fields + CLIENT_LINK_FIELDS; f++) {
+                void **p = (void **) ((uint8_t *) l + f->offset);
+
+                if (f->list)
+                        strv_free(*p);
+                else
+                        free(*p);
+        }
+        free(l->netns);
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                free(l->source[k]);
+        client_link_init(l);
+}
+
 char *client_strv_join(char *const *l, const char *sep)
 {
         size_t n = 1;
@@ -120,16 +121,6 @@ char *client_strv_join(char *const *l, const char *sep)
         return s;
 }
 
-char *client_link_field_string(const ClientLink *l, const ClientLinkField *f)
-{
-        const void *p = (const uint8_t *) l + f->offset;
-        char *const *list = *(char *const *const *) p;
-
-        if (!f->list)
-                return strdup(strempty(*(char *const *) p));
-        return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
-}
-
 typedef struct LinkRead {
         ClientLink *link;
         unsigned changed;
@@ -141,10 +132,8 @@ static int link_property(sd_bus_message *m, const char *name, void *userdata)
         LinkRead *lr = userdata;
         uint8_t *base = (uint8_t *) lr->link;
 
-        if (streq(name, "Index")) {
-                lr->changed |= CLIENT_PROP_INDEX;
+        if (streq(name, "Index"))
                 return sd_bus_message_read(m, "v", "i", &lr->link->ifindex) < 0 ? -EBADMSG : 1;
-        }
         if (streq(name, "Knobs")) {
                 lr->changed |= CLIENT_PROP_KNOBS;
                 return read_knobs_variant(m, lr->link);
@@ -193,15 +182,8 @@ typedef struct LinkArray {
 
 static ClientLink *link_array_new(LinkArray *a)
 {
-        if (a->n == a->n_alloc) {
-                size_t n_alloc = a->n_alloc * 2 + 64;
-                ClientLink *v = realloc(a->v, n_alloc * sizeof *v);
-
-                if (!v)
-                        return NULL;
-                a->v = v;
-                a->n_alloc = n_alloc;
-        }
+        if (ARRAY_GROW(a->v, a->n_alloc, a->n, 64) < 0)
+                return NULL;
         client_link_init(&a->v[a->n]);
         return &a->v[a->n++];
 }
@@ -289,7 +271,7 @@ static int links_from_state(sd_bus_message *reply, LinkArray *out)
         _cleanup_free_ const char **tab = NULL;
         _cleanup_strv_free_ char **knobs = NULL;
         _cleanup_free_ Knob *knob_at = NULL;
-        size_t n_tab = 0, n_knobs;
+        size_t n_tab = 0, n_tab_alloc = 0, n_knobs;
         const char *s;
         int r;
 
@@ -306,12 +288,8 @@ static int links_from_state(sd_bus_message *reply, LinkArray *out)
         /* The string table, borrowed from the reply. */
         r = sd_bus_message_enter_container(reply, 'a', "s");
         while (r >= 0 && (r = sd_bus_message_read_basic(reply, 's', &s)) > 0) {
-                if ((n_tab & (n_tab - 1)) == 0) { /* 0, 1, 2, 4, …: grow */
-                        const char **t = realloc(tab, MAX(n_tab * 2, (size_t) 1) * sizeof *t);
-                        if (!t)
-                                return -ENOMEM;
-                        tab = t;
-                }
+                if (ARRAY_GROW(tab, n_tab_alloc, n_tab, 64) < 0)
+                        return -ENOMEM;
                 tab[n_tab++] = s;
         }
         if (r >= 0)

@@ -66,7 +66,6 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);
 
-/* Flags of client_call(). */
 #define CLIENT_CALL_OPTIONAL 1u /* an igmpd without the method or property: 0, nothing said */
 #define CLIENT_CALL_QUIET 2u    /* any failure: 0, nothing said */
 
@@ -115,9 +114,6 @@ typedef struct ClientLinkField {
 extern const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS];
 /* The strings of l (may be NULL) joined by sep; NULL on ENOMEM. */
 char *client_strv_join(char *const *l, const char *sep);
-/* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
- * ENOMEM; the caller frees. */
-char *client_link_field_string(const ClientLink *l, const ClientLinkField *f);
 
 void client_link_init(ClientLink *l);
 void client_link_done(ClientLink *l);
@@ -140,9 +136,11 @@ int client_link_path(int ifindex, char **ret);
 typedef struct LinkSelection {
         ClientLink *all; /* every link, fetched on the first glob; NULL without one */
         size_t n_all;
-        int *ifindex;    /* the links named: ifindex, */
-        char **paths;    /* and object path (a followed namespace's link is found by it alone) */
-        size_t n;
+        struct {
+                int ifindex;
+                char *path; /* a followed namespace's link is found by it alone */
+        } *links;           /* the links named */
+        size_t n, allocated;
 } LinkSelection;
 void link_selection_done(LinkSelection *s);
 /* Resolves LINK arguments and shell globs over names and alternative names ('iptv*') to links,
@@ -172,7 +170,6 @@ void drift_info_done(DriftInfo *d);
 bool client_kernel_age(sd_bus *bus, char buf[static 64]);
 
 enum {
-        CLIENT_PROP_INDEX = 1 << 0,
         CLIENT_PROP_NAME = 1 << 1,
         CLIENT_PROP_KIND = 1 << 2,
         CLIENT_PROP_STATE = 1 << 3,
@@ -185,8 +182,7 @@ enum {
         CLIENT_PROP_IGNORED_SOURCES = 1 << 10,
 };
 
-/* JSON output helpers. */
-void json_start(JsonWriter *w);
+#define json_start(w) json_writer_init(w, stdout, arg_json == JSON_PRETTY)
 int json_done(JsonWriter *w);
 /* Writes "key": "value" (NULL: null) for each pair of arguments up to a NULL key. */
 void json_fields(JsonWriter *w, ...) __attribute__((sentinel));

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "macro.h"
 #include "output.h"
 #include "utf8.h"
@@ -18,12 +19,16 @@
 #define TABLE_GAP 2
 #define TABLE_ELLIPSIZE_MIN 8
 
+typedef struct Cell {
+        char *text;
+        Color color;
+} Cell;
+
 struct Table {
         size_t n_columns;
-        char **cells; /* headers first, then rows */
-        Color *colors; /* one per cell */
+        Cell *cells; /* headers first, then rows */
         size_t n_cells, n_allocated;
-        bool *right;
+        uint64_t right; /* a bit per right-aligned column (of the first 64) */
         size_t ellipsize_column;
         Ellipsize ellipsize_mode;
         int error; /* the first failure to add a cell: table_print() returns it */
@@ -40,12 +45,7 @@ Table *table_new(const char *const *headers)
         if (!t)
                 return NULL;
         t->n_columns = n;
-        t->right = calloc(n, sizeof *t->right);
         t->ellipsize_column = n > 0 ? n - 1 : 0;
-        if (!t->right) {
-                free(t);
-                return NULL;
-        }
         for (size_t i = 0; i < n; i++)
                 if (table_add_cell(t, headers[i]) < 0)
                         return table_free(t);
@@ -57,18 +57,16 @@ Table *table_free(Table *t)
         if (!t)
                 return NULL;
         for (size_t i = 0; i < t->n_cells; i++)
-                free(t->cells[i]);
+                free(t->cells[i].text);
         free(t->cells);
-        free(t->colors);
-        free(t->right);
         free(t);
         return NULL;
 }
 
 void table_set_align_right(Table *t, size_t column)
 {
-        if (column < t->n_columns)
-                t->right[column] = true;
+        if (column < MIN(t->n_columns, (size_t) 64))
+                t->right |= UINT64_C(1) << column;
 }
 
 void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
@@ -80,24 +78,11 @@ void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
 /* Adds the cell c, already escaped (NULL: out of memory). */
 static int table_take_cell(Table *t, char *c, Color color)
 {
-        if (c && t->n_cells == t->n_allocated) {
-                size_t n = t->n_allocated ? t->n_allocated * 2 : 16;
-                char **a = realloc(t->cells, n * sizeof *a);
-                Color *b = a ? realloc(t->colors, n * sizeof *b) : NULL;
-
-                if (a)
-                        t->cells = a;
-                if (b) {
-                        t->colors = b;
-                        t->n_allocated = n;
-                }
-        }
-        if (!c || t->n_cells == t->n_allocated) {
+        if (!c || ARRAY_GROW(t->cells, t->n_allocated, t->n_cells, 16) < 0) {
                 free(c);
                 return t->error = -ENOMEM;
         }
-        t->colors[t->n_cells] = color;
-        t->cells[t->n_cells++] = c;
+        t->cells[t->n_cells++] = (Cell) { c, color };
         return 0;
 }
 
@@ -105,11 +90,6 @@ int table_add_cell_color(Table *t, const char *s, Color color)
 {
         /* Names come from the kernel: never a control character raw to the terminal. */
         return table_take_cell(t, utf8_escape_dup(s ?: "-", UTF8_ESCAPE_SHOWN), color);
-}
-
-int table_add_cell(Table *t, const char *s)
-{
-        return table_add_cell_color(t, s, COLOR_NORMAL);
 }
 
 int table_add_cellf(Table *t, const char *fmt, ...)
@@ -281,11 +261,6 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
         free(escaped);
 }
 
-void output_field(FILE *f, size_t label_width, const char *label, const char *value)
-{
-        output_field_color(f, label_width, label, value, COLOR_NORMAL);
-}
-
 int table_print(Table *t, FILE *f, bool header)
 {
         size_t *widths, total = 0, columns = output_columns();
@@ -298,7 +273,7 @@ int table_print(Table *t, FILE *f, bool header)
                 return -ENOMEM;
         for (size_t r = header ? 0 : 1; r < n_rows; r++)
                 for (size_t c = 0; c < t->n_columns; c++)
-                        widths[c] = MAX(widths[c], utf8_width(t->cells[r * t->n_columns + c]));
+                        widths[c] = MAX(widths[c], utf8_width(t->cells[r * t->n_columns + c].text));
         for (size_t c = 0; c < t->n_columns; c++)
                 total += widths[c] + (c > 0 ? TABLE_GAP : 0);
 
@@ -311,12 +286,12 @@ int table_print(Table *t, FILE *f, bool header)
                 size_t pending = 0;
 
                 for (size_t c = 0; c < t->n_columns; c++) {
-                        size_t i = r * t->n_columns + c;
+                        const Cell *cell = &t->cells[r * t->n_columns + c];
 
                         if (c > 0)
                                 pending += TABLE_GAP;
-                        print_cell(f, t->cells[i], r == 0 ? COLOR_UNDERLINE : t->colors[i], widths[c],
-                                   t->right[c], c == t->ellipsize_column ? t->ellipsize_mode : ELLIPSIZE_END,
+                        print_cell(f, cell->text, r == 0 ? COLOR_UNDERLINE : cell->color, widths[c],
+                                   c < 64 && (t->right & (UINT64_C(1) << c)), c == t->ellipsize_column ? t->ellipsize_mode : ELLIPSIZE_END,
                                    &pending);
                 }
                 fputc('\n', f);

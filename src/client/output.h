@@ -38,8 +38,8 @@ void table_set_ellipsize(Table *t, size_t column, Ellipsize mode);
 
 /* Adds one cell; rows fill left to right. NULL prints as "-". 0 or -ENOMEM, which the table
  * keeps: table_print() returns it, so a row's cells need no check each. */
-int table_add_cell(Table *t, const char *s);
 int table_add_cell_color(Table *t, const char *s, Color color);
+#define table_add_cell(t, s) table_add_cell_color(t, s, COLOR_NORMAL)
 int table_add_cellf(Table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 size_t table_rows(const Table *t);
@@ -50,8 +50,8 @@ int table_print(Table *t, FILE *f, bool header);
 /* Prints "      Label: value" with the label right-aligned in label_width columns; a value too
  * long for the output width is shortened as a path ("/etc/igmpd/…/50-iptv.conf"). An empty
  * label prints a continuation line. */
-void output_field(FILE *f, size_t label_width, const char *label, const char *value);
 void output_field_color(FILE *f, size_t label_width, const char *label, const char *value, Color color);
+#define output_field(f, width, label, value) output_field_color(f, width, label, value, COLOR_NORMAL)
 
 /* The output width as described above; SIZE_MAX when unlimited. */
 size_t output_columns(void);

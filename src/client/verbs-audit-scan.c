@@ -7,9 +7,9 @@
  * directly or through syscall(), and the libcs that define sysctl.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
 #include <inttypes.h>
 #include <search.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array-util.h"
 #include "elf-sysctl.h"
 #include "igmpctl.h"
 #include "macro.h"
@@ -93,14 +94,8 @@ static int scan_add(Scan *s, const char *path, const char *kind, const char *fmt
         Finding *f;
         va_list ap;
 
-        if (s->n_findings == s->allocated) {
-                size_t n = MAX(s->allocated * 2, (size_t) 16);
-                void *p = realloc(s->findings, n * sizeof *s->findings);
-                if (!p)
-                        return -ENOMEM;
-                s->findings = p;
-                s->allocated = n;
-        }
+        if (ARRAY_GROW(s->findings, s->allocated, s->n_findings, 16) < 0)
+                return -ENOMEM;
         f = &s->findings[s->n_findings];
         *f = (Finding) { .path = strdup(path), .kind = kind };
         if (!f->path)
@@ -149,7 +144,7 @@ static int scan_elf(Scan *s, const char *path, const uint8_t *data, size_t size)
         return r;
 }
 
-static int scan_file(Scan *s, int dir_fd, const char *name, const char *path)
+static int scan_file(Scan *s, const char *path)
 {
         _cleanup_close_ int fd = -EBADF;
         unsigned char magic[4];
@@ -157,7 +152,7 @@ static int scan_file(Scan *s, int dir_fd, const char *name, const char *path)
         void *p;
         int r;
 
-        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 s->n_unreadable++;
                 return 0;
@@ -180,64 +175,31 @@ static int scan_file(Scan *s, int dir_fd, const char *name, const char *path)
         return r;
 }
 
-static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth);
-
-/* Scans the directory name below dir_fd (path in messages and findings) unless it was seen
- * before: a PATH argument's at depth 0 (a symbolic link given is followed), or one inside a tree.
- * One that cannot be opened counts as unreadable, or with explicit is reported. */
-static int scan_subdir(Scan *s, int dir_fd, const char *name, const char *path, const struct stat *st,
-                       unsigned depth, bool explicit)
+/* The tree under the directory path. Symbolic links are not followed inside it: their targets are
+ * in the tree or not ours to read. A directory seen before (bind mounts) is skipped; one that
+ * cannot be read counts as unreadable, or, the one given explicitly, is reported. */
+static int scan_tree(Scan *s, const char *path, bool explicit)
 {
-        int fd, r;
-
-        r = scan_seen(s, st);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (depth > 0 ? O_NOFOLLOW : 0));
-        if (fd >= 0)
-                return scan_dir(s, fd, path, depth);
-        r = -errno;
-        if (!explicit) {
-                s->n_unreadable++;
-                return 0;
-        }
-        fprintf(stderr, "Cannot read the directory %s: %s\n", path, strerror(-r));
-        return r;
-}
-
-static int scan_dir(Scan *s, int dir_fd, const char *path, unsigned depth)
-{
-        DIR *d;
-        struct dirent *de;
+        FTS *fts = fts_open((char *[]) { (char *) path, NULL }, FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR, NULL);
+        FTSENT *e;
         int r = 0;
 
-        d = fdopendir(dir_fd);
-        if (!d) {
-                safe_close(dir_fd);
-                s->n_unreadable++;
-                return 0;
+        if (!fts)
+                return -errno;
+        while (r >= 0 && (e = fts_read(fts))) {
+                if (e->fts_info == FTS_D) {
+                        r = e->fts_level > SCAN_DEPTH_MAX ? 1 : scan_seen(s, e->fts_statp);
+                        if (r > 0)
+                                r = fts_set(fts, e, FTS_SKIP);
+                } else if (e->fts_info == FTS_F)
+                        r = scan_file(s, e->fts_path);
+                else if (e->fts_info == FTS_DNR && e->fts_level == 0 && explicit) {
+                        fprintf(stderr, "Cannot read the directory %s: %s\n", path, strerror(e->fts_errno));
+                        r = -e->fts_errno;
+                } else if (e->fts_info == FTS_DNR)
+                        s->n_unreadable++;
         }
-        while (r >= 0 && (de = readdir(d))) {
-                _cleanup_free_ char *child = NULL;
-                struct stat st;
-
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                if (asprintf(&child, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", de->d_name) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                /* Symbolic links are not followed inside a tree: their targets are in the tree
-                 * or not ours to read. */
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                if (S_ISDIR(st.st_mode)) {
-                        if (depth < SCAN_DEPTH_MAX)
-                                r = scan_subdir(s, dirfd(d), de->d_name, child, &st, depth + 1, false);
-                } else if (S_ISREG(st.st_mode))
-                        r = scan_file(s, dirfd(d), de->d_name, child);
-        }
-        closedir(d);
+        fts_close(fts);
         return r;
 }
 
@@ -247,19 +209,20 @@ static int scan_path(Scan *s, const char *path, bool explicit)
         struct stat st;
 
         if (stat(path, &st) < 0) {
-                if (!explicit)
-                        return 0;
-                fprintf(stderr, "Cannot scan %s: %s\n", path, strerror(errno));
-                return -errno;
+                int r = -errno;
+
+                if (explicit)
+                        fprintf(stderr, "Cannot scan %s: %s\n", path, strerror(-r));
+                return explicit ? r : 0;
         }
         if (S_ISDIR(st.st_mode))
-                return scan_subdir(s, AT_FDCWD, path, path, &st, 0, explicit);
+                return scan_tree(s, path, explicit);
         if (!S_ISREG(st.st_mode)) {
                 if (explicit)
                         fprintf(stderr, "Skipping %s: not a regular file or directory.\n", path);
                 return 0;
         }
-        return scan_file(s, AT_FDCWD, path, path);
+        return scan_file(s, path);
 }
 
 static int finding_compare(const void *a, const void *b)
@@ -272,7 +235,7 @@ static int finding_compare(const void *a, const void *b)
 int verb_audit_scan(int argc, char **argv)
 {
         _cleanup_(scan_done) Scan s = {};
-        Table *t = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
         size_t n_callers = 0;
         int r = 0;
 
@@ -325,14 +288,13 @@ int verb_audit_scan(int argc, char **argv)
                 t = table_new((const char *const[]) { "PATH", "FINDING", "DETAIL", NULL });
                 if (!t)
                         return -ENOMEM;
-                table_set_ellipsize(t, 0, true);
+                table_set_ellipsize(t, 0, ELLIPSIZE_PATH);
                 for (size_t i = 0; i < s.n_findings; i++) {
                         table_add_cell(t, s.findings[i].path);
                         table_add_cell(t, s.findings[i].kind);
                         table_add_cell(t, s.findings[i].detail);
                 }
                 r = table_print(t, stdout, arg_legend);
-                table_free(t);
                 if (r < 0)
                         return r;
         }

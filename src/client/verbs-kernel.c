@@ -9,20 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "audit-format.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
 #include "terminal.h"
-
-static int get_audit_sources(sd_bus *bus, char ***ret)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r;
-
-        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Sources", "as", 0, "read the audit sources", &reply);
-        return r < 0 ? r : sd_bus_message_read_strv(reply, ret);
-}
 
 /* One audit source's state and note, borrowed from the SourceStates reply. */
 typedef struct SourceState {
@@ -33,7 +25,7 @@ typedef struct SourceState {
 static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **ret, size_t *ret_n)
 {
         SourceState s, *states = NULL;
-        size_t n = 0;
+        size_t n = 0, allocated = 0;
         int r;
 
         /* A daemon from before SourceStates: the Sources line is all there is. */
@@ -42,13 +34,10 @@ static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **
         if (r > 0)
                 r = sd_bus_message_enter_container(*reply, 'a', "(sss)");
         while (r > 0 && (r = sd_bus_message_read(*reply, "(sss)", &s.source, &s.state, &s.note)) > 0) {
-                SourceState *a = realloc(states, (n + 1) * sizeof *a);
-
-                if (!a) {
+                if (ARRAY_GROW(states, allocated, n, 8) < 0) {
                         r = -ENOMEM;
                         break;
                 }
-                states = a;
                 states[n++] = s;
         }
         if (r < 0) {
@@ -152,7 +141,8 @@ int get_drift_info(sd_bus *bus, DriftInfo *ret)
 
 int verb_kernel(int argc, char **argv, sd_bus *bus)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *states_reply = NULL, *coverage_reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *sources_reply = NULL, *states_reply = NULL,
+                                                       *coverage_reply = NULL;
         _cleanup_(drift_info_done) DriftInfo drift = {};
         bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
         const char *name, *coverage, *advice;
@@ -178,7 +168,10 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 fprintf(stderr, "Failed to parse the kernel features: %s\n", strerror(-r));
                 return r;
         }
-        r = get_audit_sources(bus, &sources);
+        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Sources", "as", 0, "read the audit sources",
+                                &sources_reply);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(sources_reply, &sources);
         if (r >= 0)
                 r = get_source_states(bus, &states_reply, &states, &n_states);
         if (r >= 0)

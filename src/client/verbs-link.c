@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "igmpctl.h"
 #include "macro.h"
 #include "output.h"
@@ -28,15 +29,6 @@ static const char *link_netns(const char *name, char buf[static NETNS_NAME_MAX +
                 return ".host";
         snprintf(buf, NETNS_NAME_MAX + 1, "%.*s", (int) MIN((size_t) (slash - name), (size_t) NETNS_NAME_MAX), name);
         return buf;
-}
-
-/* --netns NAME: only that namespace's links. */
-static bool link_listed(const ClientLink *l)
-{
-        char buf[NETNS_NAME_MAX + 1];
-        const char *ifname;
-
-        return !arg_netns || streq(link_netns(l->name, buf, &ifname), arg_netns);
 }
 
 int verb_list(int argc, char **argv, sd_bus *bus)
@@ -78,7 +70,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 char buf[NETNS_NAME_MAX + 1];
                 const char *ifname, *ns = link_netns(l->name, buf, &ifname);
 
-                if (!link_listed(l))
+                if (arg_netns && !streq(ns, arg_netns)) /* --netns NAME: only that namespace's links */
                         continue;
                 if (!t) {
                         json_begin_object(&w);
@@ -126,6 +118,7 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         ClientProblems p = {};
         const char *file, *message;
+        size_t allocated = 0;
         uint32_t line;
         int r;
 
@@ -139,29 +132,17 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
         }
         r = sd_bus_message_enter_container(reply, 'a', "(sus)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sus)", &file, &line, &message)) > 0) {
-                char **a = realloc(p.lines, (p.n + 1) * sizeof *a);
-                int k;
+                int k = -1;
 
-                if (!a) {
-                        r = -ENOMEM;
-                        break;
-                }
-                p.lines = a;
-                if (isempty(file))
-                        k = asprintf(&p.lines[p.n], "%s", message);
-                else if (line > 0)
-                        k = asprintf(&p.lines[p.n], "%s:%" PRIu32 ": %s", file, line, message);
-                else
-                        k = asprintf(&p.lines[p.n], "%s: %s", file, message);
+                if (ARRAY_GROW(p.lines, allocated, p.n, 8) >= 0)
+                        k = isempty(file) ? asprintf(&p.lines[p.n], "%s", message)
+                            : line > 0    ? asprintf(&p.lines[p.n], "%s:%" PRIu32 ": %s", file, line, message)
+                                          : asprintf(&p.lines[p.n], "%s: %s", file, message);
                 if (k < 0) {
-                        r = -ENOMEM;
-                        break;
+                        client_problems_done(&p);
+                        return -ENOMEM;
                 }
                 p.n++;
-        }
-        if (r == -ENOMEM) {
-                client_problems_done(&p);
-                return r;
         }
         *ret = p; /* a reply that does not parse leaves the count alone */
         return 0;
@@ -174,11 +155,6 @@ static void print_problem_lines(FILE *f, const ClientProblems *p, size_t max, co
                 fprintf(f, "%s%s\n", indent, p->lines[i]);
         if (p->total > MIN(p->n, max))
                 fprintf(f, "%s%s and %zu more.\n", indent, glyph(GLYPH_ELLIPSIS), (size_t) p->total - MIN(p->n, max));
-}
-
-static bool is_pattern(const char *s)
-{
-        return strpbrk(s, "*?[") != NULL;
 }
 
 /* Whether a name, as the bus shows it, matches a LINK argument: as a glob, or literally (a
@@ -220,23 +196,14 @@ static bool link_matches(const ClientLink *l, const char *pattern)
 static int add_unique(LinkSelection *s, int ifindex, char *path)
 {
         _cleanup_free_ char *owned = path;
-        int *a;
-        char **b;
 
         for (size_t i = 0; i < s->n; i++)
-                if (s->ifindex[i] == ifindex && streq(s->paths[i], path))
+                if (s->links[i].ifindex == ifindex && streq(s->links[i].path, path))
                         return 0;
-        a = realloc(s->ifindex, (s->n + 1) * sizeof *a);
-        if (!a)
+        if (ARRAY_GROW(s->links, s->allocated, s->n, 8) < 0)
                 return -ENOMEM;
-        s->ifindex = a;
-        b = realloc(s->paths, (s->n + 2) * sizeof *b);
-        if (!b)
-                return -ENOMEM;
-        s->paths = b;
-        a[s->n] = ifindex;
-        b[s->n++] = TAKE_PTR(owned);
-        b[s->n] = NULL;
+        s->links[s->n].ifindex = ifindex;
+        s->links[s->n++].path = TAKE_PTR(owned);
         return 0;
 }
 
@@ -271,8 +238,9 @@ static int add_link(sd_bus *bus, LinkSelection *s, const char *link)
 void link_selection_done(LinkSelection *s)
 {
         client_links_free(s->all, s->n_all);
-        free(s->ifindex);
-        strv_free(s->paths);
+        for (size_t i = 0; i < s->n; i++)
+                free(s->links[i].path);
+        free(s->links);
         *s = (LinkSelection) {};
 }
 
@@ -284,7 +252,7 @@ int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkSelecti
         for (size_t i = 0; i < n_args && r >= 0; i++) {
                 bool any = false;
 
-                if (!is_pattern(args[i])) {
+                if (!strpbrk(args[i], "*?[")) {
                         r = add_link(bus, &s, args[i]);
                         continue;
                 }
@@ -460,8 +428,9 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
                 sd_bus_message *call = NULL;
                 char what[64];
 
-                snprintf(what, sizeof what, "%d", sel.ifindex[i]);
-                r = link_method_new(bus, sel.paths[i], sel.ifindex[i], "Reconfigure", "ReconfigureLink", &call);
+                snprintf(what, sizeof what, "%d", sel.links[i].ifindex);
+                r = link_method_new(bus, sel.links[i].path, sel.links[i].ifindex, "Reconfigure", "ReconfigureLink",
+                                    &call);
                 r = client_send(bus, call, r, 0, "reconfigure the link", what, NULL);
                 sd_bus_message_unref(call);
         }

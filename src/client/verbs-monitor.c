@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array-util.h"
 #include "audit-format.h"
 #include "bus-read.h"
 #include "igmpctl.h"
@@ -48,7 +49,7 @@ typedef struct MonitorLink {
 typedef struct Monitor {
         sd_bus *bus;
         MonitorLink *links;
-        size_t n;
+        size_t n, allocated;
 } Monitor;
 
 static uint64_t now_usec(void)
@@ -109,17 +110,13 @@ static MonitorLink *monitor_find(Monitor *m, const char *path)
 
 static MonitorLink *monitor_add(Monitor *m, const char *path)
 {
-        MonitorLink *l = monitor_find(m, path), *a;
+        MonitorLink *l = monitor_find(m, path);
 
         if (l)
                 return l;
-        if (m->n >= MONITOR_LINKS_MAX)
+        if (m->n >= MONITOR_LINKS_MAX || ARRAY_GROW(m->links, m->allocated, m->n, 64) < 0)
                 return NULL;
-        a = realloc(m->links, (m->n + 1) * sizeof *a);
-        if (!a)
-                return NULL;
-        m->links = a;
-        l = &a[m->n];
+        l = &m->links[m->n];
         l->path = strdup(path);
         if (!l->path)
                 return NULL;
@@ -144,6 +141,7 @@ static void monitor_clear(Monitor *m)
                 monitor_remove(m, &m->links[m->n - 1]);
         free(m->links);
         m->links = NULL;
+        m->allocated = 0;
 }
 
 /* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
@@ -158,9 +156,7 @@ static int monitor_load(Monitor *m)
         r = client_links_get_all(m->bus, &links, &n);
         if (r < 0)
                 return r;
-        m->links = calloc(MAX(MIN(n, (size_t) MONITOR_LINKS_MAX), (size_t) 1), sizeof *m->links);
-        if (!m->links)
-                r = -ENOMEM;
+        r = ARRAY_GROW(m->links, m->allocated, 0, MAX(MIN(n, (size_t) MONITOR_LINKS_MAX), (size_t) 1));
         /* Ordered by ifindex, each once: no lookups needed. */
         for (size_t i = 0; r >= 0 && i < n && m->n < MONITOR_LINKS_MAX; i++) {
                 MonitorLink *ml = &m->links[m->n];
@@ -223,12 +219,16 @@ static void print_simple_event(const char *event, int ifindex, const char *name)
         (void) json_done(&w);
 }
 
-static void print_string_change(const ClientLink *l, const char *label, const char *old, const char *new)
+/* The field's value as text ("" for none; a list joined by ", ", "none" if empty). NULL on
+ * ENOMEM. */
+static char *link_field_string(const ClientLink *l, const ClientLinkField *f)
 {
-        if (streq_ptr(strempty(old), strempty(new)))
-                return;
-        monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, label, isempty(old) ? "-" : old,
-                     glyph(GLYPH_ARROW), isempty(new) ? "-" : new);
+        const void *p = (const uint8_t *) l + f->offset;
+        char *const *list = *(char *const *const *) p;
+
+        if (!f->list)
+                return strdup(strempty(*(char *const *) p));
+        return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
 }
 
 static void print_knob_changes(const ClientLink *old, const ClientLink *new)
@@ -361,7 +361,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         /* Keep the old values for "old → new". */
         client_link_init(&old);
         for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
-                if (!(before[i] = client_link_field_string(l, &client_link_fields[i])))
+                if (!(before[i] = link_field_string(l, &client_link_fields[i])))
                         r = -ENOMEM;
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
                 old.has[k] = l->has[k];
@@ -378,11 +378,13 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 print_json_link_event("changed", l, changed);
         else {
                 for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++) {
+                        const ClientLinkField *f = &client_link_fields[i];
                         _cleanup_free_ char *now = NULL;
 
-                        if ((changed & client_link_fields[i].bit) &&
-                            (now = client_link_field_string(l, &client_link_fields[i])))
-                                print_string_change(l, client_link_fields[i].name, before[i], now);
+                        if ((changed & f->bit) && (now = link_field_string(l, f)) && !streq(before[i], now))
+                                monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, f->name,
+                                             isempty(before[i]) ? "-" : before[i], glyph(GLYPH_ARROW),
+                                             isempty(now) ? "-" : now);
                 }
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);

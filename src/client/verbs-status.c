@@ -342,7 +342,7 @@ int verb_status(int argc, char **argv, sd_bus *bus)
         for (size_t i = 0; i < sel.n && r >= 0; i++) {
                 ClientLink l;
 
-                r = client_link_fetch(bus, sel.paths[i], &l);
+                r = client_link_fetch(bus, sel.links[i].path, &l);
                 if (r < 0)
                         break;
                 r = show_link(&l, i == 0, &w);
