@@ -20,13 +20,7 @@
 #include "macro.h"
 #include "nm-client.h"
 #include "nm-settings.h"
-
-#define NM_IFACE "org.freedesktop.NetworkManager"
-#define NM_IFACE_SETTINGS "org.freedesktop.NetworkManager.Settings"
-#define NM_IFACE_CONNECTION "org.freedesktop.NetworkManager.Settings.Connection"
-#define NM_IFACE_ACTIVE "org.freedesktop.NetworkManager.Connection.Active"
-#define NM_IFACE_DEVICE "org.freedesktop.NetworkManager.Device"
-#define DBUS_PROPERTIES "org.freedesktop.DBus.Properties"
+#include "strv.h"
 
 /* NMSettingsUpdate2Flags */
 #define NM_UPDATE2_TO_DISK 0x1u
@@ -93,7 +87,7 @@ static int nm_call_error(const sd_bus_error *e, int r, const char *what, const c
         return r;
 }
 
-/* Sends m (built by nm_new_call()); a failure is reported (what, permission) and returned, but
+/* Sends m (built by nm_bus_new_call()); a failure is reported (what, permission) and returned, but
  * for those of quiet (NM_QUIET_*) and a stale edit (-ESTALE), returned only. */
 static int nm_send(sd_bus *bus, sd_bus_message *m, const char *what, const char *permission, unsigned quiet,
                    sd_bus_message **reply)
@@ -116,15 +110,6 @@ static int nm_send(sd_bus *bus, sd_bus_message *m, const char *what, const char 
         return nm_call_error(&e, r, what, permission);
 }
 
-/* A method call to NetworkManager that does not start it: a NetworkManager an admin stopped
- * stays stopped, and igmpctl says so. */
-static int nm_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret)
-{
-        int r = sd_bus_message_new_method_call(bus, ret, NM_BUS_NAME, path, iface, member);
-
-        return r < 0 ? r : sd_bus_message_set_auto_start(*ret, false);
-}
-
 /* One call with its arguments (types, ...), as nm_send(). */
 static int nm_call(sd_bus *bus, const char *path, const char *iface, const char *member, const char *what,
                    unsigned quiet, sd_bus_message **reply, const char *types, ...)
@@ -133,7 +118,7 @@ static int nm_call(sd_bus *bus, const char *path, const char *iface, const char 
         va_list ap;
         int r;
 
-        r = nm_new_call(bus, path, iface, member, &m);
+        r = nm_bus_new_call(bus, path, iface, member, &m);
         if (r >= 0 && types) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);
@@ -148,27 +133,6 @@ static int nm_parse_error(int r, const char *what)
 {
         fprintf(stderr, "Failed to parse NetworkManager's answer to %s: %s\n", what, strerror(-r));
         return r;
-}
-
-static int strv_push(char ***l, const char *s)
-{
-        size_t n = 0;
-        char **a, *c;
-
-        for (char **i = *l; i && *i; i++)
-                n++;
-        c = strdup(s);
-        if (!c)
-                return -ENOMEM;
-        a = realloc(*l, (n + 2) * sizeof *a);
-        if (!a) {
-                free(c);
-                return -ENOMEM;
-        }
-        a[n] = c;
-        a[n + 1] = NULL;
-        *l = a;
-        return 0;
 }
 
 /* ---- settings ---- */
@@ -368,11 +332,11 @@ static int nm_profile_add_device(sd_bus *bus, NMProfile *p, const char *device)
                 return 0;
         if (r >= 0 && (r = bus_read_variant_string(reply, "s", &ifname)) < 0)
                 return nm_parse_error(r, "a device's Interface");
-        if (r >= 0)
-                r = strv_push(&p->devices, ifname);
-        if (r >= 0)
-                r = strv_push(&p->device_paths, device);
-        return r;
+        if (r < 0 || isempty(ifname))
+                return r < 0 ? r : 0;
+        /* One word each: neither an interface name nor an object path holds whitespace. */
+        r = strv_extend_words(&p->devices, ifname);
+        return r < 0 ? r : strv_extend_words(&p->device_paths, device);
 }
 
 /* Fills in devices/device_paths of the profiles active now (VPNs are not device profiles). */
@@ -558,7 +522,7 @@ int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, boo
         char what[512];
         int r;
 
-        r = nm_new_call(bus, p->path, NM_IFACE_CONNECTION, "Update2", &m);
+        r = nm_bus_new_call(bus, p->path, NM_IFACE_CONNECTION, "Update2", &m);
         if (r >= 0)
                 r = nm_settings_append(m, p->settings, data);
         if (r >= 0)
@@ -613,7 +577,7 @@ static int nm_reapply_once(sd_bus *bus, const NMProfile *p, const char *device_p
                 return 0;
         r = user_data_take_igmpd(&a.data, data);
         if (r >= 0)
-                r = nm_new_call(bus, device_path, NM_IFACE_DEVICE, "Reapply", &m);
+                r = nm_bus_new_call(bus, device_path, NM_IFACE_DEVICE, "Reapply", &m);
         if (r >= 0)
                 r = nm_settings_append(m, applied, &a.data);
         if (r >= 0)

@@ -100,7 +100,7 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
                 return -ENOMEM;
         *c = (SyncCall) { .sync = s, .active = active, .device = device };
 
-        r = sd_bus_message_new_method_call(s->p.bus, &msg, NM_BUS_NAME, path, interface, member);
+        r = nm_bus_new_call(s->p.bus, path, interface, member, &msg);
         if (r >= 0 && types) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(msg, types, ap);
@@ -120,7 +120,7 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
 static int sync_get_all(NMSync *s, const char *path, const char *interface, sd_bus_message_handler_t handler,
                         size_t active, size_t device)
 {
-        return sync_call(s, path, "org.freedesktop.DBus.Properties", "GetAll", handler, active, device, "s",
+        return sync_call(s, path, DBUS_PROPERTIES, "GetAll", handler, active, device, "s",
                          interface);
 }
 
@@ -419,7 +419,7 @@ int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
                 if (r >= 0)
                         r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device_read, 0, 0);
         } else
-                r = sync_call(s, NM_PATH, "org.freedesktop.DBus.Properties", "Get", on_active_connections, 0, 0,
+                r = sync_call(s, NM_PATH, DBUS_PROPERTIES, "Get", on_active_connections, 0, 0,
                               "ss", NM_IFACE, "ActiveConnections");
         if (r < 0) {
                 nm_sync_free(s);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-read.h"
 #include "log.h"
 #include "nm-parse.h"
 #include "nm-sync.h"
@@ -190,55 +191,43 @@ static int nm_on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_er
         return 0;
 }
 
+static int nm_relevant_property(sd_bus_message *m, const char *key, void *userdata)
+{
+        bool *relevant = userdata;
+
+        *relevant = *relevant || streq(key, "ActiveConnections") || streq(key, "Devices");
+        return 0;
+}
+
 static int nm_on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NMState *nm = userdata;
-        const char *iface, *key;
+        const char *iface;
         bool relevant = false;
-        int r;
 
         if (!nm_from_owner(nm, m))
                 return 0;
         if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, NM_IFACE))
                 return 0;
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                if (sd_bus_message_read(m, "s", &key) < 0)
-                        break;
-                if (streq(key, "ActiveConnections") || streq(key, "Devices"))
-                        relevant = true;
-                if (sd_bus_message_skip(m, "v") < 0 || sd_bus_message_exit_container(m) < 0)
-                        break;
-        }
+        (void) bus_read_dict(m, nm_relevant_property, &relevant);
         if (relevant)
                 nm_read(nm, NULL);
         return 0;
 }
 
-/* An active connection changed state: read everything again. */
-static int nm_on_change_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        NMState *nm = userdata;
-
-        if (nm_from_owner(nm, m)) {
-                log_debug("NetworkManager: %s.%s on %s, re-reading profiles.",
-                          strempty(sd_bus_message_get_interface(m)), strempty(sd_bus_message_get_member(m)),
-                          strempty(sd_bus_message_get_path(m)));
-                nm_read(nm, NULL);
-        }
-        return 0;
-}
-
-/* A device changed state: only that device's values can change. */
-static int nm_on_device_state(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* A device changed state: only that device's values can change. An active connection changed
+ * state: read everything again. */
+static int nm_on_state_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NMState *nm = userdata;
         const char *path = sd_bus_message_get_path(m);
+        bool device = sd_bus_message_is_signal(m, NM_IFACE_DEVICE, NULL);
 
-        if (nm_from_owner(nm, m) && path) {
-                log_debug("NetworkManager: device %s changed state, re-reading it.", path);
-                nm_read(nm, path);
-        }
+        if (!nm_from_owner(nm, m) || !path)
+                return 0;
+        log_debug("NetworkManager: %s %s changed state, re-reading %s.", device ? "device" : "active connection", path,
+                  device ? "it" : "profiles");
+        nm_read(nm, device ? path : NULL);
         return 0;
 }
 
@@ -265,11 +254,11 @@ static int nm_attach(NMState *nm, sd_bus *bus)
                 { "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                   "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" NM_BUS_NAME "'",
                   nm_on_name_owner_changed },
-                { "type='signal',path='" NM_PATH "',interface='org.freedesktop.DBus.Properties',"
+                { "type='signal',path='" NM_PATH "',interface='" DBUS_PROPERTIES "',"
                   "member='PropertiesChanged',arg0='" NM_IFACE "'",
                   nm_on_properties_changed },
-                { "type='signal',interface='" NM_IFACE_DEVICE "',member='StateChanged'", nm_on_device_state },
-                { "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'", nm_on_change_signal },
+                { "type='signal',interface='" NM_IFACE_DEVICE "',member='StateChanged'", nm_on_state_changed },
+                { "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'", nm_on_state_changed },
         };
         int r = 0;
 

@@ -15,6 +15,13 @@
 #define NM_ACTIVE_CONNECTION_STATE_ACTIVATING 1
 #define NM_ACTIVE_CONNECTION_STATE_ACTIVATED 2
 
+int nm_bus_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret)
+{
+        int r = sd_bus_message_new_method_call(bus, ret, NM_BUS_NAME, path, iface, member);
+
+        return r < 0 ? r : sd_bus_message_set_auto_start(*ret, false);
+}
+
 static int read_user_data(sd_bus_message *m, NMSettings *s)
 {
         const char *k, *v;

@@ -17,6 +17,17 @@
 
 #define NM_USER_DATA_PREFIX "igmpd."
 
+/* NetworkManager's bus name, objects and interfaces. */
+#define NM_BUS_NAME "org.freedesktop.NetworkManager"
+#define NM_PATH "/org/freedesktop/NetworkManager"
+#define NM_SETTINGS_PATH NM_PATH "/Settings"
+#define NM_IFACE NM_BUS_NAME
+#define NM_IFACE_SETTINGS NM_IFACE ".Settings"
+#define NM_IFACE_CONNECTION NM_IFACE ".Settings.Connection"
+#define NM_IFACE_ACTIVE NM_IFACE ".Connection.Active"
+#define NM_IFACE_DEVICE NM_IFACE ".Device"
+#define DBUS_PROPERTIES "org.freedesktop.DBus.Properties"
+
 typedef struct NMSettings {
         const char *id, *uuid, *type; /* connection.*, borrowed from the message; NULL if absent */
         char **permissions;           /* connection.permissions, owned; NULL or empty: a system profile */
@@ -24,6 +35,10 @@ typedef struct NMSettings {
         int (*user_data)(const char *key, const char *value, void *userdata);
         void *userdata;
 } NMSettings;
+
+/* A method call to NetworkManager that does not start it: a NetworkManager an admin stopped
+ * stays stopped. 0 or -errno. */
+int nm_bus_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret);
 
 /* Reads the settings at m's read position into *s (s->user_data and s->userdata set by the
  * caller, the rest zeroed; free s->permissions after). 0 or -errno (malformed). */
