@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "nm-parse.h"
+#include "nm-profile.h"
 #include "nm-table.h"
 
 static void entries_free(NMEntry *e, size_t n)

@@ -13,8 +13,9 @@
  * profile is activated again. NetworkManager 1.42 announces a Device.Reapply with no signal or
  * property change igmpd could follow, so whoever reapplies tells igmpd: `igmpctl nm --reapply`
  * calls ReconfigureLink for each device it reapplied on, and after `nmcli device reapply` an
- * admin runs `igmpctl reconfigure LINK`; the caller can wait for the read it asked for (nm-wait.h:
- * ReconfigureLink replies then). One read runs at a time;
+ * admin runs `igmpctl reconfigure LINK`; the caller can wait for the read it asked for (NMWait:
+ * ReconfigureLink replies then): each waits for read number N, and is told when a read numbered
+ * N or later is done, or when reads stop. One read runs at a time;
  * whatever is asked for meanwhile becomes one full read after it. The new table replaces the
  * old one, and every ifindex whose values changed is reported through changed().
  *
@@ -32,10 +33,9 @@
 
 #include "bus-read.h"
 #include "log.h"
-#include "nm-parse.h"
+#include "nm-profile.h"
 #include "nm-sync.h"
 #include "nm-table.h"
-#include "nm-wait.h"
 #include "nm.h"
 
 struct NMState {
@@ -54,13 +54,50 @@ struct NMState {
         bool read_again;  /* a full read is due after it */
         unsigned full_reads; /* full reads started; the one in flight is number sync_full */
         unsigned sync_full;  /* 0 for a device read */
-        NMWaits waits;       /* nm_resync() callers waiting for a full read */
+        NMWait *waits;       /* nm_resync() callers waiting for a full read */
 
         bool first_done;    /* the first answer is in: profiles read, or NetworkManager absent */
         bool first_present; /* … and it was on the bus and read */
 
         NMProfileReports reports;
 };
+
+struct NMWait {
+        NMWait **list; /* the NMState's waits */
+        NMWait *next;
+        unsigned read; /* the read that answers it */
+        NMWaitFn done;
+        void *userdata;
+};
+
+/* Calls done, and forgets, every wait for a read numbered upto or lower (all for UINT_MAX). */
+static void nm_waits_done(NMWait **waits, unsigned upto, bool freeing)
+{
+        for (NMWait **p = waits; *p;) {
+                NMWait *w = *p;
+
+                if (w->read > upto) {
+                        p = &w->next;
+                        continue;
+                }
+                *p = w->next;
+                w->done(freeing, w->userdata); /* may cancel other waits: start over */
+                free(w);
+                p = waits;
+        }
+}
+
+void nm_wait_cancel(NMWait *w)
+{
+        if (!w)
+                return;
+        for (NMWait **p = w->list; *p; p = &(*p)->next)
+                if (*p == w) {
+                        *p = w->next;
+                        break;
+                }
+        free(w);
+}
 
 static void nm_read(NMState *nm, const char *device);
 
@@ -347,6 +384,8 @@ int nm_ignored_source(const NMState *nm, int ifindex, char **ret)
 
 int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret)
 {
+        NMWait *w;
+
         if (!nm)
                 return 1;
         nm_read(nm, NULL);
@@ -355,7 +394,17 @@ int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret)
         if (!nm->sync)
                 return 1; /* nothing to wait for: NetworkManager absent, or it could not be asked */
 
+        w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
         /* A read already in flight may have started before what the caller waits for. */
-        return nm_waits_add(&nm->waits, nm->read_again ? nm->full_reads + 1 : nm->full_reads, done, userdata,
-                            ret);
+        *w = (NMWait) {
+                .list = &nm->waits,
+                .next = nm->waits,
+                .read = nm->read_again ? nm->full_reads + 1 : nm->full_reads,
+                .done = done,
+                .userdata = userdata,
+        };
+        nm->waits = *ret = w;
+        return 0;
 }
