@@ -350,7 +350,7 @@ static int nm_profiles_find_active(sd_bus *bus, NMProfile *profiles, size_t n)
                     "ss", NM_IFACE, "ActiveConnections");
         if (r < 0)
                 return r;
-        r = nm_read_active_connections(reply, &actives);
+        r = bus_read_variant_strv(reply, "ao", &actives);
         if (r < 0)
                 return nm_parse_error(r, "ActiveConnections");
 
@@ -389,23 +389,15 @@ static int nm_profile_compare(const void *a, const void *b)
         return c != 0 ? c : strcmp(x->uuid, y->uuid);
 }
 
-int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
+/* Reads the profiles at paths, sorted, with where they are active; those deleted meanwhile, or
+ * not ours to see (when quiet has NM_QUIET_DENIED), are left out. */
+static int nm_profiles_read(sd_bus *bus, char *const *paths, unsigned quiet, NMProfile **ret, size_t *ret_n)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_strv_free_ char **paths = NULL;
         NMProfile *profiles = NULL;
         size_t n = 0;
         int r;
 
-        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", "list NetworkManager's profiles", 0,
-                    &reply, NULL);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_strv(reply, &paths);
-        if (r < 0)
-                return nm_parse_error(r, "ListConnections");
-
-        for (char **p = paths; p && *p; p++) {
+        for (char *const *p = paths; p && *p; p++) {
                 NMProfile *a = realloc(profiles, (n + 1) * sizeof *a);
 
                 if (!a) {
@@ -413,9 +405,9 @@ int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
                         goto fail;
                 }
                 profiles = a;
-                r = nm_profile_read(bus, *p, &profiles[n], NM_QUIET_GONE | NM_QUIET_DENIED);
+                r = nm_profile_read(bus, *p, &profiles[n], quiet);
                 if (r == -ENXIO || r == -EACCES)
-                        continue; /* deleted meanwhile, or not ours to see */
+                        continue;
                 if (r < 0)
                         goto fail;
                 n++;
@@ -433,6 +425,22 @@ fail:
         return r;
 }
 
+int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
+        int r;
+
+        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", "list NetworkManager's profiles", 0,
+                    &reply, NULL);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_strv(reply, &paths);
+        if (r < 0)
+                return nm_parse_error(r, "ListConnections");
+        return nm_profiles_read(bus, paths, NM_QUIET_GONE | NM_QUIET_DENIED, ret, ret_n);
+}
+
 static int nm_no_such_profile(const char *arg)
 {
         client_exit_status = EXIT_NM_NO_PROFILE;
@@ -445,30 +453,19 @@ static int nm_no_such_profile(const char *arg)
 
 int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
 {
+        bool by_path = arg[0] == '/';
         NMProfile *profiles = NULL;
         size_t n = 0, n_names = 0, pick = SIZE_MAX;
         int r;
 
-        if (arg[0] == '/') {
-                NMProfile p = {};
-
-                if (!sd_bus_object_path_is_valid(arg))
-                        return nm_no_such_profile(arg);
-                r = nm_profile_read(bus, arg, &p, NM_QUIET_GONE);
-                if (r < 0)
-                        return r == -ENXIO ? nm_no_such_profile(arg) : r;
-                r = nm_profiles_find_active(bus, &p, 1);
-                if (r < 0) {
-                        nm_profile_done(&p);
-                        return r;
-                }
-                *ret = p;
-                return 0;
-        }
-
-        r = nm_profiles_list(bus, &profiles, &n);
+        if (by_path && !sd_bus_object_path_is_valid(arg))
+                return nm_no_such_profile(arg);
+        r = by_path ? nm_profiles_read(bus, (char *const[]) { (char *) arg, NULL }, NM_QUIET_GONE, &profiles, &n)
+                    : nm_profiles_list(bus, &profiles, &n);
         if (r < 0)
                 return r;
+        if (by_path && n == 1)
+                pick = 0;
         /* A UUID names one profile; only then names, which may repeat. */
         for (size_t i = 0; i < n && pick == SIZE_MAX; i++)
                 if (strcasecmp(profiles[i].uuid, arg) == 0)

@@ -104,12 +104,6 @@ static int read_variant_ifindex(sd_bus_message *m, uint32_t *ret)
         return 1;
 }
 
-int nm_read_active_connections(sd_bus_message *reply, char ***ret)
-{
-        int r = bus_read_variant_strv(reply, "ao", ret);
-        return r < 0 ? r : 0;
-}
-
 static int device_property(sd_bus_message *m, const char *key, void *userdata)
 {
         NMDeviceProps *p = userdata;

@@ -48,9 +48,6 @@ int nm_settings_read(sd_bus_message *m, NMSettings *s);
  * igmpd's, -ENOENT if it names no knob, -EINVAL (*ret_knob set) if the value is bad or NULL. */
 int nm_user_data_parse(const char *key, const char *value, Knob *ret_knob, int32_t *ret_value);
 
-/* Reads the ActiveConnections property (Properties.Get reply). 0 or -errno. */
-int nm_read_active_connections(sd_bus_message *reply, char ***ret);
-
 /* What igmpd and igmpctl read of a device (Properties.GetAll of NM_IFACE_DEVICE). */
 typedef struct NMDeviceProps {
         char *ifname;     /* Interface, for messages */
