@@ -134,19 +134,12 @@ static void sync_finish(NMSync *s)
         _cleanup_free_ NMDeviceResult *results = NULL;
         size_t n = 0, max = 0;
 
-        if (s->failed) {
-                s->p.done(s, false, NULL, 0, s->p.userdata);
-                return;
-        }
         for (size_t i = 0; i < s->n_actives; i++)
                 max += s->actives[i].n_devices;
-        results = calloc(MAX(max, (size_t) 1), sizeof *results);
-        if (!results) {
+        results = s->failed ? NULL : calloc(MAX(max, (size_t) 1), sizeof *results);
+        if (!s->failed && !results)
                 log_oom();
-                s->p.done(s, false, NULL, 0, s->p.userdata);
-                return;
-        }
-        for (size_t i = 0; i < s->n_actives; i++) {
+        for (size_t i = 0; results && i < s->n_actives; i++) {
                 const SyncActive *a = &s->actives[i];
 
                 for (size_t j = 0; j < a->n_devices; j++) {
@@ -167,7 +160,7 @@ static void sync_finish(NMSync *s)
                         };
                 }
         }
-        s->p.done(s, true, results, n, s->p.userdata);
+        s->p.done(s, results != NULL, results, n, s->p.userdata);
 }
 
 /* At the end of every reply handler: the last one ends the read (s may be freed by done()). */

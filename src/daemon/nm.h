@@ -15,14 +15,11 @@
 #include <systemd/sd-bus.h>
 
 #include "conf-parser.h"
+#include "nm-table.h" /* NMChangedFn */
 #include "policy.h"
 
 typedef struct NMState NMState;
 typedef struct NMWait NMWait;
-
-/* The values for the link with this ifindex changed (appeared, changed or went away): it needs
- * configuring again. */
-typedef void (*NMChangedFn)(int ifindex, void *userdata);
 
 /* Creates the follower, not attached to any bus yet. changed is called for every ifindex whose
  * values change; diag gets the problems found in profiles (once per profile content). 0 or
