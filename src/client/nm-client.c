@@ -20,13 +20,7 @@
 #include "macro.h"
 #include "nm-client.h"
 #include "nm-settings.h"
-
-#define NM_IFACE "org.freedesktop.NetworkManager"
-#define NM_IFACE_SETTINGS "org.freedesktop.NetworkManager.Settings"
-#define NM_IFACE_CONNECTION "org.freedesktop.NetworkManager.Settings.Connection"
-#define NM_IFACE_ACTIVE "org.freedesktop.NetworkManager.Connection.Active"
-#define NM_IFACE_DEVICE "org.freedesktop.NetworkManager.Device"
-#define DBUS_PROPERTIES "org.freedesktop.DBus.Properties"
+#include "strv.h"
 
 /* NMSettingsUpdate2Flags */
 #define NM_UPDATE2_TO_DISK 0x1u
@@ -93,7 +87,7 @@ static int nm_call_error(const sd_bus_error *e, int r, const char *what, const c
         return r;
 }
 
-/* Sends m (built by nm_new_call()); a failure is reported (what, permission) and returned, but
+/* Sends m (built by nm_bus_new_call()); a failure is reported (what, permission) and returned, but
  * for those of quiet (NM_QUIET_*) and a stale edit (-ESTALE), returned only. */
 static int nm_send(sd_bus *bus, sd_bus_message *m, const char *what, const char *permission, unsigned quiet,
                    sd_bus_message **reply)
@@ -116,15 +110,6 @@ static int nm_send(sd_bus *bus, sd_bus_message *m, const char *what, const char 
         return nm_call_error(&e, r, what, permission);
 }
 
-/* A method call to NetworkManager that does not start it: a NetworkManager an admin stopped
- * stays stopped, and igmpctl says so. */
-static int nm_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret)
-{
-        int r = sd_bus_message_new_method_call(bus, ret, NM_BUS_NAME, path, iface, member);
-
-        return r < 0 ? r : sd_bus_message_set_auto_start(*ret, false);
-}
-
 /* One call with its arguments (types, ...), as nm_send(). */
 static int nm_call(sd_bus *bus, const char *path, const char *iface, const char *member, const char *what,
                    unsigned quiet, sd_bus_message **reply, const char *types, ...)
@@ -133,7 +118,7 @@ static int nm_call(sd_bus *bus, const char *path, const char *iface, const char 
         va_list ap;
         int r;
 
-        r = nm_new_call(bus, path, iface, member, &m);
+        r = nm_bus_new_call(bus, path, iface, member, &m);
         if (r >= 0 && types) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);
@@ -148,27 +133,6 @@ static int nm_parse_error(int r, const char *what)
 {
         fprintf(stderr, "Failed to parse NetworkManager's answer to %s: %s\n", what, strerror(-r));
         return r;
-}
-
-static int strv_push(char ***l, const char *s)
-{
-        size_t n = 0;
-        char **a, *c;
-
-        for (char **i = *l; i && *i; i++)
-                n++;
-        c = strdup(s);
-        if (!c)
-                return -ENOMEM;
-        a = realloc(*l, (n + 2) * sizeof *a);
-        if (!a) {
-                free(c);
-                return -ENOMEM;
-        }
-        a[n] = c;
-        a[n + 1] = NULL;
-        *l = a;
-        return 0;
 }
 
 /* ---- settings ---- */
@@ -368,11 +332,11 @@ static int nm_profile_add_device(sd_bus *bus, NMProfile *p, const char *device)
                 return 0;
         if (r >= 0 && (r = bus_read_variant_string(reply, "s", &ifname)) < 0)
                 return nm_parse_error(r, "a device's Interface");
-        if (r >= 0)
-                r = strv_push(&p->devices, ifname);
-        if (r >= 0)
-                r = strv_push(&p->device_paths, device);
-        return r;
+        if (r < 0 || isempty(ifname))
+                return r < 0 ? r : 0;
+        /* One word each: neither an interface name nor an object path holds whitespace. */
+        r = strv_extend_words(&p->devices, ifname);
+        return r < 0 ? r : strv_extend_words(&p->device_paths, device);
 }
 
 /* Fills in devices/device_paths of the profiles active now (VPNs are not device profiles). */
@@ -386,7 +350,7 @@ static int nm_profiles_find_active(sd_bus *bus, NMProfile *profiles, size_t n)
                     "ss", NM_IFACE, "ActiveConnections");
         if (r < 0)
                 return r;
-        r = nm_read_active_connections(reply, &actives);
+        r = bus_read_variant_strv(reply, "ao", &actives);
         if (r < 0)
                 return nm_parse_error(r, "ActiveConnections");
 
@@ -425,23 +389,15 @@ static int nm_profile_compare(const void *a, const void *b)
         return c != 0 ? c : strcmp(x->uuid, y->uuid);
 }
 
-int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
+/* Reads the profiles at paths, sorted, with where they are active; those deleted meanwhile, or
+ * not ours to see (when quiet has NM_QUIET_DENIED), are left out. */
+static int nm_profiles_read(sd_bus *bus, char *const *paths, unsigned quiet, NMProfile **ret, size_t *ret_n)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_strv_free_ char **paths = NULL;
         NMProfile *profiles = NULL;
         size_t n = 0;
         int r;
 
-        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", "list NetworkManager's profiles", 0,
-                    &reply, NULL);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_strv(reply, &paths);
-        if (r < 0)
-                return nm_parse_error(r, "ListConnections");
-
-        for (char **p = paths; p && *p; p++) {
+        for (char *const *p = paths; p && *p; p++) {
                 NMProfile *a = realloc(profiles, (n + 1) * sizeof *a);
 
                 if (!a) {
@@ -449,9 +405,9 @@ int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
                         goto fail;
                 }
                 profiles = a;
-                r = nm_profile_read(bus, *p, &profiles[n], NM_QUIET_GONE | NM_QUIET_DENIED);
+                r = nm_profile_read(bus, *p, &profiles[n], quiet);
                 if (r == -ENXIO || r == -EACCES)
-                        continue; /* deleted meanwhile, or not ours to see */
+                        continue;
                 if (r < 0)
                         goto fail;
                 n++;
@@ -469,6 +425,22 @@ fail:
         return r;
 }
 
+int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
+        int r;
+
+        r = nm_call(bus, NM_SETTINGS_PATH, NM_IFACE_SETTINGS, "ListConnections", "list NetworkManager's profiles", 0,
+                    &reply, NULL);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_strv(reply, &paths);
+        if (r < 0)
+                return nm_parse_error(r, "ListConnections");
+        return nm_profiles_read(bus, paths, NM_QUIET_GONE | NM_QUIET_DENIED, ret, ret_n);
+}
+
 static int nm_no_such_profile(const char *arg)
 {
         client_exit_status = EXIT_NM_NO_PROFILE;
@@ -481,30 +453,19 @@ static int nm_no_such_profile(const char *arg)
 
 int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
 {
+        bool by_path = arg[0] == '/';
         NMProfile *profiles = NULL;
         size_t n = 0, n_names = 0, pick = SIZE_MAX;
         int r;
 
-        if (arg[0] == '/') {
-                NMProfile p = {};
-
-                if (!sd_bus_object_path_is_valid(arg))
-                        return nm_no_such_profile(arg);
-                r = nm_profile_read(bus, arg, &p, NM_QUIET_GONE);
-                if (r < 0)
-                        return r == -ENXIO ? nm_no_such_profile(arg) : r;
-                r = nm_profiles_find_active(bus, &p, 1);
-                if (r < 0) {
-                        nm_profile_done(&p);
-                        return r;
-                }
-                *ret = p;
-                return 0;
-        }
-
-        r = nm_profiles_list(bus, &profiles, &n);
+        if (by_path && !sd_bus_object_path_is_valid(arg))
+                return nm_no_such_profile(arg);
+        r = by_path ? nm_profiles_read(bus, (char *const[]) { (char *) arg, NULL }, NM_QUIET_GONE, &profiles, &n)
+                    : nm_profiles_list(bus, &profiles, &n);
         if (r < 0)
                 return r;
+        if (by_path && n == 1)
+                pick = 0;
         /* A UUID names one profile; only then names, which may repeat. */
         for (size_t i = 0; i < n && pick == SIZE_MAX; i++)
                 if (strcasecmp(profiles[i].uuid, arg) == 0)
@@ -558,7 +519,7 @@ int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, boo
         char what[512];
         int r;
 
-        r = nm_new_call(bus, p->path, NM_IFACE_CONNECTION, "Update2", &m);
+        r = nm_bus_new_call(bus, p->path, NM_IFACE_CONNECTION, "Update2", &m);
         if (r >= 0)
                 r = nm_settings_append(m, p->settings, data);
         if (r >= 0)
@@ -613,7 +574,7 @@ static int nm_reapply_once(sd_bus *bus, const NMProfile *p, const char *device_p
                 return 0;
         r = user_data_take_igmpd(&a.data, data);
         if (r >= 0)
-                r = nm_new_call(bus, device_path, NM_IFACE_DEVICE, "Reapply", &m);
+                r = nm_bus_new_call(bus, device_path, NM_IFACE_DEVICE, "Reapply", &m);
         if (r >= 0)
                 r = nm_settings_append(m, applied, &a.data);
         if (r >= 0)

@@ -18,10 +18,6 @@
 
 #include "nm-user-data.h"
 
-#define NM_BUS_NAME "org.freedesktop.NetworkManager"
-#define NM_PATH "/org/freedesktop/NetworkManager"
-#define NM_SETTINGS_PATH "/org/freedesktop/NetworkManager/Settings"
-
 typedef struct NMProfile {
         char *path;               /* Settings.Connection object */
         char *id, *uuid, *type;   /* connection.id, .uuid, .type */

@@ -59,21 +59,20 @@ int user_data_set(UserData *d, const char *key, const char *value)
         return 0;
 }
 
-size_t user_data_remove_igmpd(UserData *d)
+/* Removes every igmpd key. */
+static void user_data_remove_igmpd(UserData *d)
 {
-        size_t j = 0, removed = 0;
+        size_t j = 0;
 
         for (size_t i = 0; i < d->n; i++) {
                 if (user_data_key_is_igmpd(d->entries[i].key)) {
                         free(d->entries[i].key);
                         free(d->entries[i].value);
-                        removed++;
                         continue;
                 }
                 d->entries[j++] = d->entries[i];
         }
         d->n = j;
-        return removed;
 }
 
 size_t user_data_count_igmpd(const UserData *d)
@@ -128,7 +127,7 @@ static int user_data_rewrite(UserData *d, bool clear, const UserData *from, cons
         if (r < 0)
                 return r;
         if (clear)
-                (void) user_data_remove_igmpd(&new);
+                user_data_remove_igmpd(&new);
         if (from)
                 r = user_data_set_all(&new, from, true);
         for (Knob k = 0; r >= 0 && set && k < _KNOB_MAX; k++) {

@@ -33,8 +33,6 @@ bool user_data_key_is_igmpd(const char *key);
 const char *user_data_get(const UserData *d, const char *key);
 /* Sets key to value, replacing an existing entry. 0 or -ENOMEM (d unchanged). */
 int user_data_set(UserData *d, const char *key, const char *value);
-/* Removes every igmpd key; returns how many there were. */
-size_t user_data_remove_igmpd(UserData *d);
 size_t user_data_count_igmpd(const UserData *d);
 int user_data_copy(const UserData *src, UserData *ret);
 

@@ -92,6 +92,20 @@ static void json_write_profile(JsonWriter *w, NMProfile *p)
         json_end_object(w);
 }
 
+/* The JSON array of profiles[] (with igmpd keys only, with keyed). */
+static int json_print_profiles(NMProfile *profiles, size_t n, bool keyed)
+{
+        JsonWriter w;
+
+        json_start(&w);
+        json_begin_array(&w);
+        for (size_t i = 0; i < n; i++)
+                if (!keyed || user_data_count_igmpd(&profiles[i].data) > 0)
+                        json_write_profile(&w, &profiles[i]);
+        json_end_array(&w);
+        return json_done(&w);
+}
+
 /* Adds KNOB and VALUE cells for every igmpd key of p; the first row's leading cells come from
  * lead[] (n_lead of them), the next rows' are empty. */
 static void table_add_keys(Table *t, NMProfile *p, const char *const *lead, size_t n_lead)
@@ -125,15 +139,7 @@ static int nm_list(sd_bus *bus)
                 return r;
 
         if (arg_json != JSON_OFF) {
-                JsonWriter w;
-
-                json_start(&w);
-                json_begin_array(&w);
-                for (size_t i = 0; i < n; i++)
-                        if (user_data_count_igmpd(&profiles[i].data) > 0)
-                                json_write_profile(&w, &profiles[i]);
-                json_end_array(&w);
-                r = json_done(&w);
+                r = json_print_profiles(profiles, n, true);
                 goto finish;
         }
 
@@ -181,15 +187,8 @@ static int nm_show(NMProfile *p, const char *arg)
         Table *t;
         int r;
 
-        if (arg_json != JSON_OFF) {
-                JsonWriter w;
-
-                json_start(&w);
-                json_begin_array(&w);
-                json_write_profile(&w, p);
-                json_end_array(&w);
-                return json_done(&w);
-        }
+        if (arg_json != JSON_OFF)
+                return json_print_profiles(p, 1, false);
 
         devices = devices_string(p->devices);
         if (p->filename && asprintf(&file, "%s%s", p->filename, p->unsaved ? " (changed in memory, not saved)" : "") < 0)

@@ -25,8 +25,7 @@
  *                         effective-value source, and the observer hook (added / changed / removed).
  *   nm.c                  NetworkManager profiles, looked up by ifindex; hook: changed(ifindex).
  *                         nm-sync.c reads NetworkManager (the calls and their fan-out),
- *                         nm-profile.c reads its replies, nm-table.c keeps and diffs the values,
- *                         nm-wait.c keeps the callers waiting for a read (ReconfigureLink).
+ *                         nm-profile.c reads its replies, nm-table.c keeps and diffs the values.
  *   audit.c               deprecated sysctl(2) events: owns the sources (audit-kmsg.c,
  *                         audit-netlink.c with its rule and enabled flag in audit-rules.c,
  *                         audit-bpf.c), each given an AuditSourceContext
@@ -37,7 +36,7 @@
  *   netlink.c             parses link messages, hands them to NetlinkHandlers.
  *   bpf-helper-client.c, bpf-ringbuf.c
  *                         the BPF helper's protocol and ring buffer, for audit-bpf.c.
- *   policy.c, runtime-config.c, daemon-config.c, originals.c, bus-validate.c, nm-parse.c,
+ *   policy.c, runtime-config.c, daemon-config.c, originals.c, bus-validate.c, nm-profile.c,
  *   config-problems.c     pure parsers and tables over plain data.
  *   src/shared/           helpers that know nothing of the daemon and never log.
  *

@@ -4,8 +4,13 @@
 /*
  * Reading NetworkManager's replies (the parsing itself is shared with igmpctl, nm-settings.h):
  * the connection applied on a device (Device.GetAppliedConnection) down to its owner and the
- * knob values in its user data (nm-parse.h). Problems in a profile are reported once per profile content, not on
- * every read (NMProfileReports).
+ * knob values in its user data. Problems in a profile are reported once per profile content,
+ * not on every read (NMProfileReports).
+ *
+ * The pure part: a profile's user data (NMSettingUser, "user.data", a{ss}) as knob settings.
+ * Keys "igmpd.<knob>" with the kernel knob names of knob.h; values as in policy files ("200",
+ * "200ms", "1.5s", "auto"). Other keys belong to other programs and are skipped silently. It
+ * never logs: problems go to diag.
  */
 
 #include <stdbool.h>
@@ -16,6 +21,8 @@
 #include "conf-parser.h"
 #include "nm-settings.h"
 #include "policy.h"
+
+#define NM_SOURCE_PREFIX "NetworkManager:"
 
 #define NM_PROFILE_REPORTS_MAX 64
 
@@ -50,3 +57,16 @@ int nm_profile_read_settings(sd_bus_message *reply, const char *fallback_id, NMA
 
 /* Number of knobs set in knobs[]. */
 unsigned nm_count_knobs(const KnobSetting knobs[_KNOB_MAX]);
+
+/* Applies one user-data entry to knobs[] (setting .line = 1 for "set"). Returns 1 if it set a
+ * knob, 0 if the key is not igmpd's, -EINVAL if it is igmpd's but the knob is unknown or the
+ * value is bad (reported to diag as "PROFILE: user.data KEY=…: …, ignoring."). */
+int nm_user_data_apply(const char *profile, const char *key, const char *value, KnobSetting knobs[_KNOB_MAX],
+                       ConfigDiagFn diag, void *userdata);
+
+/* Builds the source "NetworkManager:<id>", with one reference. NULL on ENOMEM. */
+RefStr *nm_source_new(const char *profile_id);
+
+/* Overlays every set knob of knobs[] onto out[] (valid values, see KnobValue), each taking a
+ * reference to source. */
+void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], RefStr *source, KnobValue out[_KNOB_MAX]);

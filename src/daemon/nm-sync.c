@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-read.h"
 #include "log.h"
 #include "nm-sync.h"
 #include "strv.h"
@@ -35,20 +36,22 @@ typedef struct SyncActive {
         size_t n_devices;
 } SyncActive;
 
-typedef struct SyncCall {
+typedef struct SyncCall SyncCall;
+struct SyncCall {
         NMSync *sync;
+        SyncCall *next;
         sd_bus_slot *slot;
         size_t active; /* index into sync->actives */
         size_t device; /* index into that active's devices */
-} SyncCall;
+};
 
 struct NMSync {
         NMSyncParams p;
         bool device_read;  /* one device: actives[0].devices[0], actives[0] its active connection */
         SyncActive *actives;
         size_t n_actives;
-        SyncCall **calls;
-        size_t n_calls, n_pending;
+        SyncCall *calls;
+        size_t n_pending;
         bool failed;       /* a call could not be made: nothing is known */
 };
 
@@ -56,11 +59,11 @@ NMSync *nm_sync_free(NMSync *s)
 {
         if (!s)
                 return NULL;
-        for (size_t i = 0; i < s->n_calls; i++) {
-                sd_bus_slot_unref(s->calls[i]->slot);
-                free(s->calls[i]);
+        for (SyncCall *c = s->calls, *next; c; c = next) {
+                next = c->next;
+                sd_bus_slot_unref(c->slot);
+                free(c);
         }
-        free(s->calls);
         for (size_t i = 0; i < s->n_actives; i++) {
                 SyncActive *a = &s->actives[i];
                 for (size_t j = 0; j < a->n_devices; j++) {
@@ -87,20 +90,16 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
                      sd_bus_message_handler_t handler, size_t active, size_t device, const char *types, ...)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
-        SyncCall *c, **calls;
+        SyncCall *c;
         va_list ap;
         int r;
 
-        calls = realloc(s->calls, (s->n_calls + 1) * sizeof *calls);
-        if (!calls)
-                return -ENOMEM;
-        s->calls = calls;
         c = calloc(1, sizeof *c);
         if (!c)
                 return -ENOMEM;
-        *c = (SyncCall) { .sync = s, .active = active, .device = device };
+        *c = (SyncCall) { .sync = s, .next = s->calls, .active = active, .device = device };
 
-        r = sd_bus_message_new_method_call(s->p.bus, &msg, NM_BUS_NAME, path, interface, member);
+        r = nm_bus_new_call(s->p.bus, path, interface, member, &msg);
         if (r >= 0 && types) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(msg, types, ap);
@@ -112,7 +111,7 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
                 free(c);
                 return r;
         }
-        s->calls[s->n_calls++] = c;
+        s->calls = c;
         s->n_pending++;
         return 0;
 }
@@ -120,7 +119,7 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
 static int sync_get_all(NMSync *s, const char *path, const char *interface, sd_bus_message_handler_t handler,
                         size_t active, size_t device)
 {
-        return sync_call(s, path, "org.freedesktop.DBus.Properties", "GetAll", handler, active, device, "s",
+        return sync_call(s, path, DBUS_PROPERTIES, "GetAll", handler, active, device, "s",
                          interface);
 }
 
@@ -135,19 +134,12 @@ static void sync_finish(NMSync *s)
         _cleanup_free_ NMDeviceResult *results = NULL;
         size_t n = 0, max = 0;
 
-        if (s->failed) {
-                s->p.done(s, false, NULL, 0, s->p.userdata);
-                return;
-        }
         for (size_t i = 0; i < s->n_actives; i++)
                 max += s->actives[i].n_devices;
-        results = calloc(MAX(max, (size_t) 1), sizeof *results);
-        if (!results) {
+        results = s->failed ? NULL : calloc(MAX(max, (size_t) 1), sizeof *results);
+        if (!s->failed && !results)
                 log_oom();
-                s->p.done(s, false, NULL, 0, s->p.userdata);
-                return;
-        }
-        for (size_t i = 0; i < s->n_actives; i++) {
+        for (size_t i = 0; results && i < s->n_actives; i++) {
                 const SyncActive *a = &s->actives[i];
 
                 for (size_t j = 0; j < a->n_devices; j++) {
@@ -168,7 +160,7 @@ static void sync_finish(NMSync *s)
                         };
                 }
         }
-        s->p.done(s, true, results, n, s->p.userdata);
+        s->p.done(s, results != NULL, results, n, s->p.userdata);
 }
 
 /* At the end of every reply handler: the last one ends the read (s may be freed by done()). */
@@ -221,14 +213,16 @@ static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 #define NM_ERROR_PERMISSION_DENIED "org.freedesktop.NetworkManager.PermissionDenied"
 #define NM_IGNORED_WHY "only system profiles (no connection.permissions) may set igmpd values"
 
-/* "user:alice:" → "user:alice" (NetworkManager's permission entries end in a reserved field). */
-static void permission_display(const char *p, char *buf, size_t size)
+/* "user:alice:" → "user:alice (connection.permissions)" (NetworkManager's permission entries end
+ * in a reserved field). */
+static const char *permission_display(const char *p, char *buf, size_t size)
 {
         size_t len = strlen(p);
 
         while (len > 0 && p[len - 1] == ':')
                 len--;
-        snprintf(buf, size, "%.*s", (int) MIN(len, (size_t) INT_MAX), p);
+        snprintf(buf, size, "%.*s (connection.permissions)", (int) MIN(len, (size_t) INT_MAX), p);
+        return buf;
 }
 
 /* The connection applied on a device: what it sets, or why it is ignored. */
@@ -238,44 +232,38 @@ static int on_applied(sd_bus_message *reply, void *userdata, sd_bus_error *error
         NMSync *s = c->sync;
         SyncActive *a = &s->actives[c->active];
         SyncDevice *d = &a->devices[c->device];
-        char owner[256];
+        const char *whose = NULL; /* set for a user's connection */
+        char owner[320];
+        bool ok;
         int r;
 
         if (sd_bus_message_is_method_error(reply, NM_ERROR_PERMISSION_DENIED)) {
                 /* NetworkManager shows a user's connection to that user (and root) only: igmpd,
                  * running as its own user, is left out, which says whose it is. */
+                whose = "a user, and NetworkManager shows it to that user only";
                 d->conn.id = strdup(strempty(a->id));
-                if (asprintf(&d->ignored, "it belongs to a user, and NetworkManager shows it to that user only; "
-                             NM_IGNORED_WHY) < 0)
-                        d->ignored = NULL;
-                if (!d->conn.id || !d->ignored)
+                ok = d->conn.id;
+                if (!ok)
                         log_oom();
-                else
-                        d->applied = true;
-        } else if (!nm_reply_failed(reply, "the applied connection", d->path)) {
+        } else if (nm_reply_failed(reply, "the applied connection", d->path))
+                ok = false;
+        else {
                 r = nm_profile_read_settings(reply, a->id, &d->conn, s->p.reports, s->p.diag, s->p.diag_userdata);
+                ok = r >= 0;
                 if (r < 0)
                         log_debug_errno(r, "NetworkManager: bad applied connection reply for %s, skipping: %m",
                                         d->path);
-                else if (d->conn.owner && d->conn.n_keys > 0) {
-                        permission_display(d->conn.owner, owner, sizeof owner);
-                        if (asprintf(&d->ignored, "it belongs to %s (connection.permissions); " NM_IGNORED_WHY,
-                                     owner) < 0) {
-                                d->ignored = NULL;
-                                log_oom();
-                        } else
-                                d->applied = true;
-                } else
-                        d->applied = true;
+                else if (d->conn.owner && d->conn.n_keys > 0)
+                        whose = permission_display(d->conn.owner, owner, sizeof owner);
         }
+        if (ok && whose && asprintf(&d->ignored, "it belongs to %s; " NM_IGNORED_WHY, whose) < 0) {
+                d->ignored = NULL;
+                ok = false;
+                log_oom();
+        }
+        d->applied = ok;
         sync_done_one(s);
         return 0;
-}
-
-static int sync_get_applied(NMSync *s, size_t active, size_t device)
-{
-        return sync_call(s, s->actives[active].devices[device].path, NM_IFACE_DEVICE, "GetAppliedConnection",
-                         on_applied, active, device, "u", (uint32_t) 0);
 }
 
 /* Gives a the n devices of paths. 0 or -ENOMEM (those copied so far are a's). */
@@ -321,7 +309,8 @@ static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
                 if (!s->device_read)
                         r = sync_get_all(s, a->devices[i].path, NM_IFACE_DEVICE, on_device, c->active, i);
                 if (r >= 0)
-                        r = sync_get_applied(s, c->active, i);
+                        r = sync_call(s, a->devices[i].path, NM_IFACE_DEVICE, "GetAppliedConnection", on_applied,
+                                      c->active, i, "u", (uint32_t) 0);
         }
         a->usable = r >= 0;
         if (r < 0)
@@ -365,7 +354,7 @@ static int on_active_connections(sd_bus_message *reply, void *userdata, sd_bus_e
 
         if (nm_reply_failed(reply, "ActiveConnections", NM_PATH))
                 goto done; /* NetworkManager gone or broken: no profile applies */
-        r = nm_read_active_connections(reply, &paths);
+        r = bus_read_variant_strv(reply, "ao", &paths);
         if (r < 0) {
                 log_debug_errno(r, "NetworkManager: bad ActiveConnections reply: %m");
                 goto done;
@@ -419,7 +408,7 @@ int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
                 if (r >= 0)
                         r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device_read, 0, 0);
         } else
-                r = sync_call(s, NM_PATH, "org.freedesktop.DBus.Properties", "Get", on_active_connections, 0, 0,
+                r = sync_call(s, NM_PATH, DBUS_PROPERTIES, "Get", on_active_connections, 0, 0,
                               "ss", NM_IFACE, "ActiveConnections");
         if (r < 0) {
                 nm_sync_free(s);

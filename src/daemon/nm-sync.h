@@ -24,13 +24,6 @@
 
 #include "nm-profile.h"
 
-#define NM_BUS_NAME "org.freedesktop.NetworkManager"
-#define NM_PATH "/org/freedesktop/NetworkManager"
-#define NM_IFACE "org.freedesktop.NetworkManager"
-#define NM_IFACE_ACTIVE "org.freedesktop.NetworkManager.Connection.Active"
-#define NM_IFACE_DEVICE "org.freedesktop.NetworkManager.Device"
-#define NM_IFACE_SETTINGS_CONNECTION "org.freedesktop.NetworkManager.Settings.Connection"
-
 /* At most this many active connections are looked at per full read. */
 #define NM_ACTIVE_MAX 1024
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "nm-parse.h"
+#include "nm-profile.h"
 #include "nm-table.h"
 
 static void entries_free(NMEntry *e, size_t n)
@@ -57,7 +57,7 @@ static bool entry_equal(const NMEntry *a, const NMEntry *b)
 }
 
 /* Swaps in a new table and reports every ifindex whose values changed. */
-static void table_replace(NMTable *t, NMEntry *entries, size_t n, NMTableChangedFn changed, void *userdata)
+static void table_replace(NMTable *t, NMEntry *entries, size_t n, NMChangedFn changed, void *userdata)
 {
         NMEntry *old = t->entries;
         size_t n_old = t->n;
@@ -126,7 +126,7 @@ static int entry_add(NMTable *t, NMEntry *entries, size_t *n, const NMDeviceResu
 }
 
 int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *results, size_t n_results,
-                    NMTableChangedFn changed, void *userdata)
+                    NMChangedFn changed, void *userdata)
 {
         NMEntry *entries;
         size_t n = 0;
@@ -159,7 +159,7 @@ int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *result
         return 0;
 }
 
-void nm_table_clear(NMTable *t, NMTableChangedFn changed, void *userdata)
+void nm_table_clear(NMTable *t, NMChangedFn changed, void *userdata)
 {
         table_replace(t, NULL, 0, changed, userdata);
 }

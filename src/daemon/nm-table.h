@@ -15,8 +15,9 @@
 /* At most this many devices carry NetworkManager values at once; more are ignored (logged). */
 #define NM_ENTRIES_MAX 4096
 
-/* The values for the link with this ifindex changed. */
-typedef void (*NMTableChangedFn)(int ifindex, void *userdata);
+/* The values for the link with this ifindex changed (appeared, changed or went away): it needs
+ * configuring again. */
+typedef void (*NMChangedFn)(int ifindex, void *userdata);
 
 typedef struct NMEntry {
         char ifname[IF_NAMESIZE];
@@ -39,7 +40,7 @@ const NMEntry *nm_table_find(const NMTable *t, int ifindex);
 /* Takes in what a read found: a full read (device NULL) makes the whole table, a read of one
  * device object changes its entries only. Then reports every ifindex whose values changed to
  * changed(). 0, or -ENOMEM with the table unchanged. */
-int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *results, size_t n, NMTableChangedFn changed,
+int nm_table_update(NMTable *t, const char *device, const NMDeviceResult *results, size_t n, NMChangedFn changed,
                     void *userdata);
 /* Empties the table, reporting every ifindex it had. */
-void nm_table_clear(NMTable *t, NMTableChangedFn changed, void *userdata);
+void nm_table_clear(NMTable *t, NMChangedFn changed, void *userdata);

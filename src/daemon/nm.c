@@ -13,8 +13,9 @@
  * profile is activated again. NetworkManager 1.42 announces a Device.Reapply with no signal or
  * property change igmpd could follow, so whoever reapplies tells igmpd: `igmpctl nm --reapply`
  * calls ReconfigureLink for each device it reapplied on, and after `nmcli device reapply` an
- * admin runs `igmpctl reconfigure LINK`; the caller can wait for the read it asked for (nm-wait.h:
- * ReconfigureLink replies then). One read runs at a time;
+ * admin runs `igmpctl reconfigure LINK`; the caller can wait for the read it asked for (NMWait:
+ * ReconfigureLink replies then): each waits for read number N, and is told when a read numbered
+ * N or later is done, or when reads stop. One read runs at a time;
  * whatever is asked for meanwhile becomes one full read after it. The new table replaces the
  * old one, and every ifindex whose values changed is reported through changed().
  *
@@ -30,11 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-read.h"
 #include "log.h"
-#include "nm-parse.h"
+#include "nm-profile.h"
 #include "nm-sync.h"
 #include "nm-table.h"
-#include "nm-wait.h"
 #include "nm.h"
 
 struct NMState {
@@ -53,13 +54,50 @@ struct NMState {
         bool read_again;  /* a full read is due after it */
         unsigned full_reads; /* full reads started; the one in flight is number sync_full */
         unsigned sync_full;  /* 0 for a device read */
-        NMWaits waits;       /* nm_resync() callers waiting for a full read */
+        NMWait *waits;       /* nm_resync() callers waiting for a full read */
 
         bool first_done;    /* the first answer is in: profiles read, or NetworkManager absent */
         bool first_present; /* … and it was on the bus and read */
 
         NMProfileReports reports;
 };
+
+struct NMWait {
+        NMWait **list; /* the NMState's waits */
+        NMWait *next;
+        unsigned read; /* the read that answers it */
+        NMWaitFn done;
+        void *userdata;
+};
+
+/* Calls done, and forgets, every wait for a read numbered upto or lower (all for UINT_MAX). */
+static void nm_waits_done(NMWait **waits, unsigned upto, bool freeing)
+{
+        for (NMWait **p = waits; *p;) {
+                NMWait *w = *p;
+
+                if (w->read > upto) {
+                        p = &w->next;
+                        continue;
+                }
+                *p = w->next;
+                w->done(freeing, w->userdata); /* may cancel other waits: start over */
+                free(w);
+                p = waits;
+        }
+}
+
+void nm_wait_cancel(NMWait *w)
+{
+        if (!w)
+                return;
+        for (NMWait **p = w->list; *p; p = &(*p)->next)
+                if (*p == w) {
+                        *p = w->next;
+                        break;
+                }
+        free(w);
+}
 
 static void nm_read(NMState *nm, const char *device);
 
@@ -190,55 +228,43 @@ static int nm_on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_er
         return 0;
 }
 
+static int nm_relevant_property(sd_bus_message *m, const char *key, void *userdata)
+{
+        bool *relevant = userdata;
+
+        *relevant = *relevant || streq(key, "ActiveConnections") || streq(key, "Devices");
+        return 0;
+}
+
 static int nm_on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NMState *nm = userdata;
-        const char *iface, *key;
+        const char *iface;
         bool relevant = false;
-        int r;
 
         if (!nm_from_owner(nm, m))
                 return 0;
         if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, NM_IFACE))
                 return 0;
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                if (sd_bus_message_read(m, "s", &key) < 0)
-                        break;
-                if (streq(key, "ActiveConnections") || streq(key, "Devices"))
-                        relevant = true;
-                if (sd_bus_message_skip(m, "v") < 0 || sd_bus_message_exit_container(m) < 0)
-                        break;
-        }
+        (void) bus_read_dict(m, nm_relevant_property, &relevant);
         if (relevant)
                 nm_read(nm, NULL);
         return 0;
 }
 
-/* An active connection changed state: read everything again. */
-static int nm_on_change_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        NMState *nm = userdata;
-
-        if (nm_from_owner(nm, m)) {
-                log_debug("NetworkManager: %s.%s on %s, re-reading profiles.",
-                          strempty(sd_bus_message_get_interface(m)), strempty(sd_bus_message_get_member(m)),
-                          strempty(sd_bus_message_get_path(m)));
-                nm_read(nm, NULL);
-        }
-        return 0;
-}
-
-/* A device changed state: only that device's values can change. */
-static int nm_on_device_state(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* A device changed state: only that device's values can change. An active connection changed
+ * state: read everything again. */
+static int nm_on_state_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NMState *nm = userdata;
         const char *path = sd_bus_message_get_path(m);
+        bool device = sd_bus_message_is_signal(m, NM_IFACE_DEVICE, NULL);
 
-        if (nm_from_owner(nm, m) && path) {
-                log_debug("NetworkManager: device %s changed state, re-reading it.", path);
-                nm_read(nm, path);
-        }
+        if (!nm_from_owner(nm, m) || !path)
+                return 0;
+        log_debug("NetworkManager: %s %s changed state, re-reading %s.", device ? "device" : "active connection", path,
+                  device ? "it" : "profiles");
+        nm_read(nm, device ? path : NULL);
         return 0;
 }
 
@@ -265,11 +291,11 @@ static int nm_attach(NMState *nm, sd_bus *bus)
                 { "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                   "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" NM_BUS_NAME "'",
                   nm_on_name_owner_changed },
-                { "type='signal',path='" NM_PATH "',interface='org.freedesktop.DBus.Properties',"
+                { "type='signal',path='" NM_PATH "',interface='" DBUS_PROPERTIES "',"
                   "member='PropertiesChanged',arg0='" NM_IFACE "'",
                   nm_on_properties_changed },
-                { "type='signal',interface='" NM_IFACE_DEVICE "',member='StateChanged'", nm_on_device_state },
-                { "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'", nm_on_change_signal },
+                { "type='signal',interface='" NM_IFACE_DEVICE "',member='StateChanged'", nm_on_state_changed },
+                { "type='signal',interface='" NM_IFACE_ACTIVE "',member='StateChanged'", nm_on_state_changed },
         };
         int r = 0;
 
@@ -358,6 +384,8 @@ int nm_ignored_source(const NMState *nm, int ifindex, char **ret)
 
 int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret)
 {
+        NMWait *w;
+
         if (!nm)
                 return 1;
         nm_read(nm, NULL);
@@ -366,7 +394,17 @@ int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret)
         if (!nm->sync)
                 return 1; /* nothing to wait for: NetworkManager absent, or it could not be asked */
 
+        w = calloc(1, sizeof *w);
+        if (!w)
+                return -ENOMEM;
         /* A read already in flight may have started before what the caller waits for. */
-        return nm_waits_add(&nm->waits, nm->read_again ? nm->full_reads + 1 : nm->full_reads, done, userdata,
-                            ret);
+        *w = (NMWait) {
+                .list = &nm->waits,
+                .next = nm->waits,
+                .read = nm->read_again ? nm->full_reads + 1 : nm->full_reads,
+                .done = done,
+                .userdata = userdata,
+        };
+        nm->waits = *ret = w;
+        return 0;
 }

@@ -15,14 +15,11 @@
 #include <systemd/sd-bus.h>
 
 #include "conf-parser.h"
-#include "nm-wait.h"
+#include "nm-table.h" /* NMChangedFn */
 #include "policy.h"
 
 typedef struct NMState NMState;
-
-/* The values for the link with this ifindex changed (appeared, changed or went away): it needs
- * configuring again. */
-typedef void (*NMChangedFn)(int ifindex, void *userdata);
+typedef struct NMWait NMWait;
 
 /* Creates the follower, not attached to any bus yet. changed is called for every ifindex whose
  * values change; diag gets the problems found in profiles (once per profile content). 0 or
@@ -51,9 +48,17 @@ void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX]);
  * 0 or -ENOMEM. */
 int nm_ignored_source(const NMState *nm, int ifindex, char **ret);
 
+/* Called once per wait of nm_resync(): when the read it waits for is done (or failed: the
+ * previous values stay), or NetworkManager or the bus went away meanwhile — the changed links are
+ * reconfigured by then. freeing: the NetworkManager layer is being freed; only release what the
+ * wait holds. */
+typedef void (*NMWaitFn)(bool freeing, void *userdata);
+
 /* Reads NetworkManager's state again (asynchronously; coalesced with a read in flight): the
  * trigger after a Device.Reapply, which NetworkManager does not announce. With done, the caller
  * can wait for that read: returns 0 and *ret, valid until done is called or it is given to
  * nm_wait_cancel(); returns 1 (done never called) when there is nothing to wait for — nm NULL,
  * NetworkManager not on the bus or not asked — and -ENOMEM. */
 int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret);
+/* Forgets a wait; its done is not called. NULL is a no-op. */
+void nm_wait_cancel(NMWait *w);

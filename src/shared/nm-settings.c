@@ -15,6 +15,13 @@
 #define NM_ACTIVE_CONNECTION_STATE_ACTIVATING 1
 #define NM_ACTIVE_CONNECTION_STATE_ACTIVATED 2
 
+int nm_bus_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret)
+{
+        int r = sd_bus_message_new_method_call(bus, ret, NM_BUS_NAME, path, iface, member);
+
+        return r < 0 ? r : sd_bus_message_set_auto_start(*ret, false);
+}
+
 static int read_user_data(sd_bus_message *m, NMSettings *s)
 {
         const char *k, *v;
@@ -95,12 +102,6 @@ static int read_variant_ifindex(sd_bus_message *m, uint32_t *ret)
                 return -EBADMSG;
         *ret = i > 0 ? (uint32_t) i : 0;
         return 1;
-}
-
-int nm_read_active_connections(sd_bus_message *reply, char ***ret)
-{
-        int r = bus_read_variant_strv(reply, "ao", ret);
-        return r < 0 ? r : 0;
 }
 
 static int device_property(sd_bus_message *m, const char *key, void *userdata)

@@ -17,6 +17,17 @@
 
 #define NM_USER_DATA_PREFIX "igmpd."
 
+/* NetworkManager's bus name, objects and interfaces. */
+#define NM_BUS_NAME "org.freedesktop.NetworkManager"
+#define NM_PATH "/org/freedesktop/NetworkManager"
+#define NM_SETTINGS_PATH NM_PATH "/Settings"
+#define NM_IFACE NM_BUS_NAME
+#define NM_IFACE_SETTINGS NM_IFACE ".Settings"
+#define NM_IFACE_CONNECTION NM_IFACE ".Settings.Connection"
+#define NM_IFACE_ACTIVE NM_IFACE ".Connection.Active"
+#define NM_IFACE_DEVICE NM_IFACE ".Device"
+#define DBUS_PROPERTIES "org.freedesktop.DBus.Properties"
+
 typedef struct NMSettings {
         const char *id, *uuid, *type; /* connection.*, borrowed from the message; NULL if absent */
         char **permissions;           /* connection.permissions, owned; NULL or empty: a system profile */
@@ -25,6 +36,10 @@ typedef struct NMSettings {
         void *userdata;
 } NMSettings;
 
+/* A method call to NetworkManager that does not start it: a NetworkManager an admin stopped
+ * stays stopped. 0 or -errno. */
+int nm_bus_new_call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret);
+
 /* Reads the settings at m's read position into *s (s->user_data and s->userdata set by the
  * caller, the rest zeroed; free s->permissions after). 0 or -errno (malformed). */
 int nm_settings_read(sd_bus_message *m, NMSettings *s);
@@ -32,9 +47,6 @@ int nm_settings_read(sd_bus_message *m, NMSettings *s);
 /* What the user-data entry key=value sets: 1 with the knob and its value, 0 if the key is not
  * igmpd's, -ENOENT if it names no knob, -EINVAL (*ret_knob set) if the value is bad or NULL. */
 int nm_user_data_parse(const char *key, const char *value, Knob *ret_knob, int32_t *ret_value);
-
-/* Reads the ActiveConnections property (Properties.Get reply). 0 or -errno. */
-int nm_read_active_connections(sd_bus_message *reply, char ***ret);
 
 /* What igmpd and igmpctl read of a device (Properties.GetAll of NM_IFACE_DEVICE). */
 typedef struct NMDeviceProps {

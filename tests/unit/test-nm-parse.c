@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nm-parse.h"
+#include "nm-profile.h"
 
 static char last_file[256], last_msg[1024];
 static unsigned n_diag;

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "nm-parse.h"
+#include "nm-profile.h"
 #include "nm-table.h"
 
 static int changed[16];

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* igmpctl nm's user-data edits (src/client/nm-user-data.c), checked against the daemon's own
- * reader (src/daemon/nm-parse.c): what igmpctl writes is what igmpd applies. */
+ * reader (src/daemon/nm-profile.c): what igmpctl writes is what igmpd applies. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "nm-parse.h"
+#include "nm-profile.h"
 #include "nm-user-data.h"
 
 static void fill(UserData *d, const char *const *kv)
