@@ -103,7 +103,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
                 DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
 
-                return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state),
+                return sd_bus_message_append(reply, "(ss)", run_state_to_string(state),
                                              utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
         }
         if (streq(property, "DriftAction"))
