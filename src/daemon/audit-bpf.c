@@ -12,8 +12,11 @@
 #include <string.h>
 #include <stddef.h>
 
-#include "audit-bpf.h"
+#include "audit-bpf-record.h"
+#include "audit-event.h"
 #include "audit-libc.h"
+#include "bpf-helper-client.h"
+#include "bpf-ringbuf.h"
 #include "log.h"
 
 /* Records handed to the pipeline per wake-up before other event sources get a turn. */
@@ -21,9 +24,34 @@
 /* Lost records are logged at most this often. */
 #define AUDIT_BPF_LOST_LOG_USEC (10ULL * 1000000ULL)
 
-bool audit_bpf_is_starting(const AuditBpf *b)
+typedef struct AuditBpf {
+        AuditSource src;           /* type LIBC or SYSCALL */
+        BpfHelper *helper;         /* borrowed from the owner, who keeps it longer */
+        BpfHelperCall *call;       /* the attach request, while it runs */
+
+        BpfReader reader;          /* the ring buffer and struct audit_counters */
+        int *fds;                  /* links kept (libc: but the uprobes, which AuditLibc keeps) */
+        size_t n_fds;
+
+        AuditLibc *libc;           /* libc only: libc copies probed, rescans */
+} AuditBpf;
+
+/* s as a BPF source, or NULL. */
+static AuditBpf *audit_bpf(const AuditSource *s)
 {
-        return b && b->call;
+        return s && (s->type == AUDIT_EVENT_SOURCE_LIBC || s->type == AUDIT_EVENT_SOURCE_SYSCALL) ? (AuditBpf *) s
+                                                                                                  : NULL;
+}
+
+bool audit_bpf_is_starting(const AuditSource *s)
+{
+        return audit_bpf(s) && audit_bpf(s)->call;
+}
+
+void audit_bpf_request_sweep(AuditSource *s)
+{
+        if (audit_bpf(s) && audit_bpf(s)->libc && s->active)
+                audit_libc_request_sweep(audit_bpf(s)->libc);
 }
 
 /* Closing the links detaches the programs. */
@@ -33,20 +61,21 @@ static void audit_bpf_detach(AuditBpf *b)
         for (size_t i = 0; i < b->n_fds; i++)
                 safe_close(b->fds[i]);
         b->n_fds = 0;
-        b->program_fd = safe_close(b->program_fd);
 }
 
-AuditBpf *audit_bpf_free(AuditBpf *b)
+static AuditSource *audit_bpf_free(AuditSource *s)
 {
+        AuditBpf *b = (AuditBpf *) s;
+
         if (!b)
                 return NULL;
         bpf_helper_call_cancel(b->helper, b->call);
         audit_libc_free(b->libc);
-        if (b->active && b->reader.counters) {
+        if (s->active && b->reader.counters) {
                 const struct audit_counters *c = b->reader.counters;
 
                 log_debug("Audit source %s stops: %" PRIu64 " calls seen, %" PRIu64 " records lost.",
-                          audit_event_source_to_string(b->source), (uint64_t) c->calls, (uint64_t) c->lost);
+                          audit_event_source_to_string(s->type), (uint64_t) c->calls, (uint64_t) c->lost);
         }
         audit_bpf_detach(b);
         free(b->fds);
@@ -68,18 +97,15 @@ static int audit_bpf_keep_fd(AuditBpf *b, int fd)
         return 0;
 }
 
-static int audit_bpf_keep_link(int fd, void *userdata)
+void audit_bpf_describe(const AuditSource *s, char *buf, size_t size)
 {
-        return audit_bpf_keep_fd(userdata, fd);
-}
+        const AuditBpf *b = audit_bpf(s);
 
-void audit_bpf_describe(const AuditBpf *b, char *buf, size_t size)
-{
-        if (!b || !b->active) {
+        if (!b || !s->active) {
                 snprintf(buf, size, "%s", "");
                 return;
         }
-        if (b->source == AUDIT_EVENT_SOURCE_SYSCALL)
+        if (s->type == AUDIT_EVENT_SOURCE_SYSCALL)
                 snprintf(buf, size, "tp_btf/sys_enter, system call 156 (149 for 32-bit callers)");
         else
                 audit_libc_describe(b->libc, buf, size);
@@ -87,18 +113,10 @@ void audit_bpf_describe(const AuditBpf *b, char *buf, size_t size)
 
 static void audit_bpf_on_call(AuditBpf *b, const AuditBpfCall *c)
 {
-        AuditEvent e = { .source = b->source, .pid = c->pid };
-        int r;
+        AuditEvent e = { .source = b->src.type, .pid = c->pid };
 
-        (void) sd_event_now(b->ctx->event, CLOCK_REALTIME, &e.realtime_usec);
-        r = audit_event_fill(&e, c->comm, c->comm_len, c->exe, c->exe_len, c->name, c->n_name, b->ctx->resolve,
-                             b->ctx->resolve_userdata);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to record a deprecated sysctl(2) call of pid %" PRIu32 ", ignoring: %m",
-                                  c->pid);
-                return;
-        }
-        b->ctx->submit(&e, b->ctx->userdata);
+        (void) sd_event_now(b->src.ctx->event, CLOCK_REALTIME, &e.realtime_usec);
+        audit_source_submit(&b->src, &e, c->comm, c->comm_len, c->exe, c->exe_len, c->name, c->n_name);
 }
 
 static void audit_bpf_on_record(const void *data, size_t size, void *userdata)
@@ -131,20 +149,19 @@ static void audit_bpf_on_records(const void *data, size_t size, void *userdata)
         uint64_t lost;
 
         audit_bpf_on_record(data, size, b);
-        if (bpf_reader_check_lost(&b->reader, b->ctx->event, AUDIT_BPF_LOST_LOG_USEC, &lost) && lost > 0)
+        if (bpf_reader_check_lost(&b->reader, b->src.ctx->event, AUDIT_BPF_LOST_LOG_USEC, &lost) && lost > 0)
                 log_warning("Audit source %s lost %" PRIu64 " deprecated sysctl(2) call record%s: its ring buffer "
                             "was full (igmpd fell behind a flood of calls).",
-                            audit_event_source_to_string(b->source), lost, lost == 1 ? "" : "s");
+                            audit_event_source_to_string(b->src.type), lost, lost == 1 ? "" : "s");
 }
 
 /* Attaching failed: the source keeps nothing but its reason until its owner frees it. */
 static void audit_bpf_fail(AuditBpf *b, const char *reason)
 {
-        snprintf(b->reason, b->reason_size, "%s", reason);
-        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(b->source), reason);
+        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(b->src.type), reason);
         audit_bpf_detach(b);
         b->libc = audit_libc_free(b->libc);
-        b->ctx->state_changed(b->ctx->userdata);
+        audit_source_stop(&b->src, "%s", reason);
 }
 
 static void audit_bpf_on_attached(int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds,
@@ -152,7 +169,6 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
 {
         AuditBpf *b = userdata;
         char what[BPF_PROTOCOL_REASON_MAX];
-        size_t k = 0;
         int r = 0;
 
         b->call = NULL;
@@ -160,44 +176,31 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                 audit_bpf_fail(b, reason);
                 return;
         }
-        r = bpf_reader_open(&b->reader, b->ctx->event, reply, fds, sizeof(struct audit_counters),
+        r = bpf_reader_open(&b->reader, b->src.ctx->event, reply, fds, sizeof(struct audit_counters),
                             offsetof(struct audit_counters, lost), AUDIT_EVENT_PRIORITY, AUDIT_BPF_BATCH,
                             audit_bpf_on_records, b, what, sizeof what);
-        for (size_t i = 0; i < reply->n_entries; i++) {
-                const BpfReplyEntry *e = &reply->entries[i];
-                int *fd = &fds[k];
-
-                if (e->role == BPF_FD_NONE)
-                        continue;
-                k++;
-                if (*fd < 0 || (e->role == BPF_FD_LINK && e->file.ino != 0 && b->libc))
-                        continue; /* the reader's, or a uprobe: audit_libc_take_reply() below */
-                if (e->role == BPF_FD_PROGRAM) {
-                        safe_close(b->program_fd);
-                        b->program_fd = TAKE_FD(*fd);
-                } else if (audit_bpf_keep_fd(b, TAKE_FD(*fd)) < 0 && r >= 0) {
+        if (b->libc)
+                audit_libc_take_reply(b->libc, reply, fds); /* the uprobe program and links */
+        for (size_t i = 0; i < n_fds; i++)
+                if (fds[i] >= 0 && audit_bpf_keep_fd(b, TAKE_FD(fds[i])) < 0 && r >= 0) {
                         r = -ENOMEM;
                         snprintf(what, sizeof what, "out of memory");
                 }
-        }
-        if (b->libc)
-                audit_libc_take_reply(b->libc, reply, fds);
         if (r < 0) {
                 audit_bpf_fail(b, what);
                 return;
         }
-        b->reason[0] = '\0';
-        b->active = true;
-        audit_bpf_describe(b, what, sizeof what);
-        log_info("Audit source %s is active: %s (BPF helper: %s).", audit_event_source_to_string(b->source), what,
+        b->src.ctx->reason[b->src.type][0] = '\0';
+        b->src.active = true;
+        audit_bpf_describe(&b->src, what, sizeof what);
+        log_info("Audit source %s is active: %s (BPF helper: %s).", audit_event_source_to_string(b->src.type), what,
                  bpf_helper_describe(b->helper));
-        b->ctx->state_changed(b->ctx->userdata);
+        b->src.ctx->state_changed(b->src.ctx->userdata);
 }
 
-int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource source, char *reason,
-                  size_t reason_size, AuditBpf **ret)
+int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource source, AuditSource **ret)
 {
-        _cleanup_(audit_bpf_freep) AuditBpf *b = NULL;
+        _cleanup_(audit_source_freep) AuditBpf *b = NULL;
         BpfRequest req = {
                 .op = source == AUDIT_EVENT_SOURCE_LIBC ? BPF_OP_LIBC_ATTACH : BPF_OP_SYSCALL_ATTACH,
                 .flags = BPF_REQUEST_SWEEP,
@@ -210,22 +213,10 @@ int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSo
         b = calloc(1, sizeof *b);
         if (!b)
                 return -ENOMEM;
-        b->ctx = ctx;
+        b->src = (AuditSource) { .ctx = ctx, .type = source, .free = audit_bpf_free };
         b->helper = helper;
-        b->reason = reason;
-        b->reason_size = reason_size;
-        b->source = source;
-        b->program_fd = -EBADF;
         if (source == AUDIT_EVENT_SOURCE_LIBC) {
-                AuditLibcContext lctx = {
-                        .event = ctx->event,
-                        .helper = helper,
-                        .program_fd = &b->program_fd,
-                        .keep_link = audit_bpf_keep_link,
-                        .userdata = b,
-                };
-
-                r = audit_libc_new(&lctx, &b->libc);
+                r = audit_libc_new(ctx->event, helper, &b->libc);
                 if (r < 0)
                         return r;
                 audit_libc_fill_request(b->libc, &req);
@@ -233,6 +224,6 @@ int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSo
         r = bpf_helper_call(helper, &req, NULL, 0, audit_bpf_on_attached, b, &b->call);
         if (r < 0)
                 return r;
-        *ret = TAKE_PTR(b);
+        *ret = &TAKE_PTR(b)->src;
         return 0;
 }

@@ -63,13 +63,14 @@ void audit_bus_on_event(const AuditEvent *e, void *userdata)
                 log_warning_errno(r, "Failed to send the DeprecatedSysctl signal, ignoring: %m");
 }
 
-void audit_bus_describe_sources(const AuditManager *a, JsonWriter *w)
+void audit_bus_active_sources(const AuditManager *a, const char *ret[static _AUDIT_EVENT_SOURCE_MAX + 1])
 {
-        json_begin_array(w);
+        size_t n = 0;
+
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
                 if (audit_manager_source_active(a, s))
-                        json_string(w, audit_event_source_to_string(s));
-        json_end_array(w);
+                        ret[n++] = audit_event_source_to_string(s);
+        ret[n] = NULL;
 }
 
 static int bus_audit_method_list_events(sd_bus_message *message, void *userdata, sd_bus_error *error)
@@ -94,19 +95,10 @@ static int bus_audit_method_list_events(sd_bus_message *message, void *userdata,
 static int property_get_sources(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-        const AuditManager *a = ((BusContext *) userdata)->manager->audit;
-        int r;
+        const char *l[_AUDIT_EVENT_SOURCE_MAX + 1];
 
-        r = sd_bus_message_open_container(reply, 'a', "s");
-        if (r < 0)
-                return r;
-        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
-                if (audit_manager_source_active(a, s)) {
-                        r = sd_bus_message_append(reply, "s", audit_event_source_to_string(s));
-                        if (r < 0)
-                                return r;
-                }
-        return sd_bus_message_close_container(reply);
+        audit_bus_active_sources(((BusContext *) userdata)->manager->audit, l);
+        return sd_bus_message_append_strv(reply, (char **) l);
 }
 
 static int property_get_source_states(sd_bus *bus, const char *path, const char *interface, const char *property,

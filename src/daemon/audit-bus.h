@@ -11,7 +11,6 @@
 #include <systemd/sd-bus.h>
 
 #include "audit.h"
-#include "json-writer.h"
 
 /* Userdata: the BusContext. */
 extern const sd_bus_vtable audit_vtable[];
@@ -21,5 +20,5 @@ extern const sd_bus_vtable audit_vtable[];
  * not up. */
 void audit_bus_on_event(const AuditEvent *e, void *userdata);
 
-/* Writes the active sources as a JSON array (for Describe()). a may be NULL. */
-void audit_bus_describe_sources(const AuditManager *a, JsonWriter *w);
+/* The names of the active sources, NULL-terminated (Sources, and Describe()). a may be NULL. */
+void audit_bus_active_sources(const AuditManager *a, const char *ret[static _AUDIT_EVENT_SOURCE_MAX + 1]);

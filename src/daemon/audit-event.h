@@ -147,6 +147,9 @@ int audit_coalescer_pop_due(AuditCoalescer *c, uint64_t now, AuditEvent *ret);
 /* When the next pending event falls due, or UINT64_MAX if nothing is pending. */
 uint64_t audit_coalescer_next_due(const AuditCoalescer *c);
 
+/* Why a source is not active: a phrase, no final dot ("" while it is, or it is not wanted). */
+#define AUDIT_REASON_MAX 256
+
 /* What every audit source is given (by audit.c; it outlives the sources). */
 typedef struct AuditSourceContext {
         sd_event *event;
@@ -156,4 +159,103 @@ typedef struct AuditSourceContext {
         void (*submit)(AuditEvent *e, void *userdata); /* takes over *e (left zeroed) */
         void (*state_changed)(void *userdata);         /* a source became active or stopped */
         void *userdata;                                /* of submit and state_changed */
+        char (*reason)[AUDIT_REASON_MAX];              /* per source type, the owner's */
 } AuditSourceContext;
+
+/* What every source is: the first member of its own struct, through which its owner frees it
+ * and asks whether it is active. */
+typedef struct AuditSource AuditSource;
+struct AuditSource {
+        const AuditSourceContext *ctx;
+        AuditEventSource type;
+        bool active;
+        AuditSource *(*free)(AuditSource *s);
+};
+
+/* For _cleanup_() of a pointer to any source struct (its AuditSource first, free set). */
+static inline void audit_source_freep(void *p)
+{
+        AuditSource **s = p;
+
+        if (*s)
+                (*s)->free(*s);
+}
+
+/* The shared part of the sources (audit.c). Sets the reason of source type; returns error, so
+ * that a constructor can end with it. */
+int audit_source_reason(const AuditSourceContext *ctx, AuditEventSource type, int error, const char *fmt, ...)
+        _printf_(4, 5);
+/* The source was active and stops: its reason, inactive, and ctx->state_changed(). */
+void audit_source_stop(AuditSource *s, const char *fmt, ...) _printf_(2, 3);
+/* Fills e (audit_event_fill(), with the context's resolver) and submits it; a failure is logged. */
+void audit_source_submit(AuditSource *s, AuditEvent *e, const char *comm, size_t comm_len, const char *exe,
+                         size_t exe_len, const int *name, size_t n_name);
+
+/*
+ * Audit source 1: the kernel log. Kernels 2.6.24–5.8 print
+ *     warning: process `COMM' used the deprecated sysctl system call with 3.5.16.-2.17.
+ * for each (rate-limited) sysctl(2) call. Read from /dev/kmsg, non-blocking, one record per
+ * read(); EPIPE (records overwritten before we read them) is counted and reading carries on;
+ * only kernel-facility records count; continuation records are joined (KmsgAssembler).
+ *
+ * At start the whole buffer is read, but the sequence number of the last record handled is kept
+ * in ROOT/run/igmpd/kmsg-seq ("SEQ BOOT_ID"), so a restart does not publish old events again:
+ * written at once after a record that made an event, at most every 5 s for the others, and at
+ * a clean stop (after a crash, up to 5 s of records that made no event are read again).
+ *
+ * Test mode (--kmsg-path=PATH): PATH holds records in the /dev/kmsg format, one per line (lines
+ * starting with a space are dictionary lines and are skipped). A FIFO is followed for as long as
+ * the daemon runs (it is opened read-write, so writers may come and go; the assembler is flushed
+ * whenever it is drained); a regular file is read once, to its end, right after start-up.
+ *
+ * Each constructor returns 0, or -errno with the source's reason set (the source is then not
+ * created); the reason stays the source's: it says there why the source stopped, should it
+ * stop later.
+ */
+int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource **ret);
+
+/*
+ * Audit source 2: Linux audit, for kernels ≥ 5.9 where sysctl(2) is gone and nothing is logged.
+ * A NETLINK_AUDIT socket bound to the read-only multicast group AUDIT_NLGRP_READLOG (needs
+ * CAP_AUDIT_READ; the kernel multicasts only in the initial network namespace; coexists with
+ * auditd) receives every audit record; SYSCALL records for syscall 156 on x86_64 (149 on i386)
+ * become events with pid, comm and exe.
+ *
+ * With AuditRule=yes the source also loads the rule that makes the kernel emit those records
+ *     -a always,exit -F arch=b64 -S 156 -k igmpd-sysctl   (and arch=b32 -S 149)
+ * and enables auditing if it was off (needs CAP_AUDIT_CONTROL); on exit (free) it removes
+ * exactly the rules it added (not ones that were already loaded, e.g. by auditd from the
+ * shipped rule file) and puts the enabled flag back. A failure to add the rule only logs: the
+ * source still listens.
+ *
+ * What it changed is recorded in ROOT/run/igmpd/audit-changes, so that a crash does not leave
+ * it behind (audit-rules.h).
+ */
+int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditSource **ret);
+/* With the audit source not started: undoes what the record says an igmpd that did not stop
+ * cleanly changed, if anything. */
+void audit_netlink_undo_left(const AuditSourceContext *ctx);
+/* Whether the rule that makes the kernel report sysctl(2) calls is known to be loaded: igmpd
+ * added it, or found it already there (AuditRule=yes). With AuditRule=no igmpd cannot tell
+ * (listing rules needs CAP_AUDIT_CONTROL): false. s: the audit source, or NULL. */
+bool audit_netlink_has_rule(const AuditSource *s);
+
+/*
+ * The BPF audit sources, igmpd's side: "libc" (uprobes on each libc's compat sysctl symbol) and
+ * "syscall" (sys_enter for system call 156/149). Each asks the BPF helper to attach its programs
+ * (bpf-helper-client.h), keeps the links it gets back (closing them detaches everything, as
+ * does igmpd's exit, however it dies), reads the ring buffer and hands each call to the audit
+ * pipeline. The libc source's rescans for new libc copies live in audit-libc.c.
+ *
+ * audit_bpf_new() returns 0, or -errno (nothing made, no reason set). If attaching fails later,
+ * the source says why in its reason, stays inactive until freed, and tells ctx->state_changed(),
+ * as it does when it becomes active.
+ */
+typedef struct BpfHelper BpfHelper;
+int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource type, AuditSource **ret);
+/* The attach request is still running. s: any source, or NULL. */
+bool audit_bpf_is_starting(const AuditSource *s);
+/* "3 libc copies probed" and the like while active, for igmpctl kernel; "" otherwise. */
+void audit_bpf_describe(const AuditSource *s, char *buf, size_t size);
+/* The libc source, while active: look at every process again. Any other source: nothing. */
+void audit_bpf_request_sweep(AuditSource *s);

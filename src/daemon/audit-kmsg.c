@@ -18,7 +18,7 @@
 #include <systemd/sd-id128.h>
 #include <unistd.h>
 
-#include "audit-kmsg.h"
+#include "audit-event.h"
 #include "event-util.h"
 #include "fs-util.h"
 #include "kmsg-record.h"
@@ -33,15 +33,12 @@
 #define KMSG_SAVE_ACCURACY_USEC (1 * 1000000ULL)
 #define KMSG_SEQ_NAME "kmsg-seq"
 
-struct AuditKmsg {
-        const AuditSourceContext *ctx;
-        char *reason;      /* why the source is not active (its owner's buffer) */
-        size_t reason_size;
+typedef struct AuditKmsg {
+        AuditSource src;
         int fd;
         sd_event_source *source;
         bool stream;       /* --kmsg-path: one record per line */
         bool regular;      /* … from a regular file, read once */
-        bool active;
 
         KmsgAssembler assembler;
 
@@ -62,19 +59,16 @@ struct AuditKmsg {
         char line[KMSG_READ_SIZE];
         size_t line_len;
         bool line_overlong;   /* discarding the rest of a too-long line */
-};
-
-bool audit_kmsg_is_active(const AuditKmsg *k)
-{
-        return k && k->active;
-}
+} AuditKmsg;
 
 static void kmsg_save_seq(AuditKmsg *k);
 
 /* Also the stop hook: on shutdown and on a reload that restarts the sources, the cursor is
  * brought up to date here (a half-built object has read nothing and writes nothing). */
-AuditKmsg *audit_kmsg_free(AuditKmsg *k)
+static AuditSource *audit_kmsg_free(AuditSource *s)
 {
+        AuditKmsg *k = (AuditKmsg *) s;
+
         if (!k)
                 return NULL;
         kmsg_save_seq(k);
@@ -86,7 +80,6 @@ AuditKmsg *audit_kmsg_free(AuditKmsg *k)
         free(k);
         return NULL;
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(AuditKmsg *, audit_kmsg_free);
 
 /* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
 static void kmsg_load_seq(AuditKmsg *k)
@@ -187,7 +180,7 @@ static void kmsg_after_read(AuditKmsg *k)
         /* Armed already: the burst is written when it fires. */
         if (!kmsg_seq_behind(k, &seq) || event_source_armed(k->save_timer))
                 return;
-        r = event_arm_timer_in(k->ctx->event, &k->save_timer, KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
+        r = event_arm_timer_in(k->src.ctx->event, &k->save_timer, KMSG_SAVE_DELAY_USEC, KMSG_SAVE_ACCURACY_USEC,
                                kmsg_on_save_timer, k);
         if (r < 0) {
                 log_warning_errno(r, "Failed to arm the kernel log position timer, saving it now: %m");
@@ -212,17 +205,10 @@ static void kmsg_handle_message(AuditKmsg *k, const KmsgMessage *msg)
         }
 
         /* The record carries µs since boot on the kernel's local clock; map it to wall-clock time. */
-        (void) sd_event_now(k->ctx->event, CLOCK_REALTIME, &now_rt);
-        (void) sd_event_now(k->ctx->event, CLOCK_MONOTONIC, &now_mono);
+        (void) sd_event_now(k->src.ctx->event, CLOCK_REALTIME, &now_rt);
+        (void) sd_event_now(k->src.ctx->event, CLOCK_MONOTONIC, &now_mono);
         e.realtime_usec = msg->ts_usec <= now_mono ? now_rt - (now_mono - msg->ts_usec) : now_rt;
-
-        r = audit_event_fill(&e, w.comm, w.comm_len, NULL, 0, w.name, w.n_name, k->ctx->resolve,
-                             k->ctx->resolve_userdata);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to record a deprecated sysctl(2) call, ignoring: %m");
-                return;
-        }
-        k->ctx->submit(&e, k->ctx->userdata);
+        audit_source_submit(&k->src, &e, w.comm, w.comm_len, NULL, 0, w.name, w.n_name);
         k->event_unsaved = true;
 }
 
@@ -267,11 +253,9 @@ static void kmsg_drained(AuditKmsg *k)
 static void kmsg_stop(AuditKmsg *k, int error, const char *what)
 {
         log_error_errno(error, "Failed to read %s, the kmsg audit source stops: %m", what);
-        snprintf(k->reason, k->reason_size, "reading failed: %s", strerror(error));
-        k->active = false;
         k->source = sd_event_source_disable_unref(k->source);
         k->fd = safe_close(k->fd);
-        k->ctx->state_changed(k->ctx->userdata); /* Sources changed */
+        audit_source_stop(&k->src, "reading failed: %s", strerror(error));
 }
 
 /* Splits stream input into lines; each line not starting with a space is one record. */
@@ -357,11 +341,10 @@ static int kmsg_on_defer(sd_event_source *s, void *userdata)
         return 0;
 }
 
-int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **ret, char *reason,
-                   size_t reason_size)
+int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource **ret)
 {
-        _cleanup_(audit_kmsg_freep) AuditKmsg *k = NULL;
-        const char *root = ctx->root;
+        _cleanup_(audit_source_freep) AuditKmsg *k = NULL;
+        const char *root = ctx->root, *what = path ?: "/dev/kmsg";
         struct utsname u;
         KmsgContStyle style;
         struct stat st;
@@ -372,13 +355,9 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
         assert(ret);
 
         k = calloc(1, sizeof *k);
-        if (!k) {
-                snprintf(reason, reason_size, "out of memory");
-                return -ENOMEM;
-        }
-        k->ctx = ctx;
-        k->reason = reason;
-        k->reason_size = reason_size;
+        if (!k)
+                return audit_source_reason(ctx, AUDIT_EVENT_SOURCE_KMSG, -ENOMEM, "out of memory");
+        k->src = (AuditSource) { .ctx = ctx, .type = AUDIT_EVENT_SOURCE_KMSG, .free = audit_kmsg_free };
         k->fd = -EBADF;
         k->stream = path != NULL;
 
@@ -388,46 +367,38 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditKmsg **
         if (path && stat(path, &st) >= 0 && S_ISREG(st.st_mode))
                 k->regular = true;
         /* A FIFO read-write: never sees EOF when a writer closes, and opening never blocks. */
-        k->fd = open(path ?: "/dev/kmsg", (k->stream && !k->regular ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
-        if (k->fd < 0) {
-                r = -errno;
-                if (!path && r == -ENOENT)
-                        snprintf(reason, reason_size, "no /dev/kmsg (kernel before 3.5, or no devtmpfs)");
-                else if (!path && (r == -EPERM || r == -EACCES))
-                        snprintf(reason, reason_size,
-                                 "cannot open /dev/kmsg: %s (needs CAP_SYSLOG when kernel.dmesg_restrict=1)",
-                                 strerror(-r));
-                else
-                        snprintf(reason, reason_size, "cannot open %s: %s", path ?: "/dev/kmsg", strerror(-r));
-                return r;
-        }
+        k->fd = open(what, (k->stream && !k->regular ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
+        r = k->fd < 0 ? -errno : 0;
+        if (r < 0 && !path && r == -ENOENT)
+                return audit_source_reason(ctx, k->src.type, r, "no /dev/kmsg (kernel before 3.5, or no devtmpfs)");
+        if (r < 0 && !path && (r == -EPERM || r == -EACCES))
+                return audit_source_reason(ctx, k->src.type, r, "cannot open /dev/kmsg: %s (needs CAP_SYSLOG when "
+                                           "kernel.dmesg_restrict=1)", strerror(-r));
+        if (r < 0)
+                return audit_source_reason(ctx, k->src.type, r, "cannot open %s: %s", what, strerror(-r));
 
         /* As /proc/sys/kernel/random/boot_id shows it (the cursor file's format); "" if unknown,
          * which no file matches. */
         if (sd_id128_get_boot(&boot) >= 0)
                 sd_id128_to_uuid_string(boot, k->boot_id);
         if (asprintf(&k->seq_dir, "%s/run/igmpd", root) < 0 ||
-            asprintf(&k->seq_path, "%s/" KMSG_SEQ_NAME, k->seq_dir) < 0) {
-                snprintf(reason, reason_size, "out of memory");
-                return -ENOMEM;
-        }
+            asprintf(&k->seq_path, "%s/" KMSG_SEQ_NAME, k->seq_dir) < 0)
+                return audit_source_reason(ctx, k->src.type, -ENOMEM, "out of memory");
         kmsg_load_seq(k);
 
         if (k->regular)
                 r = sd_event_add_defer(ctx->event, &k->source, kmsg_on_defer, k);
         else
                 r = sd_event_add_io(ctx->event, &k->source, k->fd, EPOLLIN, kmsg_on_io, k);
-        if (r < 0) {
-                snprintf(reason, reason_size, "cannot watch %s: %s", path ?: "/dev/kmsg", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return audit_source_reason(ctx, k->src.type, r, "cannot watch %s: %s", what, strerror(-r));
         (void) sd_event_source_set_description(k->source, "audit-kmsg");
         (void) sd_event_source_set_priority(k->source, AUDIT_EVENT_PRIORITY);
 
-        k->active = true;
-        reason[0] = '\0';
-        log_debug("Reading deprecated sysctl(2) warnings from %s%s.", path ?: "/dev/kmsg",
+        k->src.active = true;
+        ctx->reason[k->src.type][0] = '\0';
+        log_debug("Reading deprecated sysctl(2) warnings from %s%s.", what,
                   k->regular ? " (a regular file, read once)" : path ? " (a stream, one record per line)" : "");
-        *ret = TAKE_PTR(k);
+        *ret = &TAKE_PTR(k)->src;
         return 0;
 }

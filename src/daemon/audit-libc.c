@@ -23,7 +23,11 @@ static const char *const libc_dirs[] = {
 };
 
 struct AuditLibc {
-        AuditLibcContext ctx;
+        sd_event *event;
+        BpfHelper *helper;
+        int program_fd;            /* the uprobe program; -EBADF until the attach reply */
+        int links[AUDIT_LIBC_PROBES_MAX]; /* uprobe links kept */
+        size_t n_links;
         BpfFileId files[BPF_PROTOCOL_MAX_KNOWN]; /* content != 0: probed */
         size_t n_files;
         unsigned n_probed, n_copies;
@@ -72,22 +76,23 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
-int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret)
+int audit_libc_new(sd_event *event, BpfHelper *helper, AuditLibc **ret)
 {
         AuditLibc *l;
         int r;
 
-        assert(ctx);
         assert(ret);
 
         l = calloc(1, sizeof *l);
         if (!l)
                 return -ENOMEM;
-        l->ctx = *ctx;
+        l->event = event;
+        l->helper = helper;
+        l->program_fd = -EBADF;
         l->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         for (size_t i = 0; l->inotify_fd >= 0 && libc_dirs[i]; i++)
                 (void) inotify_add_watch(l->inotify_fd, libc_dirs[i], IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
-        r = l->inotify_fd < 0 ? -errno : sd_event_add_io(l->ctx.event, &l->inotify_source, l->inotify_fd, EPOLLIN,
+        r = l->inotify_fd < 0 ? -errno : sd_event_add_io(l->event, &l->inotify_source, l->inotify_fd, EPOLLIN,
                                                           on_inotify, l);
         if (r >= 0)
                 r = sd_event_source_set_priority(l->inotify_source, AUDIT_EVENT_PRIORITY);
@@ -101,7 +106,10 @@ AuditLibc *audit_libc_free(AuditLibc *l)
 {
         if (!l)
                 return NULL;
-        bpf_helper_call_cancel(l->ctx.helper, l->call);
+        bpf_helper_call_cancel(l->helper, l->call);
+        for (size_t i = 0; i < l->n_links; i++)
+                safe_close(l->links[i]);
+        safe_close(l->program_fd);
         sd_event_source_disable_unref(l->timer);
         sd_event_source_disable_unref(l->inotify_source);
         safe_close(l->inotify_fd);
@@ -161,11 +169,16 @@ void audit_libc_take_reply(AuditLibc *l, const BpfReply *reply, int *fds)
 
                 if (e->role == BPF_FD_NONE)
                         audit_libc_note_file(l, e, false);
-                else if (e->role == BPF_FD_LINK && e->file.ino != 0) {
-                        if (l->n_probed < AUDIT_LIBC_PROBES_MAX && l->ctx.keep_link(fds[k], l->ctx.userdata) >= 0)
+                else if (e->role == BPF_FD_PROGRAM) {
+                        safe_close(l->program_fd);
+                        l->program_fd = TAKE_FD(fds[k]);
+                } else if (e->role == BPF_FD_LINK && e->file.ino != 0) {
+                        /* The helper is told the cap: it never sends more. */
+                        if (l->n_probed < AUDIT_LIBC_PROBES_MAX && l->n_links < ELEMENTSOF(l->links)) {
+                                l->links[l->n_links++] = fds[k];
                                 audit_libc_note_file(l, e, true);
-                        else if (l->n_probed >= AUDIT_LIBC_PROBES_MAX)
-                                safe_close(fds[k]); /* the helper is told the cap: it never gets here */
+                        } else
+                                safe_close(fds[k]);
                         fds[k] = -EBADF;
                 }
                 k += e->role != BPF_FD_NONE;
@@ -190,7 +203,7 @@ static void audit_libc_on_rescanned(int error, const char *reason, const BpfRepl
         AuditLibc *l = userdata;
 
         l->call = NULL;
-        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &l->last_usec);
+        (void) sd_event_now(l->event, CLOCK_MONOTONIC, &l->last_usec);
         l->n_rescans++;
         if (error < 0)
                 log_full(l->failing ? LOG_DEBUG : LOG_WARNING, "Audit source libc: looking for new libc copies "
@@ -221,8 +234,7 @@ static void audit_libc_rescan_now(AuditLibc *l)
         for (size_t i = 0; i < l->n_pending; i++)
                 req.pids[req.n_pids++] = l->pending[i].pid;
         audit_libc_fill_request(l, &req);
-        r = bpf_helper_call(l->ctx.helper, &req, l->ctx.program_fd, 1, audit_libc_on_rescanned, l,
-                            &l->call);
+        r = bpf_helper_call(l->helper, &req, &l->program_fd, 1, audit_libc_on_rescanned, l, &l->call);
         if (r < 0) {
                 log_warning_errno(r, "Audit source libc: cannot ask the BPF helper for a rescan, ignoring: %m");
                 return;
@@ -253,9 +265,9 @@ static void audit_libc_schedule(AuditLibc *l)
                 l->n_pending = 0; /* nothing more can be probed */
                 l->sweep = false;
         }
-        if (l->call || (l->n_pending == 0 && !l->sweep) || *l->ctx.program_fd < 0)
+        if (l->call || (l->n_pending == 0 && !l->sweep) || l->program_fd < 0)
                 return;
-        (void) sd_event_now(l->ctx.event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_now(l->event, CLOCK_MONOTONIC, &now);
         due = l->last_usec + AUDIT_LIBC_RESCAN_SPACING_USEC;
         if (l->last_usec == 0 || now >= due) {
                 audit_libc_rescan_now(l);
@@ -263,7 +275,7 @@ static void audit_libc_schedule(AuditLibc *l)
         }
         if (event_source_armed(l->timer))
                 return;
-        r = event_arm_timer(l->ctx.event, &l->timer, due, 0, on_rescan_timer, l);
+        r = event_arm_timer(l->event, &l->timer, due, 0, on_rescan_timer, l);
         if (r < 0)
                 log_warning_errno(r, "Audit source libc: cannot schedule a rescan, it waits for the next trigger: %m");
 }

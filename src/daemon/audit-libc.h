@@ -32,26 +32,18 @@
 
 typedef struct AuditLibc AuditLibc;
 
-/* What the libc source (audit-bpf.c) lends its coverage: the loop, the helper, where its uprobe
- * program's fd is (sent with each rescan; it may still be -EBADF), and a hook that keeps a new
- * uprobe link (closing the fd on failure; 0 or -errno). */
-typedef struct AuditLibcContext {
-        sd_event *event;
-        BpfHelper *helper;
-        const int *program_fd;
-        int (*keep_link)(int fd, void *userdata);
-        void *userdata;
-} AuditLibcContext;
-
-int audit_libc_new(const AuditLibcContext *ctx, AuditLibc **ret);
+/* The libc source (audit-bpf.c) lends its coverage the loop and the helper (both outlive it). */
+int audit_libc_new(sd_event *event, BpfHelper *helper, AuditLibc **ret);
+/* Closes the uprobe program and links: detaches the probes. */
 AuditLibc *audit_libc_free(AuditLibc *l);
 
 /* The cap, the files known and what the helper may probe, for a request. */
 void audit_libc_fill_request(const AuditLibc *l, BpfRequest *req);
 
-/* A reply's libc entries: fds[] (in entry order, from the first entry with an fd; the caller
- * has taken the others) of uprobe links are kept through the context's keep_link, or closed
- * past the cap; also what the scan refused and whether it was complete. */
+/* A reply's libc entries: of fds[] (in entry order, from the first entry with an fd; the caller
+ * has taken the others) the uprobe program (sent with each rescan) and uprobe links are taken
+ * (links past the cap closed), left -EBADF; also what the scan refused and whether it was
+ * complete. */
 void audit_libc_take_reply(AuditLibc *l, const BpfReply *reply, int *fds);
 
 /* The exec watch saw a new mount namespace / root: look at that process. */

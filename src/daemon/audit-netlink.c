@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit-netlink.h"
+#include "audit-event.h"
 #include "audit-record.h"
 #include "audit-rules.h"
 #include "event-util.h"
@@ -35,11 +35,10 @@
 #define AUDIT_RETRY_MAX_USEC (60 * 1000000ULL)
 #define AUDIT_ERROR_LOG_USEC (60 * 1000000ULL)
 
-struct AuditNetlink {
-        const AuditSourceContext *ctx;
+typedef struct AuditNetlink {
+        AuditSource src;
         int fd;                   /* multicast listener */
         sd_event_source *source;
-        bool active;
 
         AuditChanges changes;     /* what to undo on exit, kept in ROOT/run/igmpd/audit-changes */
         bool rule_found[AUDIT_RULES_MAX]; /* the rule was there already (not ours) */
@@ -56,17 +55,14 @@ struct AuditNetlink {
         uint64_t n_errors;
         unsigned errors_unsaid;       /* since the warning at error_logged_usec */
         uint64_t error_logged_usec;
-};
+} AuditNetlink;
 
-bool audit_netlink_has_rule(const AuditNetlink *n)
+bool audit_netlink_has_rule(const AuditSource *s)
 {
+        const AuditNetlink *n = (const AuditNetlink *) s;
+
         /* The native architecture's rule (the first) is what a 64-bit caller needs. */
-        return n && n->active && (n->changes.rule[0] || n->rule_found[0]);
-}
-
-bool audit_netlink_is_active(const AuditNetlink *n)
-{
-        return n && n->active;
+        return n && n->src.active && (n->changes.rule[0] || n->rule_found[0]);
 }
 
 void audit_netlink_undo_left(const AuditSourceContext *ctx)
@@ -77,18 +73,19 @@ void audit_netlink_undo_left(const AuditSourceContext *ctx)
                 audit_changes_undo_left(ctx->root, &left, NULL);
 }
 
-AuditNetlink *audit_netlink_free(AuditNetlink *n)
+static AuditSource *audit_netlink_free(AuditSource *s)
 {
+        AuditNetlink *n = (AuditNetlink *) s;
+
         if (!n)
                 return NULL;
-        audit_rules_remove(n->ctx->root, &n->changes);
+        audit_rules_remove(n->src.ctx->root, &n->changes);
         sd_event_source_disable_unref(n->retry_timer);
         sd_event_source_disable_unref(n->source);
         safe_close(n->fd);
         free(n);
         return NULL;
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(AuditNetlink *, audit_netlink_free);
 
 /* ---- the multicast listener ---- */
 
@@ -109,13 +106,8 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
         e.realtime_usec = audit_record_timestamp_usec(&rec);
         e.pid = rec.pid;
         e.ppid = rec.ppid;
-        r = audit_event_fill(&e, rec.has_comm ? rec.comm : "", rec.has_comm ? rec.comm_len : 0,
-                             rec.has_exe ? rec.exe : "", rec.has_exe ? rec.exe_len : 0, NULL, 0, NULL, NULL);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to record a deprecated sysctl(2) call, ignoring: %m");
-                return;
-        }
-        n->ctx->submit(&e, n->ctx->userdata);
+        audit_source_submit(&n->src, &e, rec.has_comm ? rec.comm : "", rec.has_comm ? rec.comm_len : 0,
+                            rec.has_exe ? rec.exe : "", rec.has_exe ? rec.exe_len : 0, NULL, 0);
 }
 
 /* The kernel dropped records because our receive buffer was full: a program calling sysctl(2)
@@ -127,7 +119,7 @@ static void audit_netlink_overrun(AuditNetlink *n)
         bool first = n->overrun_logged_usec == 0;
         unsigned unsaid;
 
-        if (event_report_due(n->ctx->event, AUDIT_OVERRUN_LOG_USEC, &n->overrun_logged_usec, &n->overruns_unsaid,
+        if (event_report_due(n->src.ctx->event, AUDIT_OVERRUN_LOG_USEC, &n->overrun_logged_usec, &n->overruns_unsaid,
                              &unsaid))
                 log_warning("Audit records were dropped %u time(s) (receive buffer full, a program is calling "
                             "sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them are not "
@@ -153,7 +145,7 @@ static void audit_netlink_receive_failed(AuditNetlink *n, int error)
 
         n->n_errors++;
         n->retry_usec = n->retry_usec == 0 ? AUDIT_RETRY_FIRST_USEC : MIN(n->retry_usec * 2, AUDIT_RETRY_MAX_USEC);
-        if (event_report_due(n->ctx->event, AUDIT_ERROR_LOG_USEC, &n->error_logged_usec, &n->errors_unsaid, &unsaid))
+        if (event_report_due(n->src.ctx->event, AUDIT_ERROR_LOG_USEC, &n->error_logged_usec, &n->errors_unsaid, &unsaid))
                 log_warning_errno(error, "Failed to read audit records%s; pausing the audit source, trying again "
                                   "in %" PRIu64 " ms and less often while it fails (said at most once a minute): %m",
                                   unsaid > 0 ? " (again)" : "", n->retry_usec / 1000);
@@ -162,12 +154,11 @@ static void audit_netlink_receive_failed(AuditNetlink *n, int error)
                                 " ms: %m", n->n_errors, n->retry_usec / 1000);
 
         (void) sd_event_source_set_enabled(n->source, SD_EVENT_OFF);
-        r = event_arm_timer_in(n->ctx->event, &n->retry_timer, n->retry_usec, 0, audit_netlink_on_retry, n);
+        r = event_arm_timer_in(n->src.ctx->event, &n->retry_timer, n->retry_usec, 0, audit_netlink_on_retry, n);
         if (r < 0) {
                 /* No timer, no retry: stop rather than spin. */
                 log_warning_errno(r, "Failed to schedule reading audit records again, the audit source stops: %m");
-                n->active = false;
-                n->ctx->state_changed(n->ctx->userdata);
+                audit_source_stop(&n->src, "cannot schedule reading audit records again: %s", strerror(-r));
         }
 }
 
@@ -262,10 +253,10 @@ static int in_initial_netns(void)
         return -EUNATCH;
 }
 
-int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink **ret, char *reason,
-                      size_t reason_size)
+int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditSource **ret)
 {
-        _cleanup_(audit_netlink_freep) AuditNetlink *n = NULL;
+        const AuditEventSource type = AUDIT_EVENT_SOURCE_AUDIT;
+        _cleanup_(audit_source_freep) AuditNetlink *n = NULL;
         struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1) };
         AuditChanges left = {};
         int r;
@@ -273,47 +264,31 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
         assert(ctx);
         assert(ret);
 
-        r = in_initial_netns();
-        if (r == 0) {
-                snprintf(reason, reason_size,
-                         "not in the initial network namespace (the kernel sends audit records only there)");
-                return -EOPNOTSUPP;
-        }
-
+        if (in_initial_netns() == 0)
+                return audit_source_reason(ctx, type, -EOPNOTSUPP, "not in the initial network namespace (the "
+                                           "kernel sends audit records only there)");
         n = calloc(1, sizeof *n);
-        if (!n) {
-                snprintf(reason, reason_size, "out of memory");
-                return -ENOMEM;
-        }
-        n->ctx = ctx;
+        if (!n)
+                return audit_source_reason(ctx, type, -ENOMEM, "out of memory");
+        n->src = (AuditSource) { .ctx = ctx, .type = type, .free = audit_netlink_free };
         n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
-        if (n->fd < 0) {
-                r = -errno;
-                if (r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
-                        snprintf(reason, reason_size, "kernel without audit support (CONFIG_AUDIT)");
-                else
-                        snprintf(reason, reason_size, "cannot open an audit netlink socket: %s", strerror(-r));
-                return r;
-        }
-        if (bind(n->fd, (struct sockaddr *) &addr, sizeof addr) < 0) {
-                r = -errno;
-                if (r == -EPERM || r == -EACCES)
-                        snprintf(reason, reason_size,
-                                 "cannot join the audit multicast group: %s (needs CAP_AUDIT_READ)", strerror(-r));
-                else
-                        snprintf(reason, reason_size, "cannot join the audit multicast group: %s", strerror(-r));
-                return r;
-        }
+        r = n->fd < 0 ? -errno : 0;
+        if (r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
+                return audit_source_reason(ctx, type, r, "kernel without audit support (CONFIG_AUDIT)");
+        if (r < 0)
+                return audit_source_reason(ctx, type, r, "cannot open an audit netlink socket: %s", strerror(-r));
+        r = bind(n->fd, (struct sockaddr *) &addr, sizeof addr) < 0 ? -errno : 0;
+        if (r < 0)
+                return audit_source_reason(ctx, type, r, "cannot join the audit multicast group: %s%s", strerror(-r),
+                                           r == -EPERM || r == -EACCES ? " (needs CAP_AUDIT_READ)" : "");
         /* A flood of sysctl(2) calls is several records per call, each its own datagram: give the
          * kernel room to queue a burst while we are scheduled out (charged only when used). */
         if (setsockopt(n->fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int) { AUDIT_RCVBUF }, sizeof(int)) < 0 &&
             setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &(int) { AUDIT_RCVBUF }, sizeof(int)) < 0)
                 log_debug_errno(errno, "Failed to enlarge the audit socket's receive buffer, ignoring: %m");
         r = sd_event_add_io(ctx->event, &n->source, n->fd, EPOLLIN, audit_netlink_on_io, n);
-        if (r < 0) {
-                snprintf(reason, reason_size, "cannot watch the audit socket: %s", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return audit_source_reason(ctx, type, r, "cannot watch the audit socket: %s", strerror(-r));
         (void) sd_event_source_set_description(n->source, "audit-netlink");
         /* Link events and bus calls go first: a program flooding sysctl(2) must not delay them
          * by more than the batch being read (the receive buffer holds the rest meanwhile). */
@@ -328,8 +303,8 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditNetlink
         /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
         audit_changes_undo_left(ctx->root, &left, &n->changes);
 
-        n->active = true;
-        reason[0] = '\0';
-        *ret = TAKE_PTR(n);
+        n->src.active = true;
+        ctx->reason[type][0] = '\0';
+        *ret = &TAKE_PTR(n)->src;
         return 0;
 }

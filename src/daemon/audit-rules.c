@@ -23,7 +23,6 @@
 #include "conf-files.h"
 #include "fs-util.h"
 #include "log.h"
-#include "parse-util.h"
 
 typedef struct AuditRuleSpec {
         uint32_t arch;
@@ -140,53 +139,42 @@ bool audit_changes_any(const AuditChanges *c)
         return c->rule[0] || c->rule[1] || c->enabled_changed;
 }
 
+/* Whether the line p..nl is s. */
+static bool line_is(const char *p, const char *nl, const char *s)
+{
+        return (size_t) (nl - p) == strlen(s) && memcmp(p, s, strlen(s)) == 0;
+}
+
 int audit_changes_parse(const char *text, AuditChanges *ret)
 {
         AuditChanges c = {};
-        const char *p = text, *nl;
-        bool header = false;
+        const char *p = startswith(text, AUDIT_CHANGES_HEADER "\n");
 
-        while (*p) {
-                char line[64];
-                size_t len;
+        if (!p)
+                return -EINVAL;
+        /* Only the lines audit_changes_format() writes: igmpd never locks (enabled=2). */
+        for (const char *nl; *p; p = nl + 1) {
+                char line[32];
+                bool known = false;
 
                 nl = strchr(p, '\n');
                 if (!nl)
                         return -EINVAL; /* torn */
-                len = (size_t) (nl - p);
-                if (len >= sizeof line)
-                        return -EINVAL;
-                memcpy(line, p, len);
-                line[len] = '\0';
-                p = nl + 1;
-
-                if (!header) {
-                        if (!streq(line, AUDIT_CHANGES_HEADER))
-                                return -EINVAL;
-                        header = true;
-                        continue;
+                for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
+                        snprintf(line, sizeof line, "rule %s", rule_specs[i].arch_name);
+                        if (line_is(p, nl, line))
+                                c.rule[i] = known = true;
                 }
-                if (startswith(line, "rule ")) {
-                        size_t i;
-
-                        for (i = 0; i < AUDIT_RULES_MAX; i++)
-                                if (streq(line + 5, rule_specs[i].arch_name))
-                                        break;
-                        if (i >= AUDIT_RULES_MAX)
-                                return -EINVAL;
-                        c.rule[i] = true;
-                } else if (startswith(line, "enabled-before ")) {
-                        int v;
-
-                        if (parse_int_range(line + 15, line + len, &v) < 0 || v < 0 || v > 1)
-                                return -EINVAL;
-                        c.enabled_changed = true;
-                        c.enabled_before = (uint32_t) v;
-                } else
+                for (uint32_t v = 0; v <= 1; v++) {
+                        snprintf(line, sizeof line, "enabled-before %" PRIu32, v);
+                        if (line_is(p, nl, line)) {
+                                c.enabled_changed = known = true;
+                                c.enabled_before = v;
+                        }
+                }
+                if (!known)
                         return -EINVAL;
         }
-        if (!header)
-                return -EINVAL;
         *ret = c;
         return 0;
 }

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * What the audit source (audit-netlink.h) changes in the host's audit configuration with
+ * What the audit source (audit-netlink.c) changes in the host's audit configuration with
  * AuditRule=yes, and the record of it. Requests go over a unicast NETLINK_AUDIT socket (needs
  * CAP_AUDIT_CONTROL): the rule that makes the kernel report sysctl(2) calls
  *     -a always,exit -F arch=b64 -S 156 -k igmpd-sysctl   (and arch=b32 -S 149)

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,6 @@
 #include <sys/utsname.h>
 #include <systemd/sd-login.h>
 
-#include "audit-bpf.h"
-#include "audit-libc.h"
-#include "audit-kmsg.h"
-#include "audit-netlink.h"
 #include "audit.h"
 #include "bpf-helper-client.h"
 #include "fnv.h"
@@ -28,12 +25,8 @@
 #include "strv.h"
 #include "utf8.h"
 
-static void audit_manager_on_submit(AuditEvent *e, void *userdata)
-{
-        audit_manager_submit(userdata, e);
-}
-
 static void audit_manager_log_coverage(AuditManager *a);
+static void audit_manager_submit(AuditEvent *e, void *userdata);
 
 /* A source became active or stopped. */
 static void audit_manager_on_state_changed(void *userdata)
@@ -67,9 +60,10 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
                 .root = a->root,
                 .resolve = resolve,
                 .resolve_userdata = resolve_userdata,
-                .submit = audit_manager_on_submit,
+                .submit = audit_manager_submit,
                 .state_changed = audit_manager_on_state_changed,
                 .userdata = a,
+                .reason = a->reason,
         };
         r = audit_history_init(&a->history, MAX(history_max, (size_t) 1));
         if (r < 0)
@@ -81,10 +75,8 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
 /* The netlink source removes the rules it added, the BPF ones detach their programs. */
 static void audit_manager_stop_sources(AuditManager *a)
 {
-        a->kmsg = audit_kmsg_free(a->kmsg);
-        a->netlink = audit_netlink_free(a->netlink);
-        a->libc = audit_bpf_free(a->libc);
-        a->syscall = audit_bpf_free(a->syscall);
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
+                a->source[s] = a->source[s] ? a->source[s]->free(a->source[s]) : NULL;
 }
 
 AuditManager *audit_manager_free(AuditManager *a)
@@ -102,21 +94,9 @@ AuditManager *audit_manager_free(AuditManager *a)
         return NULL;
 }
 
-/* The slot of a BPF source; NULL for the others. */
-static AuditBpf **audit_manager_bpf(AuditManager *a, AuditEventSource s)
-{
-        return s == AUDIT_EVENT_SOURCE_LIBC ? &a->libc : s == AUDIT_EVENT_SOURCE_SYSCALL ? &a->syscall : NULL;
-}
-
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
 {
-        AuditBpf **b = a ? audit_manager_bpf((AuditManager *) a, s) : NULL;
-
-        if (b)
-                return *b && (*b)->active;
-        if (s == AUDIT_EVENT_SOURCE_KMSG)
-                return a && audit_kmsg_is_active(a->kmsg);
-        return s == AUDIT_EVENT_SOURCE_AUDIT && a && audit_netlink_is_active(a->netlink);
+        return a && s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX && a->source[s] && a->source[s]->active;
 }
 
 static unsigned audit_source_flag(AuditEventSource s)
@@ -132,19 +112,15 @@ static unsigned audit_source_flag(AuditEventSource s)
 
 RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
 {
-        AuditBpf **slot, *b;
-
         assert(note);
         snprintf(note, size, "%s", "");
         if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
                 return _RUN_STATE_INVALID;
-        slot = audit_manager_bpf((AuditManager *) a, s);
-        b = slot ? *slot : NULL;
         if (audit_manager_source_active(a, s)) {
-                audit_bpf_describe(b, note, size);
+                audit_bpf_describe(a->source[s], note, size);
                 return RUN_STATE_ACTIVE;
         }
-        if (audit_bpf_is_starting(b))
+        if (audit_bpf_is_starting(a->source[s]))
                 return RUN_STATE_STARTING;
         if (!(a->sources & audit_source_flag(s))) {
                 if (!HAVE_BPF && (s == AUDIT_EVENT_SOURCE_LIBC || s == AUDIT_EVENT_SOURCE_SYSCALL))
@@ -157,7 +133,7 @@ RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, c
         }
         snprintf(note, size, "%s", a->reason[s]);
         /* kmsg by default (auto) on a kernel without sysctl(2) is off, not broken. */
-        if (s == AUDIT_EVENT_SOURCE_KMSG && !(a->sources & AUDIT_SOURCE_KMSG) && !a->kmsg)
+        if (s == AUDIT_EVENT_SOURCE_KMSG && !(a->sources & AUDIT_SOURCE_KMSG) && !a->source[s])
                 return RUN_STATE_OFF;
         return RUN_STATE_INACTIVE;
 }
@@ -200,16 +176,14 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
 
 static void audit_log_event(const AuditEvent *e)
 {
-        char name[SYSCTL_BINARY_NAME_MAX * 12 + 1] = "";
         char pid[32] = "";
         _cleanup_strv_free_ char **fields = NULL;
-        _cleanup_free_ char *unit = NULL;
+        _cleanup_free_ char *unit = NULL, *name = NULL;
         AuditCaller caller;
         int k = audit_event_knob(e);
-        size_t off = 0;
 
-        for (size_t i = 0; i < e->n_name; i++)
-                off += (size_t) snprintf(name + off, sizeof name - off, "%" PRIi32 ".", e->name[i]);
+        if (e->n_name > 0)
+                (void) sysctl_binary_format_name(e->name, e->n_name, &name);
         if (e->pid > 0)
                 snprintf(pid, sizeof pid, "%" PRIu32, e->pid);
         audit_caller_lookup(e, &caller, &unit);
@@ -220,7 +194,7 @@ static void audit_log_event(const AuditEvent *e)
                             "Deprecated sysctl(2) call: process '%s' (pid %s, exe %s) used %s%s%s%s (source %s, %" PRIu32
                             " call%s). Use %s%s%s%s%s instead.",
                             e->comm, pid[0] ? pid : "?", isempty(e->exe) ? "?" : e->exe,
-                            e->n_name > 0 ? name : "an unknown name",
+                            name ?: "an unknown name",
                             isempty(e->path) ? "" : " = ", strempty(e->path),
                             isempty(e->path) || e->complete ? "" : " (partly translated)",
                             audit_event_source_to_string(e->source), e->repeats, e->repeats == 1 ? "" : "s",
@@ -279,18 +253,51 @@ static int audit_manager_on_timer(sd_event_source *s, uint64_t usec, void *userd
         return 0;
 }
 
-void audit_manager_submit(AuditManager *a, AuditEvent *e)
+/* Where the sources' events go (source_ctx.submit). Takes over *e (left zeroed). */
+static void audit_manager_submit(AuditEvent *e, void *userdata)
 {
+        AuditManager *a = userdata;
         int r;
-
-        assert(a);
-        assert(e);
 
         r = audit_coalescer_submit(&a->coalescer, e, audit_manager_now(a));
         if (r != 0) /* 1: publish now; -ENOMEM: publish uncoalesced */
                 audit_manager_publish(a, e);
         audit_event_done(e);
         audit_manager_arm_timer(a);
+}
+
+int audit_source_reason(const AuditSourceContext *ctx, AuditEventSource type, int error, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(ctx->reason[type], sizeof ctx->reason[type], fmt, ap);
+        va_end(ap);
+        return error;
+}
+
+void audit_source_stop(AuditSource *s, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(s->ctx->reason[s->type], sizeof s->ctx->reason[s->type], fmt, ap);
+        va_end(ap);
+        s->active = false;
+        s->ctx->state_changed(s->ctx->userdata); /* Sources changed */
+}
+
+void audit_source_submit(AuditSource *s, AuditEvent *e, const char *comm, size_t comm_len, const char *exe,
+                         size_t exe_len, const int *name, size_t n_name)
+{
+        int r = audit_event_fill(e, comm, comm_len, exe, exe_len, name, n_name, s->ctx->resolve,
+                                 s->ctx->resolve_userdata);
+
+        if (r < 0)
+                log_warning_errno(r, "Failed to record a deprecated sysctl(2) call%s%.0" PRIu32 ", ignoring: %m",
+                                  e->pid > 0 ? " of pid " : "", e->pid);
+        else
+                s->ctx->submit(e, s->ctx->userdata);
 }
 
 /* Whether this kernel still has sysctl(2) (before 5.9), and so logs the deprecation warning.
@@ -365,12 +372,13 @@ AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t
         /* Who sees calls now. The kernel log carries the warning only before 5.9. */
         if (audit_manager_source_active(a, AUDIT_EVENT_SOURCE_KMSG) && (has_sysctl || a->kmsg_custom))
                 return AUDIT_COVERAGE_SOME;
-        if (audit_netlink_has_rule(a->netlink))
+        if (audit_netlink_has_rule(a->source[AUDIT_EVENT_SOURCE_AUDIT]))
                 return AUDIT_COVERAGE_SOME;
         if (audit_manager_source_active(a, AUDIT_EVENT_SOURCE_LIBC) ||
             audit_manager_source_active(a, AUDIT_EVENT_SOURCE_SYSCALL))
                 return AUDIT_COVERAGE_SOME;
-        starting = audit_bpf_is_starting(a->libc) || audit_bpf_is_starting(a->syscall);
+        starting = audit_bpf_is_starting(a->source[AUDIT_EVENT_SOURCE_LIBC]) ||
+                   audit_bpf_is_starting(a->source[AUDIT_EVENT_SOURCE_SYSCALL]);
         audit_active = audit_manager_source_active(a, AUDIT_EVENT_SOURCE_AUDIT);
 
         /* What would help, from what is configured and what could run. */
@@ -404,8 +412,8 @@ AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t
         else
                 snprintf(advice, size, "Every source igmpd has is configured, but none can run here (see "
                          "each source's note).");
-        return audit_active && !audit_netlink_has_rule(a->netlink) && !a->rule ? AUDIT_COVERAGE_UNCERTAIN
-                                                                              : AUDIT_COVERAGE_NONE;
+        return audit_active && !audit_netlink_has_rule(a->source[AUDIT_EVENT_SOURCE_AUDIT]) && !a->rule
+                       ? AUDIT_COVERAGE_UNCERTAIN : AUDIT_COVERAGE_NONE;
 }
 
 /* Says at info level, once per change, when no source can see a call: an operator must not
@@ -436,10 +444,9 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
         int r;
 
         for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
-                AuditBpf **slot = audit_manager_bpf(a, s);
                 char reason[sizeof a->reason[0]] = "";
 
-                if (!(mask & audit_source_flag(s)) || *slot)
+                if (!(mask & audit_source_flag(s)) || a->source[s])
                         continue;
                 if (!HAVE_BPF)
                         snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
@@ -455,7 +462,7 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
                         snprintf(reason, sizeof reason, "%s", helper_reason);
                 }
                 if (!reason[0]) {
-                        r = audit_bpf_new(&a->source_ctx, a->bpf_helper, s, a->reason[s], sizeof a->reason[s], slot);
+                        r = audit_bpf_new(&a->source_ctx, a->bpf_helper, s, &a->source[s]);
                         if (r < 0)
                                 snprintf(reason, sizeof reason, "cannot ask the BPF helper: %s", strerror(-r));
                 }
@@ -496,16 +503,14 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
 
         if (audit_kmsg_wanted(config->audit_sources, kmsg_path, a->reason[AUDIT_EVENT_SOURCE_KMSG],
                               sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG])) {
-                r = audit_kmsg_new(&a->source_ctx, kmsg_path, &a->kmsg, a->reason[AUDIT_EVENT_SOURCE_KMSG],
-                                   sizeof a->reason[AUDIT_EVENT_SOURCE_KMSG]);
+                r = audit_kmsg_new(&a->source_ctx, kmsg_path, &a->source[AUDIT_EVENT_SOURCE_KMSG]);
                 if ((r == -EPERM || r == -EACCES) && !kmsg_path)
                         (void) audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_KMSG, CAP_SYSLOG);
                 if (r < 0)
                         log_notice("Audit source kmsg is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_KMSG]);
         }
         if (config->audit_sources & AUDIT_SOURCE_AUDIT) {
-                r = audit_netlink_new(&a->source_ctx, config->audit_rule, &a->netlink,
-                                      a->reason[AUDIT_EVENT_SOURCE_AUDIT], sizeof a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
+                r = audit_netlink_new(&a->source_ctx, config->audit_rule, &a->source[AUDIT_EVENT_SOURCE_AUDIT]);
                 if (r < 0 && !audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_AUDIT, CAP_AUDIT_READ) && config->audit_rule)
                         (void) audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_AUDIT, CAP_AUDIT_CONTROL);
                 if (r < 0)
@@ -554,8 +559,7 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         }
         if (config->audit_sources == a->sources && config->audit_rule == a->rule) {
                 /* A reload is also the way to make the libc source look at every process again. */
-                if (a->libc && a->libc->libc && a->libc->active)
-                        audit_libc_request_sweep(a->libc->libc);
+                audit_bpf_request_sweep(a->source[AUDIT_EVENT_SOURCE_LIBC]);
                 return;
         }
 

@@ -29,11 +29,6 @@ typedef enum AuditCoverage {
         _AUDIT_COVERAGE_INVALID = -EINVAL,
 } AuditCoverage;
 
-typedef struct AuditKmsg AuditKmsg;
-typedef struct AuditNetlink AuditNetlink;
-typedef struct AuditBpf AuditBpf;
-typedef struct BpfHelper BpfHelper;
-
 /* Each published event (after history and journal), or e NULL when a source became active or
  * stopped (Sources, SourceStates). */
 typedef void (*AuditObserver)(const AuditEvent *e, void *userdata);
@@ -46,16 +41,14 @@ typedef struct AuditManager {
         AuditCoalescer coalescer;
         sd_event_source *coalesce_timer; /* exists only while an event is pending */
 
-        AuditKmsg *kmsg;
-        AuditNetlink *netlink;
-        AuditBpf *libc, *syscall; /* audit-bpf.c */
+        AuditSource *source[_AUDIT_EVENT_SOURCE_MAX]; /* NULL: not started */
         BpfHelper *bpf_helper;    /* how the BPF sources reach igmpd-bpf; NULL until needed */
         unsigned sources;         /* AuditSources= and AuditRule= the sources were started with */
         bool rule;
         bool kmsg_custom;         /* --kmsg-path: the kmsg source reads a test stream */
         AuditCoverage coverage_logged; /* what the log last said, to say it once */
         /* Why a source is not active ("" while it is, or it is not wanted). */
-        char reason[_AUDIT_EVENT_SOURCE_MAX][256];
+        char reason[_AUDIT_EVENT_SOURCE_MAX][AUDIT_REASON_MAX];
 
         AuditObserver observer;   /* the D-Bus face */
         void *observer_userdata;
@@ -90,6 +83,3 @@ const char *audit_coverage_to_string(AuditCoverage c);
 /* The coverage, and for anything but SOME what to change to see calls (a sentence; "" if
  * there is nothing to change in igmpd: the notes of SourceStates say why). */
 AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t size);
-
-/* Where the sources' events go (source_ctx.submit). Takes over *e (left zeroed). */
-void audit_manager_submit(AuditManager *a, AuditEvent *e);

@@ -53,8 +53,7 @@ struct BpfHelper {
         uint64_t spawn_usec;
         char description[sizeof(struct sockaddr_un) + 32];
 
-        BpfHelperCall *head, *tail; /* head is the running call */
-        bool running;
+        BpfHelperCall *head, *tail; /* head is the running call, while io_source exists */
         int conn_fd;               /* the child's socketpair, or a connection to the socket; -EBADF
                                       when gone, out of step or idle */
         sd_event_source *io_source, *timeout_source; /* the latter closes an idle connection too */
@@ -106,7 +105,7 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
                             (int) si->si_pid, si->si_code == CLD_EXITED ? "exited with status" : "was killed by signal",
                             si->si_status);
         h->child_pid = 0;
-        if (!h->running) /* else the running call sees the end of file */
+        if (!h->io_source) /* else the running call sees the end of file */
                 h->conn_fd = safe_close(h->conn_fd);
         return 0;
 }
@@ -230,7 +229,6 @@ static void call_stop_io(BpfHelper *h)
 {
         h->io_source = sd_event_source_disable_unref(h->io_source);
         h->timeout_source = sd_event_source_disable_unref(h->timeout_source);
-        h->running = false;
 }
 
 BpfHelper *bpf_helper_free(BpfHelper *h)
@@ -429,7 +427,7 @@ static void helper_start_next(BpfHelper *h)
         bool reused;
         int fd, r;
 
-        if (!c || h->running)
+        if (!c || h->io_source)
                 return;
         h->timeout_source = sd_event_source_disable_unref(h->timeout_source); /* the idle timer */
         reused = h->conn_fd >= 0;
@@ -444,7 +442,6 @@ static void helper_start_next(BpfHelper *h)
         }
         fd = h->conn_fd;
 
-        h->running = true;
         r = bpf_protocol_send(fd, &c->req, sizeof c->req, c->fds, c->n_fds);
         if (r < 0 && reused && h->socket_path) {
                 /* The instance behind a kept connection ended (RuntimeMaxSec=): a new one. */

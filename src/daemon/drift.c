@@ -34,7 +34,6 @@ struct DriftWatch {
         DriftObserver observer;
         void *observer_userdata;
 
-        bool wanted;
         DriftWatchState state;
         char reason[384];         /* why it is inactive */
         char where[BPF_PROTOCOL_PATH_MAX]; /* where it is attached, as the helper said */
@@ -330,7 +329,6 @@ void drift_watch_start(DriftWatch *d, bool wanted)
 
         assert(d);
 
-        d->wanted = wanted;
         if (!wanted) {
                 if (d->state != RUN_STATE_OFF)
                         log_info("Drift watch stopped (DriftWatch=no).");

@@ -32,11 +32,6 @@
 /* Off: DriftWatch=no. Inactive: wanted, but it cannot run here (the note says why). */
 typedef RunState DriftWatchState;
 
-static inline const char *drift_watch_state_to_string(DriftWatchState s)
-{
-        return run_state_to_string(s);
-}
-
 /* One write as handed on. */
 typedef struct DriftEvent {
         DriftWrite write;

@@ -105,7 +105,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
                 DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
 
-                return sd_bus_message_append(reply, "(ss)", drift_watch_state_to_string(state),
+                return sd_bus_message_append(reply, "(ss)", run_state_to_string(state),
                                              utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
         }
         if (streq(property, "DriftAction"))
@@ -374,15 +374,16 @@ static int manager_describe(Manager *m, char **ret)
         }
         json_end_array(&w);
         json_field_uint(&w, "n_config_problems", m->n_config_errors);
-        json_key(&w, "audit_sources");
-        audit_bus_describe_sources(m->audit, &w);
+        const char *audit_sources[_AUDIT_EVENT_SOURCE_MAX + 1];
+        audit_bus_active_sources(m->audit, audit_sources);
+        json_field_strv(&w, "audit_sources", audit_sources);
         {
                 char note[512];
                 DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
 
                 json_key(&w, "drift_watch");
                 json_begin_object(&w);
-                json_field_string(&w, "state", drift_watch_state_to_string(state));
+                json_field_string(&w, "state", run_state_to_string(state));
                 json_field_string(&w, "note", note);
                 json_field_string(&w, "action", drift_action_to_string(m->config.drift_action));
                 json_end_object(&w);
