@@ -32,6 +32,7 @@
 
 #include "array-util.h"
 #include "conf-files.h"
+#include "fs-util.h"
 #include "link.h"
 #include "log.h"
 #include "manager-internal.h"
@@ -211,11 +212,8 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
  * directory: what they held went with it. */
 static void netns_records_remove(const char *dir)
 {
-        _cleanup_free_ char *record = NULL;
-
-        (void) originals_remove(dir);
-        if (asprintf(&record, "%s/" NS_KNOBS_RECORD_NAME, dir) >= 0)
-                (void) unlink(record);
+        (void) remove_file_sync(dir, ORIGINALS_NAME);
+        (void) remove_file_sync(dir, NS_KNOBS_RECORD_NAME);
         (void) rmdir(dir);
 }
 

@@ -292,18 +292,6 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
         return 1;
 }
 
-int originals_remove(const char *dir)
-{
-        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-        if (dfd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        if (unlinkat(dfd, ORIGINALS_NAME, 0) < 0)
-                return errno == ENOENT ? 0 : -errno;
-        (void) fsync(dfd);
-        return 0;
-}
-
 const OriginalEntry *originals_find(const Originals *o, int ifindex)
 {
         size_t lo = 0, hi = o ? o->n : 0;
@@ -405,7 +393,7 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
 
         j->fd = safe_close(j->fd);
         if (len == 0)
-                return originals_remove(j->dir);
+                return MIN(remove_file_sync(j->dir, ORIGINALS_NAME), 0);
         if (isempty(j->netns))
                 return -EOPNOTSUPP;
 

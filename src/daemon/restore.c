@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "conf-files.h"
+#include "fs-util.h"
 #include "log.h"
 #include "originals.h"
 #include "restore.h"
@@ -101,7 +102,7 @@ static unsigned restore_record(Manager *m, unsigned *n_restored)
         if (r > 0 && n_failed == 0) {
                 _cleanup_free_ char *dir = manager_originals_path(m);
 
-                r = dir ? originals_remove(dir) : -ENOMEM;
+                r = dir ? remove_file_sync(dir, ORIGINALS_NAME) : -ENOMEM;
                 if (r < 0)
                         log_warning_errno(r, "Failed to remove %s/" ORIGINALS_NAME ", ignoring: %m", strna(dir));
                 if (dir && m->parent)

@@ -203,15 +203,8 @@ static int scope_store(const RuntimeConfig *c, const char *root, const char *ifn
         dir = runtime_config_dir(c, root, scope);
         if (!dir || asprintf(&name, "%s.conf", ifname) < 0)
                 return -ENOMEM;
-        if (!any) {
-                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (dfd < 0)
-                        return errno == ENOENT ? 0 : negative_errno();
-                if (unlinkat(dfd, name, 0) < 0)
-                        return errno == ENOENT ? 0 : negative_errno();
-                (void) fsync(dfd);
-                return 1;
-        }
+        if (!any)
+                return remove_file_sync(dir, name);
         content = runtime_config_format(c ? c->netns : NULL, ifname, knobs);
         if (!content)
                 return -ENOMEM;
