@@ -200,24 +200,6 @@ int manager_link_record(Link *l, bool before_write, void *userdata)
         return before_write ? -EAGAIN : 0;
 }
 
-/* "DEV:INO" of the network namespace igmpd runs in, or "" if unknown. */
-static void manager_netns_id(Manager *m, char buf[ORIGINALS_NETNS_MAX])
-{
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-
-        buf[0] = '\0';
-        if (m->parent) { /* a followed namespace: the one its fd holds */
-                snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
-                         (unsigned long long) m->link_ctx.netns_ino);
-                return;
-        }
-        if (asprintf(&path, "%s/self/ns/net", m->proc_root) < 0 || stat(path, &st) < 0)
-                return;
-        snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
-                 (unsigned long long) st.st_ino);
-}
-
 /* ROOT/run/igmpd, and ROOT/run/igmpd/netns/NAME for a followed namespace. NULL on ENOMEM. */
 char *manager_originals_path(Manager *m)
 {
@@ -231,33 +213,46 @@ char *manager_originals_path(Manager *m)
         return p;
 }
 
+/* Where m's records live (manager_originals_path()), and in netns "DEV:INO" of the network
+ * namespace they are of, or "" if unknown. NULL on ENOMEM. */
+static char *manager_record_place(Manager *m, char netns[ORIGINALS_NETNS_MAX])
+{
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+
+        netns[0] = '\0';
+        if (m->parent) /* a followed namespace: the one its fd holds */
+                snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
+                         (unsigned long long) m->link_ctx.netns_ino);
+        else if (asprintf(&path, "%s/self/ns/net", m->proc_root) >= 0 && stat(path, &st) >= 0)
+                snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
+                         (unsigned long long) st.st_ino);
+        return manager_originals_path(m);
+}
+
 int manager_read_originals(Manager *m, Originals *ret)
 {
-        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
+        _cleanup_free_ char *dir = manager_record_place(m, netns);
 
-        if (!dir)
-                return -ENOMEM;
-        manager_netns_id(m, netns);
-        return originals_load(dir, netns, ret);
+        return dir ? originals_load(dir, netns, ret) : -ENOMEM;
 }
 
 /* Reads what the last run recorded, for the links of the first pass, and sets up this run's
  * record; the first pass writes it anew. */
 void manager_load_originals(Manager *m)
 {
-        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
+        _cleanup_free_ char *dir = manager_record_place(m, netns);
         int r;
 
-        r = manager_read_originals(m, &m->saved_originals);
-        if (r < 0)
-                log_warning_errno(r, "Failed to read the knob values recorded by the last run, ignoring: %m");
-        manager_netns_id(m, netns);
         if (!dir || originals_journal_init(&m->originals, dir, netns) < 0) {
                 log_oom();
                 return;
         }
+        r = originals_load(dir, netns, &m->saved_originals);
+        if (r < 0)
+                log_warning_errno(r, "Failed to read the knob values recorded by the last run, ignoring: %m");
         m->originals_dirty = true;
         if (ns_knobs_take_record(&m->ns_knobs, dir, netns) < 0)
                 log_oom();
@@ -265,11 +260,8 @@ void manager_load_originals(Manager *m)
 
 int manager_take_namespace_record(Manager *m)
 {
-        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
         char netns[ORIGINALS_NETNS_MAX];
+        _cleanup_free_ char *dir = manager_record_place(m, netns);
 
-        if (!dir)
-                return -ENOMEM;
-        manager_netns_id(m, netns);
-        return ns_knobs_take_record(&m->ns_knobs, dir, netns);
+        return dir ? ns_knobs_take_record(&m->ns_knobs, dir, netns) : -ENOMEM;
 }
