@@ -85,7 +85,7 @@ static int config_set_load(Manager *m, ConfigSet *ret)
                                             "host's initial network namespace has (igmpd runs in another one, or "
                                             "IPv6 is off)", config_load_diag, &c);
 
-        r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
+        r = runtime_config_load(m->root, NULL, config_load_diag, config_load_file, &c, &s.runtime);
         if (r < 0)
                 return r;
 

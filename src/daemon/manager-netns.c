@@ -54,9 +54,10 @@ struct NetnsWatch {
         size_t n_children, n_allocated;
         bool full_warned;
         bool denied;           /* setns() refused (no CAP_SYS_ADMIN): said once, none followed */
-        NetnsId *failed;       /* namespaces that could not be followed: not tried again */
+        /* Namespaces that could not be followed: not tried again. Bounded like the followed ones,
+         * the oldest forgotten first (failed[n_failed % NETNS_MAX] is the next to go). */
+        NetnsId failed[NETNS_MAX];
         size_t n_failed;
-        unsigned n_rescans;
 };
 
 size_t manager_netns_count(const Manager *m)
@@ -189,7 +190,7 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         if (r < 0)
                 return r;
         manager_probe_kernel(c);
-        r = runtime_config_load_netns(m->root, name, manager_config_diag, NULL, c, &c->runtime);
+        r = runtime_config_load(m->root, name, manager_config_diag, NULL, c, &c->runtime);
         if (r < 0)
                 return log_oom();
 
@@ -246,25 +247,10 @@ static void netns_forget(NetnsWatch *w, size_t i)
 
 static bool netns_failed(NetnsWatch *w, NetnsId id)
 {
-        for (size_t i = 0; i < w->n_failed; i++)
+        for (size_t i = 0; i < MIN(w->n_failed, (size_t) NETNS_MAX); i++)
                 if (netns_id_equal(w->failed[i], id))
                         return true;
         return false;
-}
-
-/* Bounded like the followed ones; the oldest is forgotten first. */
-static void netns_add_failed(NetnsWatch *w, NetnsId id)
-{
-        if (w->n_failed >= NETNS_MAX) {
-                memmove(w->failed, w->failed + 1, (w->n_failed - 1) * sizeof *w->failed);
-                w->n_failed--;
-        } else {
-                NetnsId *a = reallocarray(w->failed, w->n_failed + 1, sizeof *a);
-                if (!a)
-                        return;
-                w->failed = a;
-        }
-        w->failed[w->n_failed++] = id;
 }
 
 /* Starts watching NETNS_RUN_DIR, creating it as ip netns does if it is missing; until it exists,
@@ -297,7 +283,6 @@ static void netns_rescan(NetnsWatch *w)
         struct dirent *de;
         int dfd;
 
-        w->n_rescans++;
         netns_watch_dir(w);
         seen = calloc(w->n_children + 1, sizeof *seen);
         if (!seen) {
@@ -358,7 +343,7 @@ static void netns_rescan(NetnsWatch *w)
                 if (netns_failed(w, id) || w->denied)
                         safe_close(fd); /* said when it failed; a new bind is another namespace */
                 else if (netns_follow(w, de->d_name, fd, id) < 0 && !w->denied)
-                        netns_add_failed(w, id);
+                        w->failed[w->n_failed++ % NETNS_MAX] = id;
         }
         if (d)
                 closedir(d);
@@ -425,7 +410,6 @@ static NetnsWatch *netns_watch_free(NetnsWatch *w)
         for (size_t i = 0; i < w->n_children; i++)
                 manager_free(w->children[i]);
         free(w->children);
-        free(w->failed);
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->mounts_source);
         sd_event_source_disable_unref(w->rescan_source);
@@ -518,7 +502,7 @@ void manager_netns_reload(Manager *m)
 
                 c->config = m->config;
                 c->link_ctx.drift_action = m->config.drift_action;
-                if (runtime_config_load_netns(m->root, c->netns_name, manager_config_diag, NULL, c, &runtime) >= 0) {
+                if (runtime_config_load(m->root, c->netns_name, manager_config_diag, NULL, c, &runtime) >= 0) {
                         runtime_config_free(c->runtime);
                         c->runtime = runtime;
                 }

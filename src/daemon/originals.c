@@ -143,22 +143,6 @@ int originals_parse_line(const char *line, OriginalEntry *ret)
         return 0;
 }
 
-static int buf_reserve(char **buf, size_t *allocated, size_t need)
-{
-        char *b;
-        size_t a;
-
-        if (need <= *allocated)
-                return 0;
-        a = MAX(need, MAX(*allocated * 2, (size_t) 4096));
-        b = realloc(*buf, a);
-        if (!b)
-                return -ENOMEM;
-        *buf = b;
-        *allocated = a;
-        return 0;
-}
-
 /* By hand, not printf: the first pass of a 4000-link start writes 16000 of these. */
 int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size_t *allocated)
 {
@@ -167,7 +151,8 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
         bool any = false;
         char *p;
 
-        if (buf_reserve(buf, allocated, *len + max) < 0)
+        /* Room up to byte len + max: one doubling makes it, max being well below the minimum. */
+        if (array_grow((void **) buf, allocated, *len + max, 1, 4096) < 0)
                 return -ENOMEM;
         p = format_int32(*buf + *len, e->ifindex);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
