@@ -232,12 +232,8 @@ static void netns_forget(NetnsWatch *w, size_t i)
         log_info("Network namespace %s is gone, forgetting its %zu links.", c->netns_name, intmap_size(&c->links));
         c->netns_forget = true;
         if (manager_ref_links(c, &links, &n) >= 0) {
-                for (size_t j = 0; j < n; j++) {
-                        link_notify(links[j], LINK_EVENT_REMOVED);
-                        (void) intmap_remove(&c->links, links[j]->ifindex);
-                        link_detach(links[j]);
-                        link_unref(links[j]);
-                }
+                for (size_t j = 0; j < n; j++)
+                        manager_on_link_vanished(links[j], c);
                 links_unref(links, n);
         }
         if (c->originals.dir)
