@@ -86,16 +86,6 @@ Manager *manager_netns_by_ino(const Manager *m, uint64_t ino)
         return NULL;
 }
 
-static Manager *netns_by_id(NetnsWatch *w, NetnsId id)
-{
-        for (size_t i = 0; i < w->n_children; i++) {
-                Manager *c = w->children[i];
-                if (c->netns_dev == id.dev && c->link_ctx.netns_ino == id.ino)
-                        return c;
-        }
-        return NULL;
-}
-
 /* Makes what the child reads and writes through, inside its namespace, and comes back. */
 static int netns_child_open(Manager *c, int home_fd)
 {
@@ -324,7 +314,9 @@ static void netns_rescan(NetnsWatch *w)
                         netns_schedule_rescan(w); /* …by the next rescan */
                         continue;
                 }
-                if (netns_id_equal(id, w->home_id) || netns_by_id(w, id)) {
+                Manager *same = manager_netns_by_ino(w->manager, id.ino);
+
+                if (netns_id_equal(id, w->home_id) || (same && same->netns_dev == id.dev)) {
                         safe_close(fd); /* igmpd's own namespace, or one already followed by another name */
                         continue;
                 }
