@@ -186,9 +186,7 @@ int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
         size_t len;
         int r;
 
-        free(n->record_dir);
-        n->record_dir = strdup(dir);
-        if (!n->record_dir)
+        if (free_and_strdup(&n->record_dir, dir) < 0)
                 return -ENOMEM;
         snprintf(n->netns, sizeof n->netns, "%s", netns);
         if (asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, dir) < 0)

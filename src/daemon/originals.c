@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,9 +354,7 @@ bool originals_journal_compact(const OriginalsJournal *j)
 
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len)
 {
-        _cleanup_free_ char *content = NULL;
-        _cleanup_free_ char *path = NULL;
-        size_t header_len;
+        _cleanup_free_ char *content = NULL, *path = NULL;
         int r;
 
         j->fd = safe_close(j->fd);
@@ -364,13 +363,8 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
         if (isempty(j->netns))
                 return -EOPNOTSUPP;
 
-        header_len = strlen(ORIGINALS_HEADER) + 1 + strlen(j->netns) + 1;
-        content = malloc(header_len + len + 1);
-        if (!content)
+        if (len > INT_MAX || asprintf(&content, ORIGINALS_HEADER " %s\n%.*s", j->netns, (int) len, lines) < 0)
                 return -ENOMEM;
-        snprintf(content, header_len + 1, ORIGINALS_HEADER " %s\n", j->netns);
-        memcpy(content + header_len, lines, len);
-        content[header_len + len] = '\0';
         r = write_file_atomic(j->dir, ORIGINALS_NAME, content);
         if (r < 0)
                 return r;
@@ -380,7 +374,7 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
         j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (j->fd < 0)
                 return -errno;
-        j->size = j->rewrite_size = header_len + len;
+        j->size = j->rewrite_size = strlen(content);
         return 0;
 }
 
