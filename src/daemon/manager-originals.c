@@ -63,37 +63,30 @@ void manager_write_originals(Manager *m, bool rewrite)
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, allocated = 0, i = 0;
         void *v;
-        int r;
+        int r = 0;
 
         if (!m->originals.dir || (!m->originals_dirty && !rewrite))
                 return;
         rewrite = rewrite || originals_journal_wants_rewrite(&m->originals);
 
-        if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0) {
-                r = 0;
-                goto done;
-        }
-        while (intmap_iterate(&m->links, &i, &v)) {
+        if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0)
+                goto done; /* r is 0 */
+        while (r >= 0 && intmap_iterate(&m->links, &i, &v)) {
                 Link *l = v;
                 OriginalEntry e;
 
                 if (!rewrite && !l->record_dirty)
                         continue;
                 link_record_entry(l, &e);
-                if (rewrite && !memchr(e.set, true, sizeof e.set))
-                        continue;
-                if (originals_format_entry(&e, &buf, &len, &allocated) < 0) {
-                        log_oom();
-                        return; /* still dirty: tried again with the next record */
-                }
+                if (!rewrite || memchr(e.set, true, sizeof e.set))
+                        r = originals_format_entry(&e, &buf, &len, &allocated);
         }
-        for (size_t j = 0; !rewrite && j < m->n_originals_forget; j++) {
-                OriginalEntry e = { .ifindex = m->originals_forget[j] };
-
-                if (originals_format_entry(&e, &buf, &len, &allocated) < 0) {
-                        log_oom();
-                        return;
-                }
+        for (size_t j = 0; r >= 0 && !rewrite && j < m->n_originals_forget; j++)
+                r = originals_format_entry(&(OriginalEntry) { .ifindex = m->originals_forget[j] }, &buf, &len,
+                                           &allocated);
+        if (r < 0) {
+                log_oom();
+                return; /* still dirty: tried again with the next record */
         }
 
         if (rewrite)
