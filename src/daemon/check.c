@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-bus.h>
 
+#include "array-util.h"
 #include "check.h"
 #include "conf-files.h"
 #include "link.h"
@@ -85,23 +86,18 @@ typedef struct CheckFile {
 
 typedef struct CheckFiles {
         CheckFile *files;
-        size_t n;
+        size_t n, allocated;
         bool oom;
 } CheckFiles;
 
 static void check_on_file(void *userdata, const char *path, ConfigFileUse use)
 {
         CheckFiles *c = userdata;
-        CheckFile *a;
 
-        if (c->oom)
-                return;
-        a = reallocarray(c->files, c->n + 1, sizeof *a);
-        if (!a) {
+        if (c->oom || ARRAY_GROW(c->files, c->allocated, c->n, 16) < 0) {
                 c->oom = true;
                 return;
         }
-        c->files = a;
         c->files[c->n] = (CheckFile) { .path = strdup(path), .use = use };
         if (!c->files[c->n].path) {
                 c->oom = true;

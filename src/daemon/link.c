@@ -68,7 +68,6 @@ static Link *link_free(Link *l)
         return NULL;
 }
 
-/* The record changed in a way the owner may write later. */
 void link_record_touch(Link *l)
 {
         l->record_dirty = true;
@@ -101,8 +100,6 @@ void link_detach(Link *l)
         l->retry_source = sd_event_source_disable_unref(l->retry_source);
 }
 
-/* Sets the names (ifname NULL: keep it; altnames (char **) -1: keep them) and, unless the link
- * is new, tells the table what they were. Nothing changes on failure. */
 int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new)
 {
         _cleanup_free_ char *old_ifname = NULL, *new_ifname = NULL;
@@ -360,7 +357,6 @@ int link_current_name(Link *l, char ret[IF_NAMESIZE])
         return 0;
 }
 
-/* Recomputes the effective values and remembers exactly which files matched. */
 int link_update_effective(Link *l)
 {
         const PolicyFile *matched[LINK_MATCHED_MAX];

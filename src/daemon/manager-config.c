@@ -28,6 +28,7 @@ void manager_config_diag(void *userdata, const char *file, unsigned line, const 
 }
 
 typedef struct ConfigSet {
+        Manager *manager; /* being loaded for */
         Policy *policy;
         RuntimeConfig *runtime;
         DaemonConfig config;
@@ -42,23 +43,18 @@ static void config_set_done(ConfigSet *s)
         *s = (ConfigSet) {};
 }
 
-typedef struct ConfigLoad {
-        Manager *manager;
-        ConfigSet *set;
-} ConfigLoad;
-
 /* Every problem is logged and kept with the set it was found in. */
 static void config_load_diag(void *userdata, const char *file, unsigned line, const char *message)
 {
-        ConfigLoad *c = userdata;
+        ConfigSet *s = userdata;
 
-        (void) config_problems_add(&c->set->problems, file, line, message); /* counted even on ENOMEM */
-        manager_config_diag(c->manager, file, line, message);
+        (void) config_problems_add(&s->problems, file, line, message); /* counted even on ENOMEM */
+        manager_config_diag(s->manager, file, line, message);
 }
 
 static void config_load_file(void *userdata, const char *path, ConfigFileUse use)
 {
-        Manager *m = ((ConfigLoad *) userdata)->manager;
+        Manager *m = ((ConfigSet *) userdata)->manager;
 
         if (m->config_file)
                 m->config_file(m->config_file_userdata, path, use);
@@ -66,15 +62,14 @@ static void config_load_file(void *userdata, const char *path, ConfigFileUse use
 
 static int config_set_load(Manager *m, ConfigSet *ret)
 {
-        _cleanup_(config_set_done) ConfigSet s = {};
-        ConfigLoad c = { .manager = m, .set = &s };
+        _cleanup_(config_set_done) ConfigSet s = { .manager = m };
         int r;
 
-        r = daemon_config_load(&s.config, m->root, config_load_diag, config_load_file, &c);
+        r = daemon_config_load(&s.config, m->root, config_load_diag, config_load_file, &s);
         if (r < 0)
                 return r;
 
-        r = policy_load(m->root, config_load_diag, config_load_file, &c, &s.policy);
+        r = policy_load(m->root, config_load_diag, config_load_file, &s, &s.policy);
         if (r < 0)
                 return r;
         bool host = ns_knobs_available(&m->ns_knobs, NS_KNOB_MLD_QRV);
@@ -83,9 +78,9 @@ static int config_set_load(Manager *m, ConfigSet *ret)
                                             "other network namespaces (Namespace= does not match .host)"
                                           : "sets net.ipv6.mld_qrv, one value for the whole host, which only the "
                                             "host's initial network namespace has (igmpd runs in another one, or "
-                                            "IPv6 is off)", config_load_diag, &c);
+                                            "IPv6 is off)", config_load_diag, &s);
 
-        r = runtime_config_load(m->root, config_load_diag, config_load_file, &c, &s.runtime);
+        r = runtime_config_load(m->root, NULL, config_load_diag, config_load_file, &s, &s.runtime);
         if (r < 0)
                 return r;
 

@@ -33,6 +33,7 @@
 
 #include "array-util.h"
 #include "conf-files.h"
+#include "fs-util.h"
 #include "link.h"
 #include "log.h"
 #include "manager-internal.h"
@@ -54,9 +55,10 @@ struct NetnsWatch {
         size_t n_children, n_allocated;
         bool full_warned;
         bool denied;           /* setns() refused (no CAP_SYS_ADMIN): said once, none followed */
-        NetnsId *failed;       /* namespaces that could not be followed: not tried again */
+        /* Namespaces that could not be followed: not tried again. Bounded like the followed ones,
+         * the oldest forgotten first (failed[n_failed % NETNS_MAX] is the next to go). */
+        NetnsId failed[NETNS_MAX];
         size_t n_failed;
-        unsigned n_rescans;
 };
 
 size_t manager_netns_count(const Manager *m)
@@ -82,16 +84,6 @@ Manager *manager_netns_by_ino(const Manager *m, uint64_t ino)
         for (size_t i = 0; i < manager_netns_count(m); i++)
                 if (m->netns_watch->children[i]->link_ctx.netns_ino == ino)
                         return m->netns_watch->children[i];
-        return NULL;
-}
-
-static Manager *netns_by_id(NetnsWatch *w, NetnsId id)
-{
-        for (size_t i = 0; i < w->n_children; i++) {
-                Manager *c = w->children[i];
-                if (c->netns_dev == id.dev && c->link_ctx.netns_ino == id.ino)
-                        return c;
-        }
         return NULL;
 }
 
@@ -188,7 +180,7 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
         if (r < 0)
                 return r;
         manager_probe_kernel(c);
-        r = runtime_config_load_netns(m->root, name, manager_config_diag, NULL, c, &c->runtime);
+        r = runtime_config_load(m->root, name, manager_config_diag, NULL, c, &c->runtime);
         if (r < 0)
                 return log_oom();
 
@@ -211,11 +203,8 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
  * directory: what they held went with it. */
 static void netns_records_remove(const char *dir)
 {
-        _cleanup_free_ char *record = NULL;
-
-        (void) originals_remove(dir);
-        if (asprintf(&record, "%s/" NS_KNOBS_RECORD_NAME, dir) >= 0)
-                (void) unlink(record);
+        (void) remove_file_sync(dir, ORIGINALS_NAME);
+        (void) remove_file_sync(dir, NS_KNOBS_RECORD_NAME);
         (void) rmdir(dir);
 }
 
@@ -233,12 +222,8 @@ static void netns_forget(NetnsWatch *w, size_t i)
         log_info("Network namespace %s is gone, forgetting its %zu links.", c->netns_name, intmap_size(&c->links));
         c->netns_forget = true;
         if (manager_ref_links(c, &links, &n) >= 0) {
-                for (size_t j = 0; j < n; j++) {
-                        link_notify(links[j], LINK_EVENT_REMOVED);
-                        (void) intmap_remove(&c->links, links[j]->ifindex);
-                        link_detach(links[j]);
-                        link_unref(links[j]);
-                }
+                for (size_t j = 0; j < n; j++)
+                        manager_on_link_vanished(links[j], c);
                 links_unref(links, n);
         }
         if (c->originals.dir)
@@ -248,25 +233,10 @@ static void netns_forget(NetnsWatch *w, size_t i)
 
 static bool netns_failed(NetnsWatch *w, NetnsId id)
 {
-        for (size_t i = 0; i < w->n_failed; i++)
+        for (size_t i = 0; i < MIN(w->n_failed, (size_t) NETNS_MAX); i++)
                 if (netns_id_equal(w->failed[i], id))
                         return true;
         return false;
-}
-
-/* Bounded like the followed ones; the oldest is forgotten first. */
-static void netns_add_failed(NetnsWatch *w, NetnsId id)
-{
-        if (w->n_failed >= NETNS_MAX) {
-                memmove(w->failed, w->failed + 1, (w->n_failed - 1) * sizeof *w->failed);
-                w->n_failed--;
-        } else {
-                NetnsId *a = reallocarray(w->failed, w->n_failed + 1, sizeof *a);
-                if (!a)
-                        return;
-                w->failed = a;
-        }
-        w->failed[w->n_failed++] = id;
 }
 
 /* Starts watching NETNS_RUN_DIR, creating it as ip netns does if it is missing; until it exists,
@@ -299,7 +269,6 @@ static void netns_rescan(NetnsWatch *w)
         struct dirent *de;
         int dfd;
 
-        w->n_rescans++;
         netns_watch_dir(w);
         seen = calloc(w->n_children + 1, sizeof *seen);
         if (!seen) {
@@ -345,7 +314,9 @@ static void netns_rescan(NetnsWatch *w)
                         netns_schedule_rescan(w); /* …by the next rescan */
                         continue;
                 }
-                if (netns_id_equal(id, w->home_id) || netns_by_id(w, id)) {
+                Manager *same = manager_netns_by_ino(w->manager, id.ino);
+
+                if (netns_id_equal(id, w->home_id) || (same && same->netns_dev == id.dev)) {
                         safe_close(fd); /* igmpd's own namespace, or one already followed by another name */
                         continue;
                 }
@@ -360,7 +331,7 @@ static void netns_rescan(NetnsWatch *w)
                 if (netns_failed(w, id) || w->denied)
                         safe_close(fd); /* said when it failed; a new bind is another namespace */
                 else if (netns_follow(w, de->d_name, fd, id) < 0 && !w->denied)
-                        netns_add_failed(w, id);
+                        w->failed[w->n_failed++ % NETNS_MAX] = id;
         }
         if (d)
                 closedir(d);
@@ -427,7 +398,6 @@ static NetnsWatch *netns_watch_free(NetnsWatch *w)
         for (size_t i = 0; i < w->n_children; i++)
                 manager_free(w->children[i]);
         free(w->children);
-        free(w->failed);
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->mounts_source);
         sd_event_source_disable_unref(w->rescan_source);
@@ -520,7 +490,7 @@ void manager_netns_reload(Manager *m)
 
                 c->config = m->config;
                 c->link_ctx.drift_action = m->config.drift_action;
-                if (runtime_config_load_netns(m->root, c->netns_name, manager_config_diag, NULL, c, &runtime) >= 0) {
+                if (runtime_config_load(m->root, c->netns_name, manager_config_diag, NULL, c, &runtime) >= 0) {
                         runtime_config_free(c->runtime);
                         c->runtime = runtime;
                 }

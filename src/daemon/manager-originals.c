@@ -63,37 +63,30 @@ void manager_write_originals(Manager *m, bool rewrite)
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, allocated = 0, i = 0;
         void *v;
-        int r;
+        int r = 0;
 
         if (!m->originals.dir || (!m->originals_dirty && !rewrite))
                 return;
         rewrite = rewrite || originals_journal_wants_rewrite(&m->originals);
 
-        if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0) {
-                r = 0;
-                goto done;
-        }
-        while (intmap_iterate(&m->links, &i, &v)) {
+        if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0)
+                goto done; /* r is 0 */
+        while (r >= 0 && intmap_iterate(&m->links, &i, &v)) {
                 Link *l = v;
                 OriginalEntry e;
 
                 if (!rewrite && !l->record_dirty)
                         continue;
                 link_record_entry(l, &e);
-                if (rewrite && !memchr(e.set, true, sizeof e.set))
-                        continue;
-                if (originals_format_entry(&e, &buf, &len, &allocated) < 0) {
-                        log_oom();
-                        return; /* still dirty: tried again with the next record */
-                }
+                if (!rewrite || memchr(e.set, true, sizeof e.set))
+                        r = originals_format_entry(&e, &buf, &len, &allocated);
         }
-        for (size_t j = 0; !rewrite && j < m->n_originals_forget; j++) {
-                OriginalEntry e = { .ifindex = m->originals_forget[j] };
-
-                if (originals_format_entry(&e, &buf, &len, &allocated) < 0) {
-                        log_oom();
-                        return;
-                }
+        for (size_t j = 0; r >= 0 && !rewrite && j < m->n_originals_forget; j++)
+                r = originals_format_entry(&(OriginalEntry) { .ifindex = m->originals_forget[j] }, &buf, &len,
+                                           &allocated);
+        if (r < 0) {
+                log_oom();
+                return; /* still dirty: tried again with the next record */
         }
 
         if (rewrite)
@@ -200,24 +193,6 @@ int manager_link_record(Link *l, bool before_write, void *userdata)
         return before_write ? -EAGAIN : 0;
 }
 
-/* "DEV:INO" of the network namespace igmpd runs in, or "" if unknown. */
-static void manager_netns_id(Manager *m, char buf[ORIGINALS_NETNS_MAX])
-{
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-
-        buf[0] = '\0';
-        if (m->parent) { /* a followed namespace: the one its fd holds */
-                snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
-                         (unsigned long long) m->link_ctx.netns_ino);
-                return;
-        }
-        if (asprintf(&path, "%s/self/ns/net", m->proc_root) < 0 || stat(path, &st) < 0)
-                return;
-        snprintf(buf, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
-                 (unsigned long long) st.st_ino);
-}
-
 /* ROOT/run/igmpd, and ROOT/run/igmpd/netns/NAME for a followed namespace. NULL on ENOMEM. */
 char *manager_originals_path(Manager *m)
 {
@@ -231,33 +206,46 @@ char *manager_originals_path(Manager *m)
         return p;
 }
 
+/* Where m's records live (manager_originals_path()), and in netns "DEV:INO" of the network
+ * namespace they are of, or "" if unknown. NULL on ENOMEM. */
+static char *manager_record_place(Manager *m, char netns[ORIGINALS_NETNS_MAX])
+{
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+
+        netns[0] = '\0';
+        if (m->parent) /* a followed namespace: the one its fd holds */
+                snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
+                         (unsigned long long) m->link_ctx.netns_ino);
+        else if (asprintf(&path, "%s/self/ns/net", m->proc_root) >= 0 && stat(path, &st) >= 0)
+                snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
+                         (unsigned long long) st.st_ino);
+        return manager_originals_path(m);
+}
+
 int manager_read_originals(Manager *m, Originals *ret)
 {
-        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
+        _cleanup_free_ char *dir = manager_record_place(m, netns);
 
-        if (!dir)
-                return -ENOMEM;
-        manager_netns_id(m, netns);
-        return originals_load(dir, netns, ret);
+        return dir ? originals_load(dir, netns, ret) : -ENOMEM;
 }
 
 /* Reads what the last run recorded, for the links of the first pass, and sets up this run's
  * record; the first pass writes it anew. */
 void manager_load_originals(Manager *m)
 {
-        _cleanup_free_ char *dir = manager_originals_path(m);
         char netns[ORIGINALS_NETNS_MAX];
+        _cleanup_free_ char *dir = manager_record_place(m, netns);
         int r;
 
-        r = manager_read_originals(m, &m->saved_originals);
-        if (r < 0)
-                log_warning_errno(r, "Failed to read the knob values recorded by the last run, ignoring: %m");
-        manager_netns_id(m, netns);
         if (!dir || originals_journal_init(&m->originals, dir, netns) < 0) {
                 log_oom();
                 return;
         }
+        r = originals_load(dir, netns, &m->saved_originals);
+        if (r < 0)
+                log_warning_errno(r, "Failed to read the knob values recorded by the last run, ignoring: %m");
         m->originals_dirty = true;
         if (ns_knobs_take_record(&m->ns_knobs, dir, netns) < 0)
                 log_oom();
@@ -265,11 +253,8 @@ void manager_load_originals(Manager *m)
 
 int manager_take_namespace_record(Manager *m)
 {
-        _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);
         char netns[ORIGINALS_NETNS_MAX];
+        _cleanup_free_ char *dir = manager_record_place(m, netns);
 
-        if (!dir)
-                return -ENOMEM;
-        manager_netns_id(m, netns);
-        return ns_knobs_take_record(&m->ns_knobs, dir, netns);
+        return dir ? ns_knobs_take_record(&m->ns_knobs, dir, netns) : -ENOMEM;
 }

@@ -153,14 +153,8 @@ static void ns_knobs_save(NsKnobs *n)
                                                  ns_knob_info(k)->name, n->knobs[k].original, n->knobs[k].written);
                         any = true;
                 }
-        if (any)
-                r = write_file_atomic(n->record_dir, NS_KNOBS_RECORD_NAME, buf);
-        else {
-                _cleanup_free_ char *path = NULL;
-
-                r = asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, n->record_dir) < 0 ? -ENOMEM :
-                    unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-        }
+        r = any ? write_file_atomic(n->record_dir, NS_KNOBS_RECORD_NAME, buf)
+                : remove_file_sync(n->record_dir, NS_KNOBS_RECORD_NAME);
         if (r < 0 && !n->record_failed)
                 log_warning_errno(r, "Failed to record the namespace knobs' values found in %s/" NS_KNOBS_RECORD_NAME
                                   ", a crash would forget them: %m", n->record_dir);
@@ -192,9 +186,7 @@ int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
         size_t len;
         int r;
 
-        free(n->record_dir);
-        n->record_dir = strdup(dir);
-        if (!n->record_dir)
+        if (free_and_strdup(&n->record_dir, dir) < 0)
                 return -ENOMEM;
         snprintf(n->netns, sizeof n->netns, "%s", netns);
         if (asprintf(&path, "%s/" NS_KNOBS_RECORD_NAME, dir) < 0)

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,36 +43,15 @@ static const char *skip_blanks(const char *p)
  * the end (checked by the caller); advances *p past it. 0 or -EINVAL. */
 static int parse_int32(const char **p, int32_t *ret)
 {
-        const char *s = *p;
-        bool neg = *s == '-';
-        int64_t v = 0;
-        const char *digits;
+        const char *e = *p + (**p == '-');
+        int v;
 
-        s += neg;
-        for (digits = s; *s >= '0' && *s <= '9'; s++) {
-                v = v * 10 + (*s - '0');
-                if (v > (int64_t) INT32_MAX + neg)
-                        return -EINVAL;
-        }
-        if (s == digits)
+        e += strspn(e, "0123456789");
+        if (parse_int_range(*p, e, &v) < 0)
                 return -EINVAL;
-        *ret = (int32_t) (neg ? -v : v);
-        *p = s;
+        *ret = v;
+        *p = e;
         return 0;
-}
-
-/* The knob named by [s, e), or _KNOB_INVALID. */
-static Knob knob_from_range(const char *s, const char *e)
-{
-        size_t n = (size_t) (e - s);
-
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                const char *name = knob_to_string(k);
-
-                if (strncmp(name, s, n) == 0 && name[n] == '\0')
-                        return k;
-        }
-        return _KNOB_INVALID;
 }
 
 /* "KNOB=ORIGINAL/WRITTEN[/PREVIOUS]" at *p into e, ending at a blank or the end. */
@@ -79,12 +59,15 @@ static int parse_item(const char **p, OriginalEntry *e)
 {
         const char *s = *p, *eq = s + strcspn(s, "= \t");
         int32_t original, written, previous = 0;
+        char name[64];
         bool has_previous;
         Knob k;
 
-        if (*eq != '=')
+        if (*eq != '=' || (size_t) (eq - s) >= sizeof name)
                 return -EINVAL;
-        k = knob_from_range(s, eq);
+        memcpy(name, s, (size_t) (eq - s));
+        name[eq - s] = '\0';
+        k = knob_from_string(name);
         if (k < 0 || e->set[k])
                 return -EINVAL;
         s = eq + 1;
@@ -143,22 +126,6 @@ int originals_parse_line(const char *line, OriginalEntry *ret)
         return 0;
 }
 
-static int buf_reserve(char **buf, size_t *allocated, size_t need)
-{
-        char *b;
-        size_t a;
-
-        if (need <= *allocated)
-                return 0;
-        a = MAX(need, MAX(*allocated * 2, (size_t) 4096));
-        b = realloc(*buf, a);
-        if (!b)
-                return -ENOMEM;
-        *buf = b;
-        *allocated = a;
-        return 0;
-}
-
 /* By hand, not printf: the first pass of a 4000-link start writes 16000 of these. */
 int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size_t *allocated)
 {
@@ -167,7 +134,8 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
         bool any = false;
         char *p;
 
-        if (buf_reserve(buf, allocated, *len + max) < 0)
+        /* Room up to byte len + max: one doubling makes it, max being well below the minimum. */
+        if (array_grow((void **) buf, allocated, *len + max, 1, 4096) < 0)
                 return -ENOMEM;
         p = format_int32(*buf + *len, e->ifindex);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -292,18 +260,6 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
         return 1;
 }
 
-int originals_remove(const char *dir)
-{
-        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-        if (dfd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        if (unlinkat(dfd, ORIGINALS_NAME, 0) < 0)
-                return errno == ENOENT ? 0 : -errno;
-        (void) fsync(dfd);
-        return 0;
-}
-
 const OriginalEntry *originals_find(const Originals *o, int ifindex)
 {
         size_t lo = 0, hi = o ? o->n : 0;
@@ -398,24 +354,17 @@ bool originals_journal_compact(const OriginalsJournal *j)
 
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len)
 {
-        _cleanup_free_ char *content = NULL;
-        _cleanup_free_ char *path = NULL;
-        size_t header_len;
+        _cleanup_free_ char *content = NULL, *path = NULL;
         int r;
 
         j->fd = safe_close(j->fd);
         if (len == 0)
-                return originals_remove(j->dir);
+                return MIN(remove_file_sync(j->dir, ORIGINALS_NAME), 0);
         if (isempty(j->netns))
                 return -EOPNOTSUPP;
 
-        header_len = strlen(ORIGINALS_HEADER) + 1 + strlen(j->netns) + 1;
-        content = malloc(header_len + len + 1);
-        if (!content)
+        if (len > INT_MAX || asprintf(&content, ORIGINALS_HEADER " %s\n%.*s", j->netns, (int) len, lines) < 0)
                 return -ENOMEM;
-        snprintf(content, header_len + 1, ORIGINALS_HEADER " %s\n", j->netns);
-        memcpy(content + header_len, lines, len);
-        content[header_len + len] = '\0';
         r = write_file_atomic(j->dir, ORIGINALS_NAME, content);
         if (r < 0)
                 return r;
@@ -425,7 +374,7 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
         j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (j->fd < 0)
                 return -errno;
-        j->size = j->rewrite_size = header_len + len;
+        j->size = j->rewrite_size = strlen(content);
         return 0;
 }
 

@@ -69,8 +69,6 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
  * another network namespace (netns, "" if unknown) or version; -errno. Bad lines are skipped
  * (logged at debug level). */
 int originals_load(const char *dir, const char *netns, Originals *ret);
-/* Removes DIR/originals (no file is fine). 0 or -errno. */
-int originals_remove(const char *dir);
 
 /* The entry saved for this ifindex, or NULL. By ifindex alone: the kernel does not reuse one in a
  * network namespace while it lives (the file's header names the namespace), and a link renamed

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "conf-files.h"
+#include "fs-util.h"
 #include "log.h"
 #include "originals.h"
 #include "restore.h"
@@ -72,18 +73,20 @@ static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_re
 }
 
 /* One namespace's record (igmpd's own, or a followed one's, switched into it): restores it,
- * removes it when every write went through. The number of failed writes. */
-static unsigned restore_record(Manager *m, unsigned *n_restored)
+ * removes it when every write went through. Counts the failed writes in counts[0], the values
+ * written back in counts[1]. */
+static int restore_record(Manager *m, void *userdata)
 {
         _cleanup_(originals_done) Originals o = {};
-        unsigned n_failed = 0;
+        unsigned *counts = userdata, *n_restored = &counts[1], n_failed = 0;
         int r;
 
         r = manager_read_originals(m, &o);
         if (r < 0) {
                 log_error_errno(r, "%s%sFailed to read the saved original knob values: %m", strempty(m->netns_name),
                                 m->netns_name ? ": " : "");
-                return 1;
+                counts[0]++;
+                return 0;
         }
         for (size_t i = 0; i < o.n; i++)
                 n_failed += restore_entry(m, &o.entries[i], n_restored);
@@ -91,8 +94,8 @@ static unsigned restore_record(Manager *m, unsigned *n_restored)
          * crash leaves a record. */
         if (!m->parent) {
                 if (manager_take_namespace_record(m) < 0) {
-                        log_oom();
-                        return n_failed + 1;
+                        counts[0] += n_failed + 1;
+                        return log_oom();
                 }
                 n_failed += ns_knobs_restore(&m->ns_knobs, n_restored);
         }
@@ -101,20 +104,13 @@ static unsigned restore_record(Manager *m, unsigned *n_restored)
         if (r > 0 && n_failed == 0) {
                 _cleanup_free_ char *dir = manager_originals_path(m);
 
-                r = dir ? originals_remove(dir) : -ENOMEM;
+                r = dir ? remove_file_sync(dir, ORIGINALS_NAME) : -ENOMEM;
                 if (r < 0)
                         log_warning_errno(r, "Failed to remove %s/" ORIGINALS_NAME ", ignoring: %m", strna(dir));
                 if (dir && m->parent)
                         (void) rmdir(dir);
         }
-        return n_failed;
-}
-
-static int restore_netns(Manager *c, void *userdata)
-{
-        unsigned *counts = userdata;
-
-        counts[0] += restore_record(c, &counts[1]);
+        counts[0] += n_failed;
         return 0;
 }
 
@@ -124,9 +120,9 @@ int restore_run(Manager *m)
 
         m->check_only = true; /* the Manager must not save anything when freed */
 
-        counts[0] += restore_record(m, &counts[1]);
+        (void) restore_record(m, counts);
         /* Namespaces=named: each followed namespace's record, in its namespace. */
-        manager_netns_foreach_record(m, restore_netns, counts);
+        manager_netns_foreach_record(m, restore_record, counts);
         printf("Restored %u knob value%s.\n", counts[1], counts[1] == 1 ? "" : "s");
         return counts[0] > 0;
 }

@@ -46,7 +46,7 @@ char *runtime_config_dir(const RuntimeConfig *c, const char *root, RuntimeScope 
         return p;
 }
 
-static RuntimeEntry *find_mutable(const RuntimeConfig *c, const char *ifname)
+RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname)
 {
         for (size_t i = 0; c && i < c->n; i++)
                 if (streq(c->entries[i].ifname, ifname))
@@ -54,14 +54,9 @@ static RuntimeEntry *find_mutable(const RuntimeConfig *c, const char *ifname)
         return NULL;
 }
 
-const RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname)
-{
-        return find_mutable(c, ifname);
-}
-
 static RuntimeEntry *entry_get_or_add(RuntimeConfig *c, const char *ifname)
 {
-        RuntimeEntry *e = find_mutable(c, ifname);
+        RuntimeEntry *e = runtime_config_find(c, ifname);
 
         if (e)
                 return e;
@@ -79,8 +74,8 @@ static RuntimeEntry *entry_get_or_add(RuntimeConfig *c, const char *ifname)
         return e;
 }
 
-int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn diag, ConfigFileFn file,
-                              void *userdata, RuntimeConfig **ret)
+int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, ConfigFileFn file, void *userdata,
+                        RuntimeConfig **ret)
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = NULL;
         int r;
@@ -203,24 +198,12 @@ static int scope_store(const RuntimeConfig *c, const char *root, const char *ifn
         dir = runtime_config_dir(c, root, scope);
         if (!dir || asprintf(&name, "%s.conf", ifname) < 0)
                 return -ENOMEM;
-        if (!any) {
-                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (dfd < 0)
-                        return errno == ENOENT ? 0 : negative_errno();
-                if (unlinkat(dfd, name, 0) < 0)
-                        return errno == ENOENT ? 0 : negative_errno();
-                (void) fsync(dfd);
-                return 1;
-        }
+        if (!any)
+                return remove_file_sync(dir, name);
         content = runtime_config_format(c ? c->netns : NULL, ifname, knobs);
         if (!content)
                 return -ENOMEM;
         return write_file_atomic(dir, name, content);
-}
-
-int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret)
-{
-        return runtime_config_load_netns(root, NULL, diag, file, userdata, ret);
 }
 
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
@@ -279,7 +262,7 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
 int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname, unsigned scopes, unsigned knobs,
                           KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX])
 {
-        RuntimeEntry *e = find_mutable(c, ifname);
+        RuntimeEntry *e = runtime_config_find(c, ifname);
         bool any = false, all = (knobs & RUNTIME_KNOBS_ALL) == RUNTIME_KNOBS_ALL;
 
         if (!ifname_valid(ifname))

@@ -36,18 +36,17 @@ typedef struct RuntimeConfig {
         char *netns; /* a followed namespace's (runtime.d/netns/NAME/), NULL for igmpd's own */
 } RuntimeConfig;
 
-/* file (may be NULL) hears of every runtime file read. 0 or -ENOMEM. */
-int runtime_config_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata, RuntimeConfig **ret);
-/* The same for the links of a followed network namespace: runtime.d/netns/NETNS/IF.conf in both
- * scopes (set and revert of the result write there). */
-int runtime_config_load_netns(const char *root, const char *netns, ConfigDiagFn diag, ConfigFileFn file,
-                              void *userdata, RuntimeConfig **ret);
+/* file (may be NULL) hears of every runtime file read. For the links of a followed network
+ * namespace netns (NULL: igmpd's own), runtime.d/netns/NETNS/IF.conf in both scopes (set and
+ * revert of the result write there). 0 or -ENOMEM. */
+int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, ConfigFileFn file, void *userdata,
+                        RuntimeConfig **ret);
 RuntimeConfig *runtime_config_free(RuntimeConfig *c);
 /* The directory of scope's files for c (root joined). NULL on ENOMEM. */
 char *runtime_config_dir(const RuntimeConfig *c, const char *root, RuntimeScope scope);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RuntimeConfig *, runtime_config_free);
 
-const RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname);
+RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname);
 
 /* Overlays the runtime values for ifname (the /etc layer, then /run) onto out[] (valid values,
  * see KnobValue), with source RUNTIME_SOURCE. */

@@ -79,3 +79,15 @@ fail:
         (void) unlinkat(dfd, tmp, 0);
         return r;
 }
+
+int remove_file_sync(const char *dir, const char *name)
+{
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        if (unlinkat(dfd, name, 0) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        (void) fsync(dfd);
+        return 1;
+}

@@ -4,3 +4,6 @@
 /* Writes dir/name atomically: a temp file in dir (created with its parents), fsync, rename over
  * name, fsync of dir. A reader sees the old content or the new, never a part. 0 or -errno. */
 int write_file_atomic(const char *dir, const char *name, const char *content);
+/* Removes dir/name, then fsyncs dir (a removal that a crash cannot undo). 1 if removed, 0 if
+ * there was none (or no dir), -errno. */
+int remove_file_sync(const char *dir, const char *name);

@@ -70,7 +70,7 @@ Test(runtime_config, set_merge_reload_revert, .init = setup_root, .fini = teardo
         cr_expect_eq(file->n_ref, 1u, "the value replaced gave its reference back");
 
         /* What was written reads back the same. */
-        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, &again), 0);
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, NULL, &again), 0);
         cr_assert_not_null(runtime_config_find(again, "eth0"));
         knob_values_clear(out);
         runtime_config_merge(again, "eth0", out);
@@ -231,8 +231,8 @@ Test(runtime_config, per_namespace, .init = setup_root, .fini = teardown_root)
         KnobSetting set[_KNOB_MAX] = {};
         KnobValue out[_KNOB_MAX] = {};
 
-        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, &own), 0);
-        cr_assert_eq(runtime_config_load_netns(root, "cni-1", NULL, NULL, NULL, &pod), 0);
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, NULL, &own), 0);
+        cr_assert_eq(runtime_config_load(root, "cni-1", NULL, NULL, NULL, &pod), 0);
         set[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 90, .line = 1 };
         cr_assert_eq(runtime_config_set(pod, root, "eth0", RUNTIME_SCOPE_RUN, set, NULL), 0);
 
@@ -243,15 +243,15 @@ Test(runtime_config, per_namespace, .init = setup_root, .fini = teardown_root)
         _cleanup_free_ char *own_file = slurp("/run/igmpd/runtime.d/eth0.conf");
         cr_expect_null(own_file);
 
-        cr_assert_eq(runtime_config_load_netns(root, "cni-1", NULL, NULL, NULL, &again), 0);
+        cr_assert_eq(runtime_config_load(root, "cni-1", NULL, NULL, NULL, &again), 0);
         runtime_config_merge(again, "eth0", out);
         cr_expect_eq(out[KNOB_IGMPV3_INTERVAL].value, 90);
         knob_values_clear(out);
-        cr_assert_eq(runtime_config_load_netns(root, "cni-2", NULL, NULL, NULL, &other), 0);
+        cr_assert_eq(runtime_config_load(root, "cni-2", NULL, NULL, NULL, &other), 0);
         cr_expect_null(runtime_config_find(other, "eth0"));
         runtime_config_free(own);
         own = NULL;
-        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, &own), 0);
+        cr_assert_eq(runtime_config_load(root, NULL, NULL, NULL, NULL, &own), 0);
         cr_expect_null(runtime_config_find(own, "eth0")); /* the netns/ directory is no link's file */
 
         KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX];
@@ -285,7 +285,7 @@ Test(runtime_config, oversized_file_is_skipped, .init = setup_root, .fini = tear
         fclose(f);
 
         big_diag[0] = '\0';
-        cr_assert_eq(runtime_config_load(root, collect_diag, NULL, NULL, &c), 0);
+        cr_assert_eq(runtime_config_load(root, NULL, collect_diag, NULL, NULL, &c), 0);
         cr_expect_str_eq(big_diag, "eth0.conf:0: Failed to read file: larger than 1 MiB, ignoring.");
         cr_expect_eq(c->n, 0);
 }
