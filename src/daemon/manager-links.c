@@ -307,10 +307,13 @@ static void manager_on_enumerated(int r, void *userdata)
         }
         links_unref(links, n);
         /* One record for the whole dump, before its writes (the first pass's, a few at a time). */
-        if (m->first_pass)
+        if (m->first_pass) {
                 manager_on_first_pass(m, r);
-        else if (!m->originals_batch)
+                return; /* it releases the events at its end */
+        }
+        if (!m->originals_batch)
                 manager_end_batch(m, true);
+        netlink_release_events(m->netlink);
 }
 
 /* ENOBUFS: the kernel dropped link events. Nothing tells which, so take a fresh full picture

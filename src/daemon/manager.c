@@ -355,7 +355,8 @@ static int manager_on_first_pass_step(sd_event_source *s, void *userdata)
         m->n_first_pass_links = 0;
         m->first_pass_source = sd_event_source_disable_unref(m->first_pass_source);
         m->first_pass = false;
-        manager_end_batch(m, true); /* links the events of the meantime left waiting */
+        manager_end_batch(m, true); /* what bus calls of the meantime left waiting */
+        netlink_release_events(m->netlink); /* after the name checks, which read them ahead */
         if (m->link_ctx.observer_userdata) /* else the D-Bus face went meanwhile */
                 m->link_ctx.observer = m->first_pass_observer;
 

@@ -78,7 +78,6 @@ static void dump_finish(Netlink *n, NetlinkDumpKind kind, int r)
                 n->handlers->refresh_done(r, n->userdata);
                 return;
         }
-        (void) sd_event_source_set_enabled(n->io, SD_EVENT_ON); /* the events, newer, follow it */
         n->handlers->enumerated(r, n->userdata);
 }
 
@@ -216,8 +215,10 @@ static int dump_start(Netlink *n, NetlinkDumpKind kind)
         d->running = true;
         d->attempt = 1;
         /* An older dump message would undo a newer event (a rename): they wait for its end. */
-        if (kind == NETLINK_DUMP_FULL)
+        if (kind == NETLINK_DUMP_FULL) {
+                n->events_held = true;
                 (void) sd_event_source_set_enabled(n->io, SD_EVENT_OFF);
+        }
         return 0;
 }
 

@@ -43,6 +43,7 @@ struct Netlink {
         StashedDatagram *stash;
         size_t n_stash, stash_off, n_stash_allocated;
         bool stash_overrun; /* the read ahead met ENOBUFS */
+        bool events_held;   /* from a full dump's start to netlink_release_events() */
         sd_event_source *stash_source;
 };
 

@@ -228,6 +228,8 @@ static int on_stash(sd_event_source *s, void *userdata)
 {
         Netlink *n = userdata;
 
+        if (n->events_held)
+                return 0; /* netlink_release_events() hands them on */
         if (n->stash_overrun) {
                 n->stash_overrun = false;
                 netlink_overrun(n);
@@ -278,6 +280,14 @@ static int netlink_read_ahead(Netlink *n)
         }
 }
 
+void netlink_release_events(Netlink *n)
+{
+        n->events_held = false;
+        (void) sd_event_source_set_enabled(n->io, SD_EVENT_ON);
+        if (n->stash_off < n->n_stash || n->stash_overrun)
+                (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_ONESHOT);
+}
+
 int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *names, size_t count, bool *ret_touched)
 {
         size_t seen = 0;
@@ -323,7 +333,7 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                 int r;
 
                 (void) on_stash(NULL, n); /* read ahead of the socket: older */
-                if (netlink_enumerating(n))
+                if (n->events_held)
                         return 0; /* an overrun's dump: the events wait for its end */
                 r = nl_recvmsgs_default(n->events);
                 if (r == -NLE_AGAIN)

@@ -72,12 +72,14 @@ Netlink *netlink_free(Netlink *n);
 void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd);
 
 /* Starts a dump of all links, each through handlers->link, then handlers->enumerated; the link
- * events stay unread meanwhile (an older dump message would undo a newer rename). Without
+ * events stay unread meanwhile (an older dump message would undo a newer rename), and after
+ * it until netlink_release_events() (igmpd's first pass, for its writes' name checks). Without
  * wait it returns at once and the event loop reads the dump a datagram per dispatch; with
  * wait, it reads it all before returning what handlers->enumerated was told. 0, -EBUSY while
  * one runs, or -errno. */
 int netlink_enumerate(Netlink *n, bool wait);
 bool netlink_enumerating(const Netlink *n);
+void netlink_release_events(Netlink *n);
 
 /* For a batch's name check (link_configure_many()): reads ahead every event queued on the event
  * socket now (they are handed on later, in order, before anything newer), and sets
