@@ -30,6 +30,7 @@ CONF
 "$HELPERS/bus-loop" links 300 > "$T_TMP/replies" 2> "$T_TMP/bus-loop.log" &
 _T_PIDS+=("$!")
 IGMPD_LOG_LEVEL=info igmpd_start "$NS"
+igmpd_wait_bus
 ALL=$(bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinks | awk '{ print $2 }')
 [ "$ALL" -ge $((2 * PAIRS)) ] || fail "igmpd lists $ALL links once ready, expected at least $((2 * PAIRS))"
 wait_until "grep -qx '$ALL' '$T_TMP/replies'" || fail "the client got no full reply after the first pass"
