@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * igmpd: reads argv, builds the manager, loads config, enumerates links, sends READY=1, brings
- * up the D-Bus face, runs.
+ * igmpd: reads argv, builds the manager, loads config, brings up the D-Bus face, runs the first
+ * pass over the links from the event loop (READY=1 at its end), runs.
  */
 
 #include <errno.h>
@@ -152,10 +152,15 @@ static int run(int argc, char *argv[])
         if (r < 0)
                 return r;
 
-        /* The D-Bus face comes after the kernel-facing job, and never stops it. */
+        /* The D-Bus face comes before the first pass, which it serves as it goes (the links
+         * seen so far); it never stops the kernel-facing job. */
         r = manager_bus_new(m, &bus);
         if (r < 0)
                 log_error_errno(r, "Failed to set up the D-Bus face, continuing without: %m");
+
+        r = manager_first_pass(m);
+        if (r < 0)
+                return r;
 
         r = manager_run(m);
         if (r < 0)

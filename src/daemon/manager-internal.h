@@ -43,6 +43,8 @@ int manager_forget_record(Manager *m, int ifindex);
 void manager_write_originals(Manager *m, bool rewrite);
 /* The end of a batch: writes the record, then configures the links that waited for it. */
 void manager_end_batch(Manager *m, bool notify);
+/* Its second half, for the links of links[] (the first pass takes them a few at a time). */
+void manager_configure_waiting(Manager *m, Link **links, size_t n, bool notify);
 /* At start: what the last run recorded, and this run's record. */
 void manager_load_originals(Manager *m);
 

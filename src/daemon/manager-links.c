@@ -2,7 +2,7 @@
 /*
  * The Manager's link table (by ifindex, and by name and alternative name) and the netlink
  * events that feed it: a new or changed link, a removed one, IPv6 appearing, the full dump
- * (manager_enumerate()) and the resync after an overrun.
+ * (manager_enumerate(), at start and to resync after an overrun).
  */
 
 #include <errno.h>
@@ -253,56 +253,67 @@ static void manager_on_ipv6_changed(int ifindex, void *userdata)
         m->originals_batch = batch;
 }
 
-#define ENUMERATE_ATTEMPTS 3
+/* Marks every link unseen and dumps them all: manager_on_enumerated() sweeps, at the end. */
+static int manager_enumerate_begin(Manager *m, bool wait)
+{
+        size_t i = 0;
+        void *v;
+
+        while (intmap_iterate(&m->links, &i, &v))
+                ((Link *) v)->seen = false;
+        /* Every link's values are read now (manager_kernel_values_age()). */
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->refresh.read_usec);
+        return netlink_enumerate(m->netlink, wait);
+}
 
 int manager_enumerate(Manager *m)
 {
+        int r = manager_enumerate_begin(m, true);
+
+        return r == -EAGAIN ? 0 : r;
+}
+
+int manager_enumerate_start(Manager *m)
+{
+        return manager_enumerate_begin(m, false);
+}
+
+static void manager_on_enumerated(int r, void *userdata)
+{
+        Manager *m = userdata;
         Link **links = NULL;
         size_t n = 0;
-        int r;
 
-        if (manager_ref_links(m, &links, &n) < 0)
-                return log_oom();
-        for (size_t i = 0; i < n; i++)
-                links[i]->seen = false;
-
-        /* Every link's values are read now (manager_kernel_values_age()). */
-        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->refresh.read_usec);
-        /* One record for the whole dump, before its writes. */
-        bool batch = m->originals_batch;
-        m->originals_batch = true;
-        for (int attempt = 1;; attempt++) {
-                r = netlink_enumerate(m->netlink);
-                if (r != -EAGAIN || attempt >= ENUMERATE_ATTEMPTS)
-                        break;
-                log_debug("Link dump interrupted by concurrent changes, dumping again.");
-        }
-        m->originals_batch = batch;
-        if (!batch)
-                manager_end_batch(m, true);
         if (r == -EAGAIN)
-                log_debug("Link dump still interrupted after %d attempts; link events fill the gaps.",
-                          ENUMERATE_ATTEMPTS);
-        else if (r < 0) {
-                links_unref(links, n);
-                return log_error_errno(r, "Failed to enumerate links: %m");
-        }
+                log_debug("Link dump still interrupted after several attempts; link events fill the gaps.");
+        else if (r < 0)
+                log_error_errno(r, "Failed to enumerate links: %m");
 
         /* Links missing from the dump vanished while we were not listening — or an interrupted
          * dump skipped them. Ask the kernel about each before forgetting it (glibc says ENXIO
          * for an ifindex it does not have). */
+        if ((r >= 0 || r == -EAGAIN) && manager_ref_links(m, &links, &n) < 0)
+                log_oom();
         for (size_t i = 0; i < n; i++) {
                 Link *l = links[i];
                 char name[IF_NAMESIZE];
+                int e;
 
                 if (l->seen || l->gone)
                         continue;
-                r = link_current_name(l, name); /* in the link's namespace, which may not be igmpd's */
-                if (r == -ENXIO || r == -ENODEV)
+                e = link_current_name(l, name); /* in the link's namespace, which may not be igmpd's */
+                if (e == -ENXIO || e == -ENODEV)
                         manager_drop_link(m, l);
         }
         links_unref(links, n);
-        return 0;
+        /* One record for the whole dump, before its writes (the first pass's, a few at a time). */
+        if (m->first_pass) {
+                manager_on_first_pass(m, r);
+                return; /* it releases the events at its end */
+        }
+        if (!m->originals_batch)
+                manager_end_batch(m, true);
+        netlink_release_events(m->netlink);
 }
 
 /* ENOBUFS: the kernel dropped link events. Nothing tells which, so take a fresh full picture
@@ -314,7 +325,7 @@ static void manager_on_netlink_overrun(void *userdata)
         m->n_resyncs++;
         log_warning("Netlink receive buffer overrun (ENOBUFS), link events were lost; "
                     "re-enumerating all links (resync #%u).", m->n_resyncs);
-        (void) manager_enumerate(m);
+        (void) manager_enumerate_start(m);
 }
 
 static const NetlinkHandlers manager_netlink_handlers = {
@@ -322,6 +333,7 @@ static const NetlinkHandlers manager_netlink_handlers = {
         .link_removed = manager_on_link_removed,
         .ipv6_changed = manager_on_ipv6_changed,
         .overrun = manager_on_netlink_overrun,
+        .enumerated = manager_on_enumerated,
         .refreshed = manager_on_refreshed,
         .refresh_done = manager_on_refresh_done,
 };

@@ -144,6 +144,12 @@ void manager_end_batch(Manager *m, bool notify)
                 log_oom();
                 return;
         }
+        manager_configure_waiting(m, links, n, notify);
+        links_unref(links, n);
+}
+
+void manager_configure_waiting(Manager *m, Link **links, size_t n, bool notify)
+{
         for (size_t i = 0; i < n;) {
                 Link *chunk[LINK_MANY_MAX];
                 LinkSnapshot before[LINK_MANY_MAX];
@@ -166,12 +172,14 @@ void manager_end_batch(Manager *m, bool notify)
                                 link_end_change(l, &before[j]);
                 }
         }
-        links_unref(links, n);
 }
 
 int manager_on_originals_batch_end(sd_event_source *s, void *userdata)
 {
-        manager_end_batch(userdata, true);
+        Manager *m = userdata;
+
+        if (!netlink_enumerating(m->netlink) && !m->first_pass) /* else their end ends the batch */
+                manager_end_batch(m, true);
         return 0;
 }
 

@@ -91,7 +91,8 @@ void manager_request_refresh(Manager *m)
         /* Reads cover every namespace's links: each followed one refreshes its own. */
         for (size_t i = 0; i < manager_netns_count(m); i++)
                 manager_request_refresh(manager_netns_get(m, i));
-        if (f->watched || !m->netlink || m->check_only)
+        /* During the first pass its own dump is the freshest read. */
+        if (f->watched || !m->netlink || m->check_only || m->first_pass)
                 return;
         f->n_requests++;
         if (f->running) {

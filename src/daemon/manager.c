@@ -182,6 +182,8 @@ Manager *manager_free(Manager *m)
         originals_journal_done(&m->originals);
         free(m->originals_forget);
         sd_event_source_disable_unref(m->originals_source);
+        sd_event_source_disable_unref(m->first_pass_source);
+        links_unref(m->first_pass_links, m->n_first_pass_links);
         m->audit = audit_manager_free(m->audit); /* removes the audit rules it added */
         manager_refresh_done(m);
         m->drift = drift_watch_free(m->drift);   /* detaches the program */
@@ -266,17 +268,15 @@ static int manager_resolve_ifindex(int ifindex, char *buf, size_t len, void *use
         return 0;
 }
 
-/* The deprecated sysctl(2) audit: optional, never stops the daemon. */
-static void manager_start_audit(Manager *m)
+/* The deprecated sysctl(2) audit: optional, never stops the daemon. Made before the D-Bus face,
+ * which observes it, started after the first pass. */
+static void manager_new_audit(Manager *m)
 {
         int r;
 
         r = audit_manager_new(m->event, m->root, m->config.audit_history, manager_resolve_ifindex, m, &m->audit);
-        if (r < 0) {
+        if (r < 0)
                 log_warning_errno(r, "Failed to set up the deprecated sysctl(2) audit, continuing without: %m");
-                return;
-        }
-        audit_manager_start(m->audit, &m->config, m->kmsg_path);
 }
 
 /* "Configured 3 of 4 links, ready; 1 failed (see above); 2 unmanaged (…)." Only links some
@@ -322,21 +322,72 @@ int manager_start(Manager *m)
                 drift_watch_start(m->drift, m->config.drift_watch);
         }
         manager_configure_namespace(m);
-        r = manager_enumerate(m);
-        originals_done(&m->saved_originals); /* they belong to the links present now */
-        if (r < 0)
-                return r;
+        manager_new_audit(m);
+        return 0;
+}
+
+int manager_first_pass(Manager *m)
+{
+        /* Announced one by one as the pass finds them, thousands of links would cost the bus
+         * more than the pass: clients ask for them (GetManagedObjects) as after a reconnect. */
+        m->first_pass_observer = m->link_ctx.observer;
+        m->link_ctx.observer = NULL;
+        m->ready = m->first_pass = true;
+        return manager_enumerate_start(m);
+}
+
+/* After the dump, the first pass's writes: FIRST_PASS_STEP links per dispatch, so that bus calls
+ * and link events take turns with them. */
+#define FIRST_PASS_STEP (2 * LINK_MANY_MAX)
+
+static int manager_on_first_pass_step(sd_event_source *s, void *userdata)
+{
+        Manager *m = userdata;
+        size_t k = MIN(m->n_first_pass_links - m->first_pass_next, (size_t) FIRST_PASS_STEP);
+
+        manager_configure_waiting(m, m->first_pass_links + m->first_pass_next, k, true);
+        m->first_pass_next += k;
+        /* Pending anew, behind what became pending meanwhile (ON would stay ahead of it all). */
+        if (m->first_pass_next < m->n_first_pass_links)
+                return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        links_unref(m->first_pass_links, m->n_first_pass_links);
+        m->first_pass_links = NULL;
+        m->n_first_pass_links = 0;
+        m->first_pass_source = sd_event_source_disable_unref(m->first_pass_source);
+        m->first_pass = false;
+        manager_end_batch(m, true); /* what bus calls of the meantime left waiting */
+        netlink_release_events(m->netlink); /* after the name checks, which read them ahead */
+        if (m->link_ctx.observer_userdata) /* else the D-Bus face went meanwhile */
+                m->link_ctx.observer = m->first_pass_observer;
 
         manager_follow_netns(m); /* Namespaces=named: the first pass of every other namespace too */
-        manager_start_audit(m);
-        m->ready = true;
+        if (m->audit)
+                audit_manager_start(m->audit, &m->config, m->kmsg_path);
         manager_log_ready(m);
         manager_notify_status(m);
         (void) sd_notify(false, "READY=1");
 
-        /* The D-Bus face comes next (main.c), after the kernel-facing job, and never stops it. */
         manager_follow_network_manager(m);
+        /* A new NetworkManager follower takes the bus through the reload hook. */
+        if (m->reloaded)
+                m->reloaded(m, m->reloaded_userdata);
         return 0;
+}
+
+void manager_on_first_pass(Manager *m, int r)
+{
+        originals_done(&m->saved_originals); /* they belong to the links present now */
+        if (r >= 0 || r == -EAGAIN) {
+                /* One record for the whole dump, before its writes. */
+                manager_write_originals(m, false);
+                r = manager_ref_links(m, &m->first_pass_links, &m->n_first_pass_links);
+        }
+        if (r >= 0)
+                r = sd_event_add_defer(m->event, &m->first_pass_source, manager_on_first_pass_step, m);
+        if (r >= 0) /* as the dump's (netlink-dump.c) */
+                r = sd_event_source_set_priority(m->first_pass_source, SD_EVENT_PRIORITY_NORMAL + 1);
+        if (r < 0)
+                (void) sd_event_exit(m->event, r); /* said */
 }
 
 int manager_run(Manager *m)

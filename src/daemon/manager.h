@@ -141,7 +141,12 @@ struct Manager {
         int *originals_forget;  /* ifindexes of links gone with a record */
         size_t n_originals_forget, n_originals_forget_allocated;
         sd_event_source *originals_source; /* writes what a burst of link events left */
-        bool ready;
+        bool ready;                        /* started: a stop records and gives back */
+        bool first_pass;                   /* running (manager_first_pass()) */
+        LinkObserver first_pass_observer;  /* held back meanwhile */
+        Link **first_pass_links;           /* after its dump: configured a few per dispatch */
+        size_t n_first_pass_links, first_pass_next;
+        sd_event_source *first_pass_source;
 
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
 
@@ -181,7 +186,13 @@ int manager_reload(Manager *m);
 /* Probes which knobs this kernel has. */
 void manager_probe_kernel(Manager *m);
 
+/* Opens netlink, takes the record of originals, starts the drift watch, sets the namespace
+ * knobs: what comes before the D-Bus face. */
 int manager_start(Manager *m);
+/* Starts the first pass over every link, read by the event loop (which answers bus calls
+ * meanwhile); its end (manager_on_first_pass()) sends READY=1. */
+int manager_first_pass(Manager *m);
+void manager_on_first_pass(Manager *m, int r);
 /* Reads and removes what the last clean stop saved (ROOT/run/igmpd/originals) if it is of this
  * network namespace: 1 with *ret filled, 0 with none, -errno (see originals_load()). */
 int manager_read_originals(Manager *m, Originals *ret);
@@ -200,7 +211,10 @@ int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */
 int manager_open_netlink(Manager *m);
-int manager_enumerate(Manager *m); /* full dump + mark/sweep */
+/* A full dump + mark/sweep: read to its end (--check, a followed namespace's first pass), or
+ * started and read by the event loop (igmpd's own first pass, a resync). */
+int manager_enumerate(Manager *m);
+int manager_enumerate_start(Manager *m);
 
 Link *manager_get_link(Manager *m, int ifindex);
 /* The link carrying name as its name or an alternative name, or NULL. O(1). */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Netlink link events and dumps through libnl-3 sockets, integrated into sd-event; link
- * messages are read with a plain attribute walk. The refresh dump has a plain socket of its
- * own, read one datagram per dispatch, so that it never holds up anything else for longer.
+ * Netlink link events through a libnl-3 socket, integrated into sd-event; link messages are
+ * read with a plain attribute walk. The dumps are netlink-dump.c's.
  */
 
 #include <errno.h>
@@ -12,7 +11,6 @@
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,46 +19,13 @@
 #include "array-util.h"
 #include "log.h"
 #include "netlink.h"
-#include "netns-util.h"
+#include "netlink-internal.h"
 
 /* Messages handled per wake-up before yielding to other event sources (signals, the bus). */
 #define NETLINK_BATCH 256
 /* Upper bound of the messages thrown away after an overrun (more than any receive buffer holds). */
 #define NETLINK_DISCARD_MAX (1024 * 1024)
 #define ALTNAMES_MAX 32
-
-typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
-
-typedef struct StashedDatagram {
-        void *data;
-        size_t len;
-} StashedDatagram;
-
-struct Netlink {
-        const NetlinkHandlers *handlers;
-        void *userdata;
-        sd_event *event;
-        struct nl_sock *events;
-        struct nl_sock *dump;
-        sd_event_source *io;
-        size_t rcvbuf;
-
-        /* The refresh dump (netlink_refresh()): opened on first use, its event source enabled
-         * only while a dump runs (idle means idle). */
-        int refresh_fd;
-        int netns_fd, home_netns_fd; /* netlink_set_netns(), or -EBADF */
-        sd_event_source *refresh_io;
-        uint32_t refresh_seq;
-        bool refresh_running;
-        void *refresh_buf;
-        size_t refresh_buf_size;
-
-        /* Events read ahead of their turn by netlink_pending_links(), handled first. */
-        StashedDatagram *stash;
-        size_t n_stash, stash_off, n_stash_allocated;
-        bool stash_overrun; /* the read ahead met ENOBUFS */
-        sd_event_source *stash_source;
-};
 
 static void altnames_free(char **l)
 {
@@ -125,7 +90,7 @@ static void parse_devconf(struct nlattr *spec, LinkMessage *msg)
 /* One AF_UNSPEC RTM_NEWLINK/RTM_DELLINK, read with a plain walk of the attributes igmpd uses.
  * (libnl's cache parser built a full rtnl_link object per message, with a type lookup and a
  * dozen allocations: 90 % of igmpd's user time at start and in every re-enumeration.) */
-static void on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler)
+void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler)
 {
         struct nlattr *a, *name = NULL, *linkinfo = NULL, *address = NULL, *mtu_attr = NULL, *props = NULL,
                       *spec = NULL, *info_kind = NULL;
@@ -203,7 +168,7 @@ static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
         if (ifi->ifi_family != AF_UNSPEC)
                 return;
 
-        on_link_message(n, nlh, ifi, n->handlers->link);
+        netlink_on_link_message(n, nlh, ifi, n->handlers->link);
 }
 
 static int on_valid(struct nl_msg *msg, void *arg)
@@ -234,11 +199,19 @@ static size_t netlink_discard_queue(Netlink *n)
         return discarded;
 }
 
-/* ENOBUFS on the event socket. */
+static void stash_clear(Netlink *n)
+{
+        while (n->stash_off < n->n_stash)
+                free(n->stash[n->stash_off++].data);
+        n->n_stash = n->stash_off = 0;
+}
+
+/* ENOBUFS on the event socket. What was read ahead came before the loss too. */
 static void netlink_overrun(Netlink *n)
 {
         size_t discarded = netlink_discard_queue(n);
 
+        stash_clear(n);
         log_debug("Discarded %zu netlink message%s queued before the overrun.", discarded,
                   discarded == 1 ? "" : "s");
         n->handlers->overrun(n->userdata);
@@ -249,22 +222,16 @@ static void netlink_overrun(Netlink *n)
 /* More messages than this ahead and the links are all in doubt: checking each is cheaper. */
 #define STASH_CHECK_MAX 1024
 
-static void stash_clear(Netlink *n)
-{
-        while (n->stash_off < n->n_stash)
-                free(n->stash[n->stash_off++].data);
-        n->n_stash = n->stash_off = 0;
-}
-
 /* Hands on the events read ahead, in order, before anything newer is read. After an overrun
  * there, none of them is trusted (see on_netlink_io()). */
 static int on_stash(sd_event_source *s, void *userdata)
 {
         Netlink *n = userdata;
 
+        if (n->events_held)
+                return 0; /* netlink_release_events() hands them on */
         if (n->stash_overrun) {
                 n->stash_overrun = false;
-                stash_clear(n);
                 netlink_overrun(n);
                 return 0;
         }
@@ -313,11 +280,21 @@ static int netlink_read_ahead(Netlink *n)
         }
 }
 
+void netlink_release_events(Netlink *n)
+{
+        n->events_held = false;
+        (void) sd_event_source_set_enabled(n->io, SD_EVENT_ON);
+        if (n->stash_off < n->n_stash || n->stash_overrun)
+                (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_ONESHOT);
+}
+
 int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *names, size_t count, bool *ret_touched)
 {
         size_t seen = 0;
         int r;
 
+        if (netlink_enumerating(n))
+                return -EBUSY; /* its events stay unread until the dump is over */
         r = netlink_read_ahead(n);
         if (n->stash_off < n->n_stash || n->stash_overrun)
                 (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_ONESHOT);
@@ -356,6 +333,8 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                 int r;
 
                 (void) on_stash(NULL, n); /* read ahead of the socket: older */
+                if (n->events_held)
+                        return 0; /* an overrun's dump: the events wait for its end */
                 r = nl_recvmsgs_default(n->events);
                 if (r == -NLE_AGAIN)
                         return 0;
@@ -425,7 +404,8 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
         n->handlers = handlers;
         n->userdata = userdata;
         n->event = sd_event_ref(event);
-        n->refresh_fd = -EBADF;
+        for (NetlinkDumpKind k = 0; k < _NETLINK_DUMP_MAX; k++)
+                n->dumps[k].fd = -EBADF;
         n->netns_fd = n->home_netns_fd = -EBADF;
 
         r = socket_open(n, &n->events);
@@ -448,12 +428,6 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
                 log_warning_errno(r, "Failed to set netlink receive buffer to %zu bytes, ignoring: %m", rcvbuf);
         log_debug("Netlink receive buffer: %zu bytes.", n->rcvbuf);
 
-        r = socket_open(n, &n->dump);
-        if (r < 0)
-                goto fail;
-        /* Dumps are answered on this socket only; give it room for a big batch too. */
-        (void) set_rcvbuf(n->dump, 4 * 1024 * 1024, &(size_t) { 0 });
-
         r = sd_event_add_io(event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
         if (r < 0)
                 goto fail;
@@ -475,213 +449,18 @@ Netlink *netlink_free(Netlink *n)
         if (!n)
                 return NULL;
         sd_event_source_disable_unref(n->io);
-        sd_event_source_disable_unref(n->refresh_io);
+        for (NetlinkDumpKind k = 0; k < _NETLINK_DUMP_MAX; k++) {
+                sd_event_source_disable_unref(n->dumps[k].io);
+                safe_close(n->dumps[k].fd);
+        }
         sd_event_source_disable_unref(n->stash_source);
         stash_clear(n);
         free(n->stash);
-        safe_close(n->refresh_fd);
-        free(n->refresh_buf);
+        free(n->dump_buf);
         sd_event_unref(n->event);
         if (n->events)
                 nl_socket_free(n->events);
-        if (n->dump)
-                nl_socket_free(n->dump);
         free(n);
         return NULL;
 }
 
-int netlink_enumerate(Netlink *n)
-{
-        int r;
-
-        struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-        struct nl_msg *req;
-
-        /* Skip the per-link statistics: most of the dump's size and of the kernel's time. */
-        req = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_DUMP);
-        if (!req)
-                return -ENOMEM;
-        r = nlmsg_append(req, &ifi, sizeof ifi, NLMSG_ALIGNTO);
-        if (r >= 0)
-                r = nla_put_u32(req, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-        if (r >= 0)
-                r = nl_send_auto(n->dump, req);
-        nlmsg_free(req);
-        if (r < 0)
-                return -EIO;
-        /* Blocking read until NLMSG_DONE; with seq checks off libnl stops at DONE. Every message
-         * is handed on as it arrives, even when the dump turns out to be interrupted. */
-        r = nl_recvmsgs_default(n->dump);
-        if (r == -NLE_DUMP_INTR)
-                return -EAGAIN; /* links changed during the dump: it may have skipped some */
-        if (r < 0)
-                return r == -NLE_NOMEM ? -ENOBUFS : -EIO;
-        return 0;
-}
-
-/* ---- the refresh dump ---- */
-
-static void refresh_finish(Netlink *n, int r)
-{
-        n->refresh_running = false;
-        if (r < 0) {
-                /* The kernel may still be in the middle of the dump, and would refuse the next
-                 * one on this socket (EBUSY): start afresh with a new socket then. */
-                n->refresh_io = sd_event_source_disable_unref(n->refresh_io);
-                n->refresh_fd = safe_close(n->refresh_fd);
-        } else
-                (void) sd_event_source_set_enabled(n->refresh_io, SD_EVENT_OFF);
-        n->handlers->refresh_done(r, n->userdata);
-}
-
-/* Hands on the links of one datagram. Returns 1 at the end of the dump (NLMSG_DONE), 0 to go
- * on, -errno if the kernel answered with an error. */
-static int refresh_datagram(Netlink *n, struct nlmsghdr *nlh, size_t len)
-{
-        for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
-                const struct ifinfomsg *ifi;
-
-                if (nlh->nlmsg_seq != n->refresh_seq)
-                        continue; /* the answer to an earlier request */
-                if (nlh->nlmsg_type == NLMSG_DONE)
-                        return 1;
-                if (nlh->nlmsg_type == NLMSG_ERROR) {
-                        const struct nlmsgerr *e = NLMSG_DATA(nlh);
-
-                        if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof *e))
-                                return -EBADMSG;
-                        return e->error < 0 ? e->error : -EIO;
-                }
-                if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
-                        continue;
-                ifi = NLMSG_DATA(nlh);
-                if (ifi->ifi_family == AF_UNSPEC)
-                        on_link_message(n, nlh, ifi, n->handlers->refreshed);
-        }
-        return 0;
-}
-
-/* One datagram per dispatch: the kernel fills the next one while this one is read, so the
- * dump costs the loop no more than one datagram's worth of links at a time. */
-static int on_refresh_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        Netlink *n = userdata;
-        struct sockaddr_nl sa = {};
-        socklen_t sl = sizeof sa;
-        ssize_t len;
-        int r;
-
-        if (!n->refresh_running)
-                return 0;
-
-        /* The datagram's size first: a link with many VFs makes a big one. */
-        len = recv(n->refresh_fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-        if (len < 0) {
-                if (errno == EAGAIN || errno == EINTR)
-                        return 0;
-                refresh_finish(n, -errno);
-                return 0;
-        }
-        if ((size_t) len > n->refresh_buf_size) {
-                void *b = realloc(n->refresh_buf, (size_t) len);
-                if (!b) {
-                        refresh_finish(n, -ENOMEM);
-                        return 0;
-                }
-                n->refresh_buf = b;
-                n->refresh_buf_size = (size_t) len;
-        }
-        len = recvfrom(n->refresh_fd, n->refresh_buf, n->refresh_buf_size, MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
-        if (len < 0) {
-                if (errno == EAGAIN || errno == EINTR)
-                        return 0;
-                refresh_finish(n, -errno);
-                return 0;
-        }
-        if (sa.nl_pid != 0)
-                return 0; /* not from the kernel */
-
-        r = refresh_datagram(n, n->refresh_buf, (size_t) len);
-        if (r != 0)
-                refresh_finish(n, r < 0 ? r : 0);
-        return 0;
-}
-
-void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd)
-{
-        n->netns_fd = netns_fd;
-        n->home_netns_fd = home_netns_fd;
-}
-
-static int refresh_open(Netlink *n)
-{
-        int fd, r;
-
-        if (n->netns_fd >= 0) {
-                if (setns(n->netns_fd, CLONE_NEWNET) < 0)
-                        return -errno;
-        }
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-        r = fd < 0 ? negative_errno() : 0;
-        /* Back home, or every later socket and /proc/sys path would be in the wrong namespace. */
-        if (n->netns_fd >= 0 && setns(n->home_netns_fd, CLONE_NEWNET) < 0)
-                abort();
-        if (fd < 0)
-                return r;
-        r = sd_event_add_io(n->event, &n->refresh_io, fd, EPOLLIN, on_refresh_io, n);
-        /* The normal priority, so that it takes turns with link events and bus calls (sd-event
-         * dispatches pending sources of one priority in the order they became pending): below
-         * them, a stream of bus calls would hold the refresh back for as long as it lasts. */
-        if (r >= 0)
-                r = sd_event_source_set_enabled(n->refresh_io, SD_EVENT_OFF);
-        if (r < 0) {
-                n->refresh_io = sd_event_source_disable_unref(n->refresh_io);
-                safe_close(fd);
-                return r;
-        }
-        n->refresh_fd = fd;
-        return 0;
-}
-
-int netlink_refresh(Netlink *n)
-{
-        struct {
-                struct nlmsghdr nh;
-                struct ifinfomsg ifi;
-                struct rtattr ext;
-                uint32_t ext_mask;
-        } req = {
-                .nh = {
-                        .nlmsg_len = sizeof req,
-                        .nlmsg_type = RTM_GETLINK,
-                        .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-                },
-                .ifi = { .ifi_family = AF_UNSPEC },
-                /* Skip the per-link statistics, as netlink_enumerate() does. */
-                .ext = { .rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = IFLA_EXT_MASK },
-                .ext_mask = RTEXT_FILTER_SKIP_STATS,
-        };
-        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-        int r;
-
-        if (n->refresh_running)
-                return -EBUSY;
-        if (n->refresh_fd < 0) {
-                r = refresh_open(n);
-                if (r < 0)
-                        return r;
-        }
-        req.nh.nlmsg_seq = ++n->refresh_seq;
-        if (sendto(n->refresh_fd, &req, sizeof req, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
-                return negative_errno();
-        r = sd_event_source_set_enabled(n->refresh_io, SD_EVENT_ON);
-        if (r < 0)
-                return r;
-        n->refresh_running = true;
-        return 0;
-}
-
-bool netlink_refresh_running(const Netlink *n)
-{
-        return n && n->refresh_running;
-}

@@ -2,10 +2,10 @@
 #pragma once
 
 /*
- * libnl glue: one socket subscribed to link events, driven by sd-event; a second, synchronous
- * one for full dumps (start-up and resynchronisation after ENOBUFS); a third, asynchronous one
- * for refresh dumps, read by the event loop a datagram at a time. It parses link messages and
- * hands them to its owner's handlers; it knows nothing of what becomes of them.
+ * libnl glue: one socket subscribed to link events, driven by sd-event; one for full dumps
+ * (start-up and resynchronisation after ENOBUFS) and one for refresh dumps, both read by the
+ * event loop a datagram at a time (netlink-dump.c). It parses link messages and hands them to
+ * its owner's handlers; it knows nothing of what becomes of them.
  */
 
 #include <net/ethernet.h>
@@ -17,6 +17,12 @@
 #include "knob.h"
 
 typedef struct Netlink Netlink;
+
+typedef enum NetlinkDumpKind {
+        NETLINK_DUMP_FULL,
+        NETLINK_DUMP_REFRESH,
+        _NETLINK_DUMP_MAX,
+} NetlinkDumpKind;
 
 /* What netlink says about a link (borrowed strings; valid during the handler call). */
 typedef struct LinkMessage {
@@ -37,7 +43,7 @@ typedef struct LinkMessage {
 } LinkMessage;
 
 typedef struct NetlinkHandlers {
-        /* An AF_UNSPEC RTM_NEWLINK, from the event socket or a dump. */
+        /* An AF_UNSPEC RTM_NEWLINK, from the event socket or a full dump. */
         void (*link)(const LinkMessage *msg, void *userdata);
         /* An RTM_DELLINK. */
         void (*link_removed)(int ifindex, void *userdata);
@@ -47,6 +53,9 @@ typedef struct NetlinkHandlers {
         /* The kernel dropped events (ENOBUFS): nothing tells which, only a new dump does. The
          * events still queued then are discarded first: none arrives from before the dump. */
         void (*overrun)(void *userdata);
+        /* The full dump is over: 0, -EAGAIN if the kernel flagged it as interrupted by
+         * concurrent changes every time (what was handed on is still valid), or -errno. */
+        void (*enumerated)(int r, void *userdata);
         /* A link as a refresh dump (netlink_refresh()) shows it. Only its values are news: the
          * event socket still carries every change, in order. */
         void (*refreshed)(const LinkMessage *msg, void *userdata);
@@ -62,9 +71,15 @@ Netlink *netlink_free(Netlink *n);
  * borrowed and must outlive n. */
 void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd);
 
-/* Dumps all links, each through handlers->link. 0, -EAGAIN if the kernel flagged the dump as
- * interrupted by concurrent changes (what was received is still valid), or -errno. */
-int netlink_enumerate(Netlink *n);
+/* Starts a dump of all links, each through handlers->link, then handlers->enumerated; the link
+ * events stay unread meanwhile (an older dump message would undo a newer rename), and after
+ * it until netlink_release_events() (igmpd's first pass, for its writes' name checks). Without
+ * wait it returns at once and the event loop reads the dump a datagram per dispatch; with
+ * wait, it reads it all before returning what handlers->enumerated was told. 0, -EBUSY while
+ * one runs, or -errno. */
+int netlink_enumerate(Netlink *n, bool wait);
+bool netlink_enumerating(const Netlink *n);
+void netlink_release_events(Netlink *n);
 
 /* For a batch's name check (link_configure_many()): reads ahead every event queued on the event
  * socket now (they are handed on later, in order, before anything newer), and sets
@@ -72,7 +87,7 @@ int netlink_enumerate(Netlink *n);
  * read ahead and not handled yet names, by ifindex or by name. A rename, a removal or a move
  * to another namespace is queued there before the call that made it returns. 0, or -errno
  * when that cannot be told (-ENOBUFS: the kernel dropped events; -E2BIG: too many to look
- * through): every link is in doubt then. */
+ * through; -EBUSY: a full dump runs): every link is in doubt then. */
 int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *names, size_t count,
                           bool *ret_touched);
 

@@ -6,8 +6,12 @@
  *   bus-loop objects SECONDS     GetManagedObjects back to back; prints the number of calls
  *   bus-loop state SECONDS       ListLinksState back to back; prints the number of calls
  *   bus-loop ping SECONDS GAP_MS Peer.Ping every GAP_MS; prints "CALLS P50_MS MAX_MS"
+ *   bus-loop links SECONDS       ListLinks back to back, also before igmpd is on the bus (a
+ *                                failed call is tried again 1 ms later); prints the number of
+ *                                links of each reply, a line each, as it comes
+ *                                (test-dbus-first-pass.sh)
  *
- * Exits 1 (with a message) if any call fails.
+ * Exits 1 (with a message) if any call fails, but for links.
  */
 
 #include <stdbool.h>
@@ -40,14 +44,15 @@ int main(int argc, char *argv[])
         uint64_t end, *lat = NULL;
         size_t n = 0, n_alloc = 0;
         long gap_ms = 0;
-        bool ping;
+        bool ping, links;
         int r;
 
         if (argc < 3 || (strcmp(argv[1], "ping") == 0 && argc != 4)) {
-                fprintf(stderr, "usage: bus-loop objects|state SECONDS | bus-loop ping SECONDS GAP_MS\n");
+                fprintf(stderr, "usage: bus-loop objects|state|links SECONDS | bus-loop ping SECONDS GAP_MS\n");
                 return 2;
         }
         ping = strcmp(argv[1], "ping") == 0;
+        links = strcmp(argv[1], "links") == 0;
         if (ping) {
                 iface = "org.freedesktop.DBus.Peer", method = "Ping";
                 gap_ms = strtol(argv[3], NULL, 10);
@@ -55,6 +60,8 @@ int main(int argc, char *argv[])
                 iface = "org.freedesktop.DBus.ObjectManager", method = "GetManagedObjects";
         else if (strcmp(argv[1], "state") == 0)
                 iface = "org.igmpd1.Manager", method = "ListLinksState";
+        else if (links)
+                iface = "org.igmpd1.Manager", method = "ListLinks";
         else {
                 fprintf(stderr, "bus-loop: unknown kind '%s'\n", argv[1]);
                 return 2;
@@ -71,6 +78,20 @@ int main(int argc, char *argv[])
                 uint64_t t0 = now_us();
 
                 r = sd_bus_call_method(bus, "org.igmpd1", "/org/igmpd1", iface, method, &e, &reply, "");
+                if (r < 0 && links) {
+                        sd_bus_error_free(&e);
+                        nanosleep(&(struct timespec) { .tv_nsec = 1000000L }, NULL);
+                        continue;
+                }
+                if (links) {
+                        unsigned k = 0;
+
+                        r = sd_bus_message_enter_container(reply, 'a', "(iso)");
+                        while (r >= 0 && (r = sd_bus_message_skip(reply, "(iso)")) > 0)
+                                k++;
+                        printf("%u\n", k);
+                        fflush(stdout);
+                }
                 if (r < 0) {
                         fprintf(stderr, "bus-loop: %s failed: %s\n", method, e.message ?: strerror(-r));
                         return 1;
@@ -93,7 +114,7 @@ int main(int argc, char *argv[])
                         return 1;
                 qsort(lat, n, sizeof *lat, cmp_u64);
                 printf("%zu %.2f %.2f\n", n, (double) lat[n / 2] / 1000.0, (double) lat[n - 1] / 1000.0);
-        } else
+        } else if (!links)
                 printf("%zu\n", n);
         free(lat);
         sd_bus_flush_close_unref(bus);
