@@ -66,7 +66,7 @@ int intmap_put(IntMap *m, int key, void *value)
 
         if (!value)
                 return -EINVAL;
-        /* Replacing never allocates, so it never fails. */
+        /* Replacing never allocates, so it never fails (namemap.c relies on that). */
         e = find(m, key);
         if (e) {
                 e->value = value;

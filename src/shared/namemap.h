@@ -2,17 +2,22 @@
 #pragma once
 
 /*
- * A map from names (NUL-terminated byte strings, any bytes but NUL) to pointers: the link table's
- * index by interface name. A balanced tree (glibc's tsearch(3), a red-black tree), so that no
- * choice of names (interface names are chosen by whoever holds CAP_NET_ADMIN in the namespace)
- * makes it slower than O(log n). The map copies the names it holds. Not thread-safe.
+ * A hash map from names (NUL-terminated byte strings, any bytes but NUL) to pointers: the
+ * link table's index by interface name. Built on IntMap: the name's hash (FNV-1a 64, folded
+ * to 32 bits) is the IntMap key, and names that share a hash chain from there. The hash
+ * starts from a random basis drawn once per process, so which names collide is not known in
+ * advance (interface names are chosen by whoever holds CAP_NET_ADMIN in the namespace).
+ * Lookups, insertions and removals are O(1) on average. The map copies the names it holds.
+ * Not thread-safe.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "intmap.h"
+
 typedef struct NameMap {
-        void *root; /* tsearch(3) tree of entries (namemap.c) */
+        IntMap buckets; /* hash → chain of entries (namemap.c) */
         size_t n;
 } NameMap;
 
@@ -22,3 +27,5 @@ int namemap_put(NameMap *m, const char *name, void *value);
 /* Removes name only if it maps to value. Returns whether it did. */
 bool namemap_remove_value(NameMap *m, const char *name, const void *value);
 void namemap_done(NameMap *m);
+/* The IntMap key a name hashes to (for tests). */
+int namemap_key_of(const char *name);

@@ -81,3 +81,56 @@ Test(namemap, replace_and_prefixes)
         cr_expect_eq(m.n, 0);
         namemap_done(&m);
 }
+
+/* Names with the same 32-bit hash share a bucket chain. Which names do depends on the random
+ * hash basis: find a few pairs among 400000 names (about 18 are expected), then check that
+ * removing the first or the second of a chain keeps the other. */
+static int compare_keyed(const void *a, const void *b)
+{
+        const uint64_t *x = a, *y = b;
+
+        return (*x > *y) - (*x < *y);
+}
+
+Test(namemap, chains)
+{
+        enum { N = 400000 };
+        uint64_t *keyed = malloc(N * sizeof *keyed); /* key << 32 | index */
+        int pairs = 0;
+
+        cr_assert_not_null(keyed);
+        for (uint32_t i = 0; i < N; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "n%u", i);
+                keyed[i] = (uint64_t) (uint32_t) namemap_key_of(name) << 32 | i;
+        }
+        qsort(keyed, N, sizeof *keyed, compare_keyed);
+        for (size_t i = 1; i < N; i++) {
+                char a[32], b[32];
+                NameMap m = {};
+
+                if (keyed[i] >> 32 != keyed[i - 1] >> 32)
+                        continue;
+                snprintf(a, sizeof a, "n%u", (uint32_t) keyed[i - 1]);
+                snprintf(b, sizeof b, "n%u", (uint32_t) keyed[i]);
+                pairs++;
+                for (int first = 0; first < 2; first++) {
+                        cr_assert_eq(namemap_put(&m, a, P(1)), 0);
+                        cr_assert_eq(namemap_put(&m, b, P(2)), 0);
+                        cr_assert_eq(namemap_put(&m, "other", P(3)), 0);
+                        cr_expect_eq(m.n, 3);
+                        cr_expect_eq(namemap_get(&m, a), P(1));
+                        cr_expect_eq(namemap_get(&m, b), P(2));
+                        cr_expect_eq(namemap_remove_value(&m, first ? b : a, P(3)), false);
+                        cr_expect(namemap_remove_value(&m, first ? b : a, first ? P(2) : P(1)));
+                        cr_expect_eq(namemap_get(&m, first ? a : b), first ? P(1) : P(2));
+                        cr_expect_null(namemap_get(&m, first ? b : a));
+                        cr_expect_eq(namemap_put(&m, first ? a : b, P(4)), 0);
+                        cr_expect_eq(namemap_get(&m, first ? a : b), P(4));
+                        cr_expect_eq(m.n, 2);
+                        namemap_done(&m);
+                }
+        }
+        free(keyed);
+        cr_expect_gt(pairs, 0, "no two of %d names share a hash: the chains were not exercised", N);
+}
