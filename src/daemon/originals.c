@@ -43,15 +43,36 @@ static const char *skip_blanks(const char *p)
  * the end (checked by the caller); advances *p past it. 0 or -EINVAL. */
 static int parse_int32(const char **p, int32_t *ret)
 {
-        const char *e = *p + (**p == '-');
-        int v;
+        const char *s = *p;
+        bool neg = *s == '-';
+        int64_t v = 0;
+        const char *digits;
 
-        e += strspn(e, "0123456789");
-        if (parse_int_range(*p, e, &v) < 0)
+        s += neg;
+        for (digits = s; *s >= '0' && *s <= '9'; s++) {
+                v = v * 10 + (*s - '0');
+                if (v > (int64_t) INT32_MAX + neg)
+                        return -EINVAL;
+        }
+        if (s == digits)
                 return -EINVAL;
-        *ret = v;
-        *p = e;
+        *ret = (int32_t) (neg ? -v : v);
+        *p = s;
         return 0;
+}
+
+/* The knob named by [s, e), or _KNOB_INVALID. */
+static Knob knob_from_range(const char *s, const char *e)
+{
+        size_t n = (size_t) (e - s);
+
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const char *name = knob_to_string(k);
+
+                if (strncmp(name, s, n) == 0 && name[n] == '\0')
+                        return k;
+        }
+        return _KNOB_INVALID;
 }
 
 /* "KNOB=ORIGINAL/WRITTEN[/PREVIOUS]" at *p into e, ending at a blank or the end. */
@@ -59,15 +80,12 @@ static int parse_item(const char **p, OriginalEntry *e)
 {
         const char *s = *p, *eq = s + strcspn(s, "= \t");
         int32_t original, written, previous = 0;
-        char name[64];
         bool has_previous;
         Knob k;
 
-        if (*eq != '=' || (size_t) (eq - s) >= sizeof name)
+        if (*eq != '=')
                 return -EINVAL;
-        memcpy(name, s, (size_t) (eq - s));
-        name[eq - s] = '\0';
-        k = knob_from_string(name);
+        k = knob_from_range(s, eq);
         if (k < 0 || e->set[k])
                 return -EINVAL;
         s = eq + 1;
