@@ -376,12 +376,13 @@ static int manager_on_first_pass_step(sd_event_source *s, void *userdata)
 
 void manager_on_first_pass(Manager *m, int r)
 {
-        originals_done(&m->saved_originals); /* they belong to the links present now */
         if (r >= 0 || r == -EAGAIN) {
-                /* One record for the whole dump, before its writes. */
+                /* One record for the whole dump, before its writes; the last run's record may
+                 * be taken as it is (manager_write_originals()). */
                 manager_write_originals(m, false);
                 r = manager_ref_links(m, &m->first_pass_links, &m->n_first_pass_links);
         }
+        originals_done(&m->saved_originals); /* they belong to the links present now */
         if (r >= 0)
                 r = sd_event_add_defer(m->event, &m->first_pass_source, manager_on_first_pass_step, m);
         if (r >= 0) /* as the dump's (netlink-dump.c) */
