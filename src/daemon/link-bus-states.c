@@ -27,14 +27,6 @@ typedef struct IndexArray {
         size_t n, n_alloc;
 } IndexArray;
 
-static int index_array_push(IndexArray *a, uint32_t i)
-{
-        if (ARRAY_GROW(a->v, a->n_alloc, a->n, 256) < 0)
-                return -ENOMEM;
-        a->v[a->n++] = i;
-        return 0;
-}
-
 /* Adds s to the pool (interned or not) and its index to extra, counting it in *n. */
 static int extra_push(StrPool *pool, IndexArray *extra, const char *s, bool intern, uint32_t *n)
 {
@@ -42,8 +34,10 @@ static int extra_push(StrPool *pool, IndexArray *extra, const char *s, bool inte
         int r;
 
         r = intern ? strpool_intern(pool, s, &i) : strpool_add(pool, s, &i);
+        if (r >= 0 && ARRAY_GROW(extra->v, extra->n_alloc, extra->n, 256) < 0)
+                r = -ENOMEM;
         if (r >= 0)
-                r = index_array_push(extra, i);
+                extra->v[extra->n++] = i;
         (*n)++;
         return r;
 }

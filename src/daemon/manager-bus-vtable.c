@@ -331,10 +331,11 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
  *                                            "source": "<path>"|null }, … },   (null kernel: absent here)
  *     "links": [ <link, see json-link.h>, … ] }          (igmpd's own namespace's links by ifindex,
  *                                                         then each followed namespace's: "netns") */
-static int manager_describe(Manager *m, char **ret)
+static int bus_manager_method_describe(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
+        Manager *m = ((BusContext *) userdata)->manager;
         _cleanup_free_ Link **links = NULL;
-        char *buf = NULL;
+        _cleanup_free_ char *buf = NULL;
         size_t size = 0, n = 0;
         JsonWriter w;
         FILE *f;
@@ -418,7 +419,6 @@ static int manager_describe(Manager *m, char **ret)
 
                 if (!matched) {
                         fclose(f);
-                        free(buf);
                         return -ENOMEM;
                 }
                 link_bus_status(links[i], &s, matched);
@@ -430,23 +430,7 @@ static int manager_describe(Manager *m, char **ret)
         r = json_writer_finish(&w);
         if (fclose(f) != 0 && r >= 0)
                 r = -ENOMEM;
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        *ret = buf;
-        return 0;
-}
-
-static int bus_manager_method_describe(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        _cleanup_free_ char *json = NULL;
-        int r;
-
-        r = manager_describe(((BusContext *) userdata)->manager, &json);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(message, "s", json);
+        return r < 0 ? r : sd_bus_reply_method_return(message, "s", buf);
 }
 
 const sd_bus_vtable manager_vtable[] = {
