@@ -164,23 +164,20 @@ static int attach_uprobe(int program_fd, int fd, uint64_t offset)
 /* The first size bytes of fd into a new buffer: 0, or -errno (-EIO if the file got shorter). */
 static int read_file(int fd, size_t size, void **ret)
 {
-        uint8_t *buf;
-        size_t off = 0;
+        _cleanup_free_ uint8_t *buf = malloc(size);
 
-        buf = malloc(size);
         if (!buf)
                 return -ENOMEM;
-        while (off < size) {
+        for (size_t off = 0; off < size;) {
                 ssize_t n = pread(fd, buf + off, size - off, (off_t) off);
+
                 if (n < 0 && errno == EINTR)
                         continue;
-                if (n <= 0) {
-                        free(buf);
+                if (n <= 0)
                         return n < 0 ? -errno : -EIO;
-                }
                 off += (size_t) n;
         }
-        *ret = buf;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 

@@ -7,8 +7,6 @@
  * as if a peer had sent them.
  */
 
-#include <limits.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

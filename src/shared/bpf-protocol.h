@@ -14,7 +14,6 @@
  * below (the two programs come from the same build; the version field catches a mismatch).
  */
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

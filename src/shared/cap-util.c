@@ -73,18 +73,13 @@ int capability_drop_except(uint64_t keep)
                 if ((s.ambient & CAP_MASK(c)) && !(keep & CAP_MASK(c)) &&
                     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, (unsigned long) c, 0UL, 0UL) < 0)
                         return -errno;
-        s.effective &= keep;
-        s.permitted &= keep;
-        s.inheritable &= keep;
-        d[0].effective = (uint32_t) s.effective;
-        d[1].effective = (uint32_t) (s.effective >> 32);
-        d[0].permitted = (uint32_t) s.permitted;
-        d[1].permitted = (uint32_t) (s.permitted >> 32);
-        d[0].inheritable = (uint32_t) s.inheritable;
-        d[1].inheritable = (uint32_t) (s.inheritable >> 32);
-        if (syscall(SYS_capset, &h, d) < 0)
-                return -errno;
-        return 0;
+        for (size_t i = 0; i < 2; i++) /* the low word first */
+                d[i] = (struct __user_cap_data_struct) {
+                        .effective = (uint32_t) ((s.effective & keep) >> 32 * i),
+                        .permitted = (uint32_t) ((s.permitted & keep) >> 32 * i),
+                        .inheritable = (uint32_t) ((s.inheritable & keep) >> 32 * i),
+                };
+        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
 const char *capability_to_name(int cap, char buf[16])

@@ -225,7 +225,6 @@ static bool is_sysctl_warning_awaiting_name(const KmsgMessage *m)
         return m->len >= 2 && m->text[m->len - 1] == '.' && is_digit(m->text[m->len - 2]);
 }
 
-/* Hands the pending message to *ret (if any) and forgets it. */
 int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)
 {
         assert(a);
