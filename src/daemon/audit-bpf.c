@@ -21,8 +21,6 @@
 
 /* Records handed to the pipeline per wake-up before other event sources get a turn. */
 #define AUDIT_BPF_BATCH 256
-/* Lost records are logged at most this often. */
-#define AUDIT_BPF_LOST_LOG_USEC (10ULL * 1000000ULL)
 
 typedef struct AuditBpf {
         AuditSource src;           /* type LIBC or SYSCALL */
@@ -149,7 +147,7 @@ static void audit_bpf_on_records(const void *data, size_t size, void *userdata)
         uint64_t lost;
 
         audit_bpf_on_record(data, size, b);
-        if (bpf_reader_check_lost(&b->reader, b->src.ctx->event, AUDIT_BPF_LOST_LOG_USEC, &lost) && lost > 0)
+        if (bpf_reader_check_lost(&b->reader, &lost) && lost > 0)
                 log_warning("Audit source %s lost %" PRIu64 " deprecated sysctl(2) call record%s: its ring buffer "
                             "was full (igmpd fell behind a flood of calls).",
                             audit_event_source_to_string(b->src.type), lost, lost == 1 ? "" : "s");

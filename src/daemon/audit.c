@@ -293,7 +293,7 @@ void audit_source_submit(AuditSource *s, AuditEvent *e, const char *comm, size_t
         int r = audit_event_fill(e, comm, comm_len, exe, exe_len, name, n_name, s->ctx->resolve,
                                  s->ctx->resolve_userdata);
 
-        if (r < 0)
+        if (r < 0) /* "%.0u" prints nothing for 0: the kmsg source knows no pid */
                 log_warning_errno(r, "Failed to record a deprecated sysctl(2) call%s%.0" PRIu32 ", ignoring: %m",
                                   e->pid > 0 ? " of pid " : "", e->pid);
         else
@@ -440,36 +440,28 @@ static void audit_manager_log_coverage(AuditManager *a)
  * line; nothing here fails the daemon. */
 static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
 {
-        char helper_reason[sizeof a->reason[0]] = "";
+        const char *helper_reason = NULL; /* tried once per start: it holds for every BPF source */
         int r;
 
         for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
-                char reason[sizeof a->reason[0]] = "";
-
                 if (!(mask & audit_source_flag(s)) || a->source[s])
                         continue;
+                r = 0;
                 if (!HAVE_BPF)
-                        snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
+                        r = audit_source_reason(&a->source_ctx, s, -EOPNOTSUPP, "%s", BPF_NOT_BUILT_REASON);
+                else if (!a->bpf_helper && helper_reason)
+                        r = audit_source_reason(&a->source_ctx, s, -ENOENT, "%s", helper_reason);
                 else if (!a->bpf_helper) {
-                        /* Tried once per start: the reason holds for every BPF source. */
-                        if (!helper_reason[0]) {
-                                r = bpf_helper_new(a->event, NULL, NULL, &a->bpf_helper,
-                                                   helper_reason, sizeof helper_reason);
-                                if (r < 0 && !helper_reason[0])
-                                        snprintf(helper_reason, sizeof helper_reason,
-                                                 "cannot set up the BPF helper: %s", strerror(-r));
-                        }
-                        snprintf(reason, sizeof reason, "%s", helper_reason);
+                        r = bpf_helper_new(a->event, NULL, NULL, &a->bpf_helper, a->reason[s], sizeof a->reason[s]);
+                        if (r < 0 && !a->reason[s][0])
+                                (void) audit_source_reason(&a->source_ctx, s, r, "cannot set up the BPF helper: %s",
+                                                           strerror(-r));
+                        helper_reason = a->reason[s];
                 }
-                if (!reason[0]) {
-                        r = audit_bpf_new(&a->source_ctx, a->bpf_helper, s, &a->source[s]);
-                        if (r < 0)
-                                snprintf(reason, sizeof reason, "cannot ask the BPF helper: %s", strerror(-r));
-                }
-                if (reason[0]) {
-                        snprintf(a->reason[s], sizeof a->reason[s], "%s", reason);
-                        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(s), reason);
-                }
+                if (r >= 0 && (r = audit_bpf_new(&a->source_ctx, a->bpf_helper, s, &a->source[s])) < 0)
+                        (void) audit_source_reason(&a->source_ctx, s, r, "cannot ask the BPF helper: %s", strerror(-r));
+                if (r < 0)
+                        log_info("Audit source %s is not active: %s.", audit_event_source_to_string(s), a->reason[s]);
         }
 }
 

@@ -278,7 +278,7 @@ void bpf_reader_close(BpfReader *rd)
         rd->counters = NULL;
 }
 
-bool bpf_reader_check_lost(BpfReader *rd, sd_event *e, uint64_t interval_usec, uint64_t *ret_report)
+bool bpf_reader_check_lost(BpfReader *rd, uint64_t *ret_report)
 {
         const uint64_t *counter = (const void *) ((const uint8_t *) rd->counters + rd->lost_offset);
         uint64_t lost = __atomic_load_n(counter, __ATOMIC_RELAXED), now = 0;
@@ -287,8 +287,8 @@ bool bpf_reader_check_lost(BpfReader *rd, sd_event *e, uint64_t interval_usec, u
         if (lost == rd->lost_seen)
                 return false;
         rd->lost_seen = lost;
-        (void) sd_event_now(e, CLOCK_MONOTONIC, &now);
-        if (rd->lost_logged_usec == 0 || now >= rd->lost_logged_usec + interval_usec) {
+        (void) sd_event_now(rd->ring->event, CLOCK_MONOTONIC, &now);
+        if (rd->lost_logged_usec == 0 || now >= rd->lost_logged_usec + BPF_READER_LOST_LOG_USEC) {
                 *ret_report = lost - rd->lost_reported;
                 rd->lost_reported = lost;
                 rd->lost_logged_usec = now;

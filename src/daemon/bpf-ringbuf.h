@@ -66,6 +66,8 @@ int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds,
                     char *reason, size_t reason_size);
 void bpf_reader_close(BpfReader *rd);
 
+/* Lost records are reported at most this often. */
+#define BPF_READER_LOST_LOG_USEC (10ULL * 1000000ULL)
 /* Whether records were lost since the last look; *ret_report is how many to report now (since
- * the last report; 0 within interval_usec of it, so a flood is said once per interval). */
-bool bpf_reader_check_lost(BpfReader *rd, sd_event *e, uint64_t interval_usec, uint64_t *ret_report);
+ * the last report; 0 within BPF_READER_LOST_LOG_USEC of it, so a flood is said once then). */
+bool bpf_reader_check_lost(BpfReader *rd, uint64_t *ret_report);

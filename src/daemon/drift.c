@@ -22,9 +22,6 @@
 #include "log.h"
 #include "utf8.h"
 
-/* Lost records are logged at most this often. */
-#define DRIFT_LOST_LOG_USEC (10ULL * 1000000ULL)
-
 struct DriftWatch {
         sd_event *event;
         DriftWriteFn on_write;
@@ -199,7 +196,7 @@ static void drift_on_drained(void *userdata)
         uint64_t lost;
         bool overflow;
 
-        if (bpf_reader_check_lost(&d->reader, d->event, DRIFT_LOST_LOG_USEC, &lost)) {
+        if (bpf_reader_check_lost(&d->reader, &lost)) {
                 d->overflow = true;
                 if (lost > 0)
                         log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading "
