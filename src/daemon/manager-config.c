@@ -174,6 +174,12 @@ int manager_reload(Manager *m)
         size_t n = 0;
         int r;
 
+        if (m->first_pass) {
+                /* Not half way through it: READY=1 and the rest come at its end, the reload after. */
+                log_info("Reload requested during the first pass over the links, reloading when it ends.");
+                m->reload_pending = true;
+                return 0;
+        }
         log_info("Reloading configuration.");
         (void) sd_notify(false, "RELOADING=1");
         /* Every namespace's links: their snapshots borrow from the policy about to be replaced. */

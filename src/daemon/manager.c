@@ -371,6 +371,10 @@ static int manager_on_first_pass_step(sd_event_source *s, void *userdata)
         /* A new NetworkManager follower takes the bus through the reload hook. */
         if (m->reloaded)
                 m->reloaded(m, m->reloaded_userdata);
+        if (m->reload_pending) {
+                m->reload_pending = false;
+                (void) manager_reload(m);
+        }
         return 0;
 }
 

@@ -143,6 +143,7 @@ struct Manager {
         sd_event_source *originals_source; /* writes what a burst of link events left */
         bool ready;                        /* started: a stop records and gives back */
         bool first_pass;                   /* running (manager_first_pass()) */
+        bool reload_pending;               /* asked for during the first pass: done at its end */
         LinkObserver first_pass_observer;  /* held back meanwhile */
         Link **first_pass_links;           /* after its dump: configured a few per dispatch */
         size_t n_first_pass_links, first_pass_next;

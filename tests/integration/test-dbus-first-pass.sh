@@ -29,6 +29,13 @@ CONF
 
 "$HELPERS/bus-loop" links 300 > "$T_TMP/replies" 2> "$T_TMP/bus-loop.log" &
 _T_PIDS+=("$!")
+# A reload asked for during the first pass (SIGHUP once igmpd answers: its handler is set by then)
+# waits for the pass's end: READY=1 and "ready" first, then the reload.
+( for _ in $(seq 3000); do
+        [ -s "$T_TMP/replies" ] && exec pkill -HUP -f -- "--config-root $T_ROOT\$"
+        sleep 0.01
+done ) &
+_T_PIDS+=("$!")
 IGMPD_LOG_LEVEL=info igmpd_start "$NS"
 igmpd_wait_bus
 ALL=$(bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinks | awk '{ print $2 }')
@@ -39,3 +46,14 @@ read -r EARLY FIRST < <(awk -v all="$ALL" '$1 < all { n++; if (!f) f = $1 } END 
 [ "$EARLY" -gt 0 ] || skip "the first pass ($ALL links) was over before a call got through"
 info "$EARLY replies during the first pass (the first listed $FIRST of $ALL links)"
 [ "$(log_count 'links, ready')" = 1 ] || fail "igmpd did not say it was ready exactly once"
+
+wait_until "grep -q 'Reloading configuration' '$T_LOG'" || fail "the SIGHUP sent during the first pass was not acted on"
+ready_at=$(grep -n 'links, ready' "$T_LOG" | head -n 1 | cut -d: -f1)
+reload_at=$(grep -n 'Reloading configuration' "$T_LOG" | head -n 1 | cut -d: -f1)
+if grep -q 'Reload requested during the first pass' "$T_LOG"; then
+        [ "$reload_at" -gt "$ready_at" ] || fail "a reload asked for during the first pass ran before its end (log lines $reload_at, $ready_at)"
+        info "the SIGHUP during the first pass reloaded after it (log lines $ready_at, $reload_at)"
+else
+        [ "$reload_at" -gt "$ready_at" ] || fail "igmpd reloaded before it was ready, without saying the reload waits (log lines $reload_at, $ready_at)"
+        info "the SIGHUP came after the first pass"
+fi
