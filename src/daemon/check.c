@@ -13,7 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "check.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "link.h"
 #include "log.h"
 #include "nm.h"

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "array-util.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "link.h"
 #include "log.h"
 #include "manager-internal.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "log.h"
 #include "originals.h"
 #include "restore.h"
