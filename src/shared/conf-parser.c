@@ -20,24 +20,17 @@
 #include "conf-parser.h"
 #include "strv.h"
 
-static void config_vdiagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt,
-                          va_list ap)
+void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt, ...)
 {
         char msg[512];
+        va_list ap;
 
         if (!diag)
                 return;
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        diag(userdata, file, line, msg);
-}
-
-void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt, ...)
-{
-        va_list ap;
-
         va_start(ap, fmt);
-        config_vdiagf(diag, userdata, file, line, fmt, ap);
+        vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        diag(userdata, file, line, msg);
 }
 
 void config_read_failed(ConfigDiagFn diag, ConfigFileFn file, void *userdata, const char *path, int r)
@@ -46,16 +39,6 @@ void config_read_failed(ConfigDiagFn diag, ConfigFileFn file, void *userdata, co
                      r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
         if (file)
                 file(userdata, path, CONFIG_FILE_SKIPPED);
-}
-
-void config_diag(ConfigContext *ctx, const char *fmt, ...)
-{
-        va_list ap;
-
-        ctx->n_errors++;
-        va_start(ap, fmt);
-        config_vdiagf(ctx->diag, ctx->userdata, ctx->filename, ctx->line, fmt, ap);
-        va_end(ap);
 }
 
 /* A mistake in the structure of the file: with strict, it skips the file (see strict_sections);

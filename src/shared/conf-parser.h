@@ -62,7 +62,9 @@ struct ConfigContext {
 /* Formats a message for diag (which may be NULL), outside of config_parse_buffer(). */
 void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt, ...)
         _printf_(5, 6);
-void config_diag(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
+/* A problem of the file ctx parses, counted in n_errors. */
+#define config_diag(ctx, ...) \
+        ((ctx)->n_errors++, config_diagf((ctx)->diag, (ctx)->userdata, (ctx)->filename, (ctx)->line, __VA_ARGS__))
 /* Like config_diag(), and marks the file invalid; the message should end in "file skipped.". */
 #define config_diag_invalid(ctx, ...) ((ctx)->invalid = true, config_diag(ctx, __VA_ARGS__))
 

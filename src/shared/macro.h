@@ -68,11 +68,7 @@ static inline void closep(int *fd)
 }
 #define _cleanup_close_ _cleanup_(closep)
 
-static inline void fclosep(FILE **f)
-{
-        if (*f)
-                fclose(*f);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose);
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 char **strv_free(char **l); /* strv.h */
