@@ -200,9 +200,7 @@ int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
 
         /* Sized by fstat() (plus room to notice a file that grew), not by the 1 MiB limit: a
          * reload reads up to CONF_FILES_MAX files. */
-        size_t size = MIN((size_t) st.st_size + 1, (size_t) CONFIG_FILE_MAX + 1);
-        if (size < 64)
-                size = 64;
+        size_t size = MAX(MIN((size_t) st.st_size + 1, (size_t) CONFIG_FILE_MAX + 1), (size_t) 64);
         buf = malloc(size + 1);
         if (!buf)
                 return -ENOMEM;
