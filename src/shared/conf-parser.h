@@ -64,7 +64,8 @@ void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned 
         _printf_(5, 6);
 /* A problem of the file ctx parses, counted in n_errors. */
 #define config_diag(ctx, ...) \
-        ((ctx)->n_errors++, config_diagf((ctx)->diag, (ctx)->userdata, (ctx)->filename, (ctx)->line, __VA_ARGS__))
+        ((ctx)->n_errors++,   \
+         config_diagf((ctx)->diag, (ctx)->userdata, (ctx)->filename, (ctx)->line, __VA_ARGS__))
 /* Like config_diag(), and marks the file invalid; the message should end in "file skipped.". */
 #define config_diag_invalid(ctx, ...) ((ctx)->invalid = true, config_diag(ctx, __VA_ARGS__))
 

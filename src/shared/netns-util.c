@@ -20,7 +20,8 @@
 
 bool netns_name_valid(const char *name)
 {
-        return !isempty(name) && strlen(name) <= NAME_MAX && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
+        return !isempty(name) && strlen(name) <= NAME_MAX && !strchr(name, '/') && !streq(name, ".") &&
+               !streq(name, "..");
 }
 
 int netns_fd_id(int fd, NetnsId *ret)
