@@ -20,7 +20,7 @@
 
 #include "audit-record.h"
 #include "audit-rules.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "fs-util.h"
 #include "log.h"
 

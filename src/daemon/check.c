@@ -14,7 +14,7 @@
 
 #include "array-util.h"
 #include "check.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "link.h"
 #include "log.h"
 #include "nm.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "daemon-config.h"
 
 typedef struct DaemonKey DaemonKey;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bus-util.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "link-bus.h"
 #include "log.h"
 #include "manager.h"

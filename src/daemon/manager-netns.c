@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "array-util.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "fs-util.h"
 #include "link.h"
 #include "log.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "array-util.h"
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "link.h"
 #include "log.h"
 #include "manager-internal.h"

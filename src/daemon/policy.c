@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "parse-util.h"
 #include "policy.h"
 #include "strv.h"

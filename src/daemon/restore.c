@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "fs-util.h"
 #include "log.h"
 #include "originals.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "fs-util.h"
 #include "ifname.h"
 #include "runtime-config.h"

@@ -6,8 +6,14 @@
  * lines, '#' and ';' comments, surrounding whitespace trimmed. It never logs: problems go to the
  * caller's diagnostic callback as (file, line, message), so the daemon, --check and the tests
  * all see the same text.
+ *
+ * And the drop-in files it reads, across an ordered list of directories, systemd style: for
+ * files with the same name the first directory wins; an empty file or a symlink to /dev/null
+ * masks the name; the rest come back in lexical order of their file name, whatever their
+ * directory.
  */
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -56,7 +62,10 @@ struct ConfigContext {
 /* Formats a message for diag (which may be NULL), outside of config_parse_buffer(). */
 void config_diagf(ConfigDiagFn diag, void *userdata, const char *file, unsigned line, const char *fmt, ...)
         _printf_(5, 6);
-void config_diag(ConfigContext *ctx, const char *fmt, ...) _printf_(2, 3);
+/* A problem of the file ctx parses, counted in n_errors. */
+#define config_diag(ctx, ...) \
+        ((ctx)->n_errors++,   \
+         config_diagf((ctx)->diag, (ctx)->userdata, (ctx)->filename, (ctx)->line, __VA_ARGS__))
 /* Like config_diag(), and marks the file invalid; the message should end in "file skipped.". */
 #define config_diag_invalid(ctx, ...) ((ctx)->invalid = true, config_diag(ctx, __VA_ARGS__))
 
@@ -75,3 +84,27 @@ int parse_boolean(const char *s);
 
 /* Parses a size with optional K, M, G suffix (1024-based). 0 or -EINVAL/-ERANGE. */
 int parse_size(const char *s, unsigned long long *ret);
+
+#define CONF_FILES_MAX 16384 /* beyond this, further files are not read (counted in n_dropped) */
+
+typedef struct ConfFile {
+        char *name; /* file name, e.g. "50-iptv.conf" */
+        char *path; /* full path it was found at */
+} ConfFile;
+
+typedef struct ConfFileList {
+        ConfFile *files;
+        size_t n;
+        ConfFile *masked; /* the names masked, each with the path that masks it */
+        size_t n_masked;
+        size_t n_dropped; /* files left out past CONF_FILES_MAX */
+} ConfFileList;
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
+
+/* root may be NULL or "" for "/". dirs is NULL-terminated; each is joined to root. */
+int conf_files_list(const char *root, const char *const *dirs, const char *suffix, ConfFileList *ret);
+void conf_file_list_done(ConfFileList *l);
+
+/* Joins root and an absolute path ("/etc/igmpd"), allocating. NULL on ENOMEM. */
+char *path_join_root(const char *root, const char *path);

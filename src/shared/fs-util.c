@@ -38,7 +38,7 @@ int write_file_atomic(const char *dir, const char *name, const char *content)
 {
         _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
         char tmp[64];
-        size_t len = strlen(content), done = 0;
+        size_t len = strlen(content);
         int r;
 
         r = mkdir_p(dir, 0755);
@@ -53,17 +53,8 @@ int write_file_atomic(const char *dir, const char *name, const char *content)
         if (fd < 0)
                 return negative_errno();
 
-        while (done < len) {
-                ssize_t n = write(fd, content + done, len - done);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = negative_errno();
-                        goto fail;
-                }
-                done += (size_t) n;
-        }
-        if (fsync(fd) < 0) {
+        /* dprintf() writes it all or fails. */
+        if ((size_t) dprintf(fd, "%s", content) != len || fsync(fd) < 0) {
                 r = negative_errno();
                 goto fail;
         }

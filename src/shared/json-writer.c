@@ -11,11 +11,6 @@
 #include "macro.h"
 #include "utf8.h"
 
-void json_writer_init(JsonWriter *w, FILE *f, bool pretty)
-{
-        *w = (JsonWriter) { .f = f, .pretty = pretty };
-}
-
 static void json_fail(JsonWriter *w, int error)
 {
         if (w->error == 0)

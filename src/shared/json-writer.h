@@ -31,7 +31,7 @@ typedef struct JsonWriter {
         int error;                       /* first error, -errno */
 } JsonWriter;
 
-void json_writer_init(JsonWriter *w, FILE *f, bool pretty);
+#define json_writer_init(w, file, pretty_) (*(w) = (JsonWriter) { .f = (file), .pretty = (pretty_) })
 
 void json_begin(JsonWriter *w, bool object);
 void json_end(JsonWriter *w, bool object);

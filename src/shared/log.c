@@ -47,13 +47,9 @@ static bool stderr_is_journal(void)
 void log_setup(void)
 {
         const char *t = getenv("SYSTEMD_LOG_TARGET"), *l = getenv("SYSTEMD_LOG_LEVEL");
+        bool journal = streq_ptr(t, "journal") || (!streq_ptr(t, "console") && stderr_is_journal());
 
-        if (t && streq(t, "journal"))
-                log_target = LOG_TARGET_JOURNAL;
-        else if (t && streq(t, "console"))
-                log_target = LOG_TARGET_CONSOLE;
-        else
-                log_target = stderr_is_journal() ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
+        log_target = journal ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
 
         if (l) {
                 int v = level_from_string(l);
@@ -104,8 +100,9 @@ int log_internal_link(int level, int error, const char *netns, const char *ifnam
                 int n = 0;
 
 /* Adds a formatted field: f[k - 1] holds the text of iov[k]. */
-#define ADD_FIELD(...) \
-        (snprintf(f[n - 1], sizeof f[0], __VA_ARGS__), iov[n] = (struct iovec) { f[n - 1], strlen(f[n - 1]) }, n++)
+#define ADD_FIELD(...)                                   \
+        (snprintf(f[n - 1], sizeof f[0], __VA_ARGS__), \
+         iov[n] = (struct iovec) { f[n - 1], strlen(f[n - 1]) }, n++)
                 snprintf(msg, sizeof msg, "MESSAGE=%s%s%s", strempty(prefix), prefix ? ": " : "", buf);
                 iov[n++] = (struct iovec) { msg, strlen(msg) };
                 ADD_FIELD("PRIORITY=%d", level);

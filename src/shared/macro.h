@@ -23,20 +23,16 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* Take ownership of a pointer: returns it and sets the variable to NULL, so cleanup skips it. */
-#define TAKE_PTR(p)                                  \
+/* Take ownership of a pointer or fd: returns it and sets the variable to NULL or -EBADF, so
+ * cleanup skips it. */
+#define TAKE_GENERIC(var, null_value)                \
         ({                                           \
-                __typeof__(p) _ptr_ = (p);           \
-                (p) = NULL;                          \
-                _ptr_;                               \
+                __typeof__(var) _var_ = (var);       \
+                (var) = (null_value);                \
+                _var_;                               \
         })
-
-#define TAKE_FD(fd)                                  \
-        ({                                           \
-                int _fd_ = (fd);                     \
-                (fd) = -EBADF;                       \
-                _fd_;                                \
-        })
+#define TAKE_PTR(p) TAKE_GENERIC(p, NULL)
+#define TAKE_FD(fd) TAKE_GENERIC(fd, -EBADF)
 
 /* Defines name##p(type *p) that calls func(*p) when *p is non-NULL. */
 #define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)      \
@@ -68,11 +64,7 @@ static inline void closep(int *fd)
 }
 #define _cleanup_close_ _cleanup_(closep)
 
-static inline void fclosep(FILE **f)
-{
-        if (*f)
-                fclose(*f);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose);
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 char **strv_free(char **l); /* strv.h */

@@ -20,12 +20,8 @@
 
 bool netns_name_valid(const char *name)
 {
-        size_t n;
-
-        if (!name)
-                return false;
-        n = strlen(name);
-        return n > 0 && n <= NAME_MAX && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+        return !isempty(name) && strlen(name) <= NAME_MAX && !strchr(name, '/') && !streq(name, ".") &&
+               !streq(name, "..");
 }
 
 int netns_fd_id(int fd, NetnsId *ret)

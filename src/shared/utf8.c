@@ -64,11 +64,6 @@ static bool is_control(const unsigned char *u, size_t n)
         return n == 2 && u[0] == 0xc2 && u[1] < 0xa0; /* U+0080…U+009F */
 }
 
-bool utf8_is_plain(const char *s)
-{
-        return utf8_is_valid(s) && !strchr(s, '\\');
-}
-
 size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *buf)
 {
         static const char hex[] = "0123456789abcdef";

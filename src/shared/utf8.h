@@ -38,7 +38,7 @@ typedef enum Utf8EscapeMode {
 #define UTF8_ESCAPED_SIZE(len) ((len) * 4 + 1)
 
 /* Whether s is its own UTF8_ESCAPE_INVALID form: valid UTF-8 without a backslash. */
-bool utf8_is_plain(const char *s);
+#define utf8_is_plain(s) (utf8_is_valid(s) && !strchr(s, '\\'))
 /* Writes s[0..len) escaped into buf, which holds UTF8_ESCAPED_SIZE(len) bytes (a NUL within s
  * is a control character: "\x00" with UTF8_ESCAPE_CONTROL). Returns the length written. */
 size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *buf);

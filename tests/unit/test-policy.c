@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf-files.h"
+#include "conf-parser.h"
 #include "policy.h"
 
 static char diags[4096];
