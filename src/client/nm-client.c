@@ -497,13 +497,10 @@ int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
 
 int nm_profile_reread(sd_bus *bus, NMProfile *p)
 {
-        _cleanup_free_ char *path = strdup(p->path);
         NMProfile q = {};
         int r;
 
-        if (!path)
-                return -ENOMEM;
-        r = nm_profile_resolve(bus, path, &q);
+        r = nm_profile_resolve(bus, p->path, &q);
         if (r < 0)
                 return r;
         nm_profile_done(p);

@@ -95,19 +95,6 @@ static int user_data_set_all(UserData *d, const UserData *from, bool igmpd_only)
         return r;
 }
 
-int user_data_copy(const UserData *src, UserData *ret)
-{
-        UserData d = {};
-        int r = user_data_set_all(&d, src, false);
-
-        if (r < 0) {
-                user_data_done(&d);
-                return r;
-        }
-        *ret = d;
-        return 0;
-}
-
 void user_data_knob_entry(Knob k, int32_t v, char key[64], char value[32])
 {
         char buf[32];
@@ -120,15 +107,13 @@ void user_data_knob_entry(Knob k, int32_t v, char key[64], char value[32])
  * then the igmpd keys of from (if given) and the knobs of set (if given) set. */
 static int user_data_rewrite(UserData *d, bool clear, const UserData *from, const bool *set, const int32_t *value)
 {
-        UserData new;
+        UserData new = {};
         int r;
 
-        r = user_data_copy(d, &new);
-        if (r < 0)
-                return r;
-        if (clear)
+        r = user_data_set_all(&new, d, false);
+        if (r >= 0 && clear)
                 user_data_remove_igmpd(&new);
-        if (from)
+        if (r >= 0 && from)
                 r = user_data_set_all(&new, from, true);
         for (Knob k = 0; r >= 0 && set && k < _KNOB_MAX; k++) {
                 char key[64], v[32];

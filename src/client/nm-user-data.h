@@ -34,7 +34,6 @@ const char *user_data_get(const UserData *d, const char *key);
 /* Sets key to value, replacing an existing entry. 0 or -ENOMEM (d unchanged). */
 int user_data_set(UserData *d, const char *key, const char *value);
 size_t user_data_count_igmpd(const UserData *d);
-int user_data_copy(const UserData *src, UserData *ret);
 
 /* The user-data key and value that stand for knob k = v: "igmpd.igmpv3_unsolicited_report_interval",
  * "200ms" ("auto" or the number for versions). key and value need 64 and 32 bytes. */

@@ -219,9 +219,9 @@ static int nm_show(NMProfile *p, const char *arg)
         return r;
 }
 
-static int nm_edit(sd_bus *bus, NMProfile *p, UserData *ret)
+/* Edits p's user data and writes it; p->data is what NetworkManager then has. */
+static int nm_edit(sd_bus *bus, NMProfile *p)
 {
-        UserData new = {};
         int r = -ESTALE;
 
         for (unsigned i = 0; i < NM_UPDATE_ATTEMPTS && r == -ESTALE; i++) {
@@ -230,23 +230,14 @@ static int nm_edit(sd_bus *bus, NMProfile *p, UserData *ret)
                         if (r < 0)
                                 return r;
                 }
-                user_data_done(&new);
-                r = user_data_copy(&p->data, &new);
+                r = user_data_edit(&p->data, arg_clear, arg_knob_set, arg_knob);
                 if (r >= 0)
-                        r = user_data_edit(&new, arg_clear, arg_knob_set, arg_knob);
-                if (r < 0)
-                        break;
-                r = nm_profile_update(bus, p, &new, arg_runtime);
+                        r = nm_profile_update(bus, p, &p->data, arg_runtime);
         }
         if (r == -ESTALE)
                 fprintf(stderr, "Failed to update NetworkManager profile '%s': it kept changing meanwhile; try again.\n",
                         p->id);
-        if (r < 0) {
-                user_data_done(&new);
-                return r;
-        }
-        *ret = new;
-        return 0;
+        return r;
 }
 
 /* Tells igmpd, if it runs, to read what NetworkManager now applies on ifname: NetworkManager
@@ -294,7 +285,6 @@ static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
 int verb_nm(int argc, char **argv, sd_bus *bus)
 {
         bool edit = arg_knobs_given || arg_clear;
-        UserData data = {};
         NMProfile p = {};
         char quoted[512];
         int r;
@@ -332,16 +322,15 @@ int verb_nm(int argc, char **argv, sd_bus *bus)
                 goto finish;
         }
 
-        if (edit)
-                r = nm_edit(bus, &p, &data);
-        else
-                r = user_data_copy(&p.data, &data);
-        if (r < 0)
-                goto finish;
+        if (edit) {
+                r = nm_edit(bus, &p);
+                if (r < 0)
+                        goto finish;
+        }
 
         if (arg_reapply) {
                 for (size_t i = 0; p.devices[i] && p.device_paths[i]; i++) {
-                        r = nm_device_reapply_igmpd(bus, &p, p.device_paths[i], p.devices[i], &data);
+                        r = nm_device_reapply_igmpd(bus, &p, p.device_paths[i], p.devices[i], &p.data);
                         if (r < 0)
                                 goto finish;
                         nm_tell_igmpd(bus, p.devices[i]);
@@ -353,7 +342,6 @@ int verb_nm(int argc, char **argv, sd_bus *bus)
                         "with: igmpctl nm %s --reapply\n",
                         p.id, p.devices[0], shell_word(argv[1], quoted, sizeof quoted));
 finish:
-        user_data_done(&data);
         nm_profile_done(&p);
         return r;
 }

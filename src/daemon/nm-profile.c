@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Reading NetworkManager's replies, and profile user data → knob settings (see nm-profile.h).
+ * Reading NetworkManager's replies: profile user data → knob settings (see nm-profile.h).
  */
 
 #include <errno.h>
@@ -11,21 +11,8 @@
 
 #include "fnv.h"
 #include "knob.h"
-#include "log.h"
 #include "nm-profile.h"
 #include "strv.h"
-
-bool nm_reply_failed(sd_bus_message *reply, const char *what, const char *path)
-{
-        const sd_bus_error *e;
-
-        if (!sd_bus_message_is_method_error(reply, NULL))
-                return false;
-        e = sd_bus_message_get_error(reply);
-        log_debug("NetworkManager: reading %s of %s failed, skipping: %s", what, path,
-                  e && e->message ? e->message : "unknown error");
-        return true;
-}
 
 unsigned nm_count_knobs(const KnobSetting knobs[_KNOB_MAX])
 {

@@ -4,13 +4,10 @@
 /*
  * Reading NetworkManager's replies (the parsing itself is shared with igmpctl, nm-settings.h):
  * the connection applied on a device (Device.GetAppliedConnection) down to its owner and the
- * knob values in its user data. Problems in a profile are reported once per profile content,
- * not on every read (NMProfileReports).
- *
- * The pure part: a profile's user data (NMSettingUser, "user.data", a{ss}) as knob settings.
- * Keys "igmpd.<knob>" with the kernel knob names of knob.h; values as in policy files ("200",
- * "200ms", "1.5s", "auto"). Other keys belong to other programs and are skipped silently. It
- * never logs: problems go to diag.
+ * knob values in its user data (NMSettingUser, "user.data", a{ss}). Keys "igmpd.<knob>" with
+ * the kernel knob names of knob.h; values as in policy files ("200", "200ms", "1.5s", "auto").
+ * Other keys belong to other programs and are skipped silently. Pure: it never logs; problems
+ * go to diag, once per profile content, not on every read (NMProfileReports).
  */
 
 #include <stdbool.h>
@@ -31,9 +28,6 @@ typedef struct NMProfileReports {
         uint64_t hashes[NM_PROFILE_REPORTS_MAX];
         size_t n;
 } NMProfileReports;
-
-/* Whether reply is an error; if so says so at debug level ("reading WHAT of PATH failed"). */
-bool nm_reply_failed(sd_bus_message *reply, const char *what, const char *path);
 
 /* What igmpd takes from a connection as NetworkManager applied it on a device
  * (Device.GetAppliedConnection: the settings as of the last activation or reapply, not the

@@ -123,6 +123,19 @@ static int sync_get_all(NMSync *s, const char *path, const char *interface, sd_b
                          interface);
 }
 
+/* Whether reply is an error; if so says so at debug level ("reading WHAT of PATH failed"). */
+static bool nm_reply_failed(sd_bus_message *reply, const char *what, const char *path)
+{
+        const sd_bus_error *e;
+
+        if (!sd_bus_message_is_method_error(reply, NULL))
+                return false;
+        e = sd_bus_message_get_error(reply);
+        log_debug("NetworkManager: reading %s of %s failed, skipping: %s", what, path,
+                  e && e->message ? e->message : "unknown error");
+        return true;
+}
+
 /* A connection without igmpd keys is no source; one that is ignored is reported as such. */
 static bool device_applies(const SyncDevice *d)
 {

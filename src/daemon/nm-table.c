@@ -65,35 +65,31 @@ static void table_replace(NMTable *t, NMEntry *entries, size_t n, NMChangedFn ch
         t->entries = entries;
         t->n = n;
 
-        for (size_t pass = 0; pass < 2; pass++) {
-                const NMEntry *list = pass == 0 ? old : entries;
-                size_t len = pass == 0 ? n_old : n;
+        /* Every old entry, then the new entries that have no old one. */
+        for (size_t i = 0; i < n_old + n; i++) {
+                int ifindex = i < n_old ? old[i].ifindex : entries[i - n_old].ifindex;
+                const NMEntry *was = find(old, n_old, ifindex);
+                const NMEntry *now = find(entries, n, ifindex);
 
-                for (size_t i = 0; i < len; i++) {
-                        const NMEntry *was = find(old, n_old, list[i].ifindex);
-                        const NMEntry *now = find(entries, n, list[i].ifindex);
+                if (i >= n_old && was)
+                        continue; /* handled with the old entries */
+                /* Unchanged: the link is not configured again (it keeps its own reference to the
+                 * source). */
+                if (entry_equal(was, now))
+                        continue;
 
-                        if (pass == 1 && was)
-                                continue; /* handled in the first pass */
-                        /* Unchanged: the link is not configured again (it keeps its own reference
-                         * to the source). */
-                        if (entry_equal(was, now))
-                                continue;
-
-                        if (now && now->ignored)
-                                log_info("%s: NetworkManager profile '%s' ignored: %s.", now->ifname,
-                                         refstr_str(now->source) + strlen(NM_SOURCE_PREFIX), now->ignored);
-                        else if (now)
-                                log_info("%s: NetworkManager profile '%s' %s, %u igmpd value%s.", now->ifname,
-                                         refstr_str(now->source) + strlen(NM_SOURCE_PREFIX),
-                                         was && streq(refstr_str(was->source), refstr_str(now->source)) ? "changed"
+                if (now && now->ignored)
+                        log_info("%s: NetworkManager profile '%s' ignored: %s.", now->ifname,
+                                 refstr_str(now->source) + strlen(NM_SOURCE_PREFIX), now->ignored);
+                else if (now)
+                        log_info("%s: NetworkManager profile '%s' %s, %u igmpd value%s.", now->ifname,
+                                 refstr_str(now->source) + strlen(NM_SOURCE_PREFIX),
+                                 was && streq(refstr_str(was->source), refstr_str(now->source)) ? "changed"
                                                                                                  : "is active",
-                                         nm_count_knobs(now->knobs), nm_count_knobs(now->knobs) == 1 ? "" : "s");
-                        else
-                                log_info("%s: no NetworkManager profile values any more, falling back.",
-                                         was->ifname);
-                        changed(list[i].ifindex, userdata);
-                }
+                                 nm_count_knobs(now->knobs), nm_count_knobs(now->knobs) == 1 ? "" : "s");
+                else
+                        log_info("%s: no NetworkManager profile values any more, falling back.", was->ifname);
+                changed(ifindex, userdata);
         }
         entries_free(old, n_old);
 }
