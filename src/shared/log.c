@@ -14,7 +14,7 @@
 #include "log.h"
 
 static LogTarget log_target = LOG_TARGET_CONSOLE;
-static int log_max_level = LOG_INFO;
+int log_max_level = LOG_INFO;
 
 static int level_from_string(const char *s)
 {
