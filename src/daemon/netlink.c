@@ -33,20 +33,48 @@ static void altnames_free(char **l)
                 free(*p);
 }
 
-/* IFLA_PROP_LIST: the alternative names. */
-static void parse_altnames(struct nlattr *list, char *ret[ALTNAMES_MAX + 1])
+/* Attributes are walked with the kernel header's inline macros: libnl's nla_*() are calls into
+ * the library, 44 of them for every link of a dump. */
+#define RTA_TYPE(a) ((a)->rta_type & NLA_TYPE_MASK)
+#define rta_for_each(a, first, len, rem) \
+        for ((a) = (first), (rem) = (int) (len); RTA_OK(a, rem); (a) = RTA_NEXT(a, rem))
+#define rta_for_each_nested(a, parent, rem) rta_for_each(a, RTA_DATA(parent), RTA_PAYLOAD(parent), rem)
+
+static const struct rtattr *rta_find_nested(const struct rtattr *parent, int type)
 {
-        struct nlattr *a;
+        const struct rtattr *a;
+        int rem;
+
+        rta_for_each_nested(a, parent, rem)
+                if (RTA_TYPE(a) == type)
+                        return a;
+        return NULL;
+}
+
+/* The string in a, cut at its NUL, at size - 1 bytes, or at its end. */
+static void rta_strlcpy(char *dst, const struct rtattr *a, size_t size)
+{
+        size_t n = strnlen(RTA_DATA(a), RTA_PAYLOAD(a));
+
+        n = MIN(n, size - 1);
+        memcpy(dst, RTA_DATA(a), n);
+        dst[n] = '\0';
+}
+
+/* IFLA_PROP_LIST: the alternative names. */
+static void parse_altnames(const struct rtattr *list, char *ret[ALTNAMES_MAX + 1])
+{
+        const struct rtattr *a;
         size_t n = 0;
         int rem;
 
         ret[0] = NULL;
         if (!list)
                 return;
-        nla_for_each_nested(a, list, rem) {
-                if (nla_type(a) != IFLA_ALT_IFNAME || n >= ALTNAMES_MAX)
+        rta_for_each_nested(a, list, rem) {
+                if (RTA_TYPE(a) != IFLA_ALT_IFNAME || n >= ALTNAMES_MAX)
                         continue;
-                ret[n] = strndup(nla_data(a), (size_t) nla_len(a));
+                ret[n] = strndup(RTA_DATA(a), RTA_PAYLOAD(a));
                 if (ret[n])
                         n++;
         }
@@ -56,27 +84,27 @@ static void parse_altnames(struct nlattr *list, char *ret[ALTNAMES_MAX + 1])
 /* RTM_NEWLINK carries each family's devconf array in IFLA_AF_SPEC: the current knob values,
  * for free. IPv4: u32 per IPV4_DEVCONF_* - 1; IPv6: s32 per DEVCONF_* (absent without an
  * IPv6 device, i.e. while the conf directory is absent too). */
-static void parse_devconf(struct nlattr *spec, LinkMessage *msg)
+static void parse_devconf(const struct rtattr *spec, LinkMessage *msg)
 {
-        struct nlattr *af;
+        const struct rtattr *af;
         int rem;
 
         if (!spec)
                 return;
-        nla_for_each_nested(af, spec, rem) {
-                int family = nla_type(af), want = family == AF_INET ? IFLA_INET_CONF : IFLA_INET6_CONF;
+        rta_for_each_nested(af, spec, rem) {
+                int family = RTA_TYPE(af), want = family == AF_INET ? IFLA_INET_CONF : IFLA_INET6_CONF;
                 KnobFamily kf = family == AF_INET ? KNOB_FAMILY_IPV4 : KNOB_FAMILY_IPV6;
-                struct nlattr *conf;
+                const struct rtattr *conf;
 
                 if (family != AF_INET && family != AF_INET6)
                         continue;
-                conf = nla_find(nla_data(af), nla_len(af), want);
+                conf = rta_find_nested(af, want);
                 if (!conf)
                         continue;
                 if (family == AF_INET6)
                         msg->has_ipv6_conf = true;
-                size_t n = (size_t) nla_len(conf) / sizeof(int32_t);
-                const int32_t *v = nla_data(conf);
+                size_t n = RTA_PAYLOAD(conf) / sizeof(int32_t);
+                const int32_t *v = RTA_DATA(conf);
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
                         const KnobInfo *i = knob_info(k);
                         if (i->family != kf || i->devconf < 0 || (size_t) i->devconf >= n)
@@ -92,8 +120,8 @@ static void parse_devconf(struct nlattr *spec, LinkMessage *msg)
  * dozen allocations: 90 % of igmpd's user time at start and in every re-enumeration.) */
 void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler)
 {
-        struct nlattr *a, *name = NULL, *linkinfo = NULL, *address = NULL, *mtu_attr = NULL, *props = NULL,
-                      *spec = NULL, *info_kind = NULL;
+        const struct rtattr *a, *name = NULL, *linkinfo = NULL, *address = NULL, *mtu_attr = NULL, *props = NULL,
+                            *spec = NULL, *info_kind = NULL;
         char ifname[IFNAMSIZ], kind[64], *altnames[ALTNAMES_MAX + 1];
         struct ether_addr mac;
         bool has_mac = false;
@@ -105,8 +133,8 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
                 return;
         }
         /* The few attributes used, last one wins (as nlmsg_parse() had it, without its table). */
-        nlmsg_for_each_attr(a, nlh, sizeof *ifi, rem) {
-                switch (nla_type(a)) {
+        rta_for_each(a, IFLA_RTA(ifi), IFLA_PAYLOAD(nlh), rem) {
+                switch (RTA_TYPE(a)) {
                 case IFLA_IFNAME: name = a; break;
                 case IFLA_LINKINFO: linkinfo = a; break;
                 case IFLA_ADDRESS: address = a; break;
@@ -119,17 +147,17 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
                 log_debug("Ignoring unparsable link message (ifindex %d).", ifi->ifi_index);
                 return;
         }
-        nla_strlcpy(ifname, name, sizeof ifname);
+        rta_strlcpy(ifname, name, sizeof ifname);
         if (linkinfo)
-                info_kind = nla_find(nla_data(linkinfo), nla_len(linkinfo), IFLA_INFO_KIND);
+                info_kind = rta_find_nested(linkinfo, IFLA_INFO_KIND);
         if (info_kind)
-                nla_strlcpy(kind, info_kind, sizeof kind);
-        if (address && nla_len(address) == ETH_ALEN) {
-                memcpy(&mac, nla_data(address), ETH_ALEN);
+                rta_strlcpy(kind, info_kind, sizeof kind);
+        if (address && RTA_PAYLOAD(address) == ETH_ALEN) {
+                memcpy(&mac, RTA_DATA(address), ETH_ALEN);
                 has_mac = true;
         }
-        if (mtu_attr && nla_len(mtu_attr) >= (int) sizeof(uint32_t))
-                mtu = nla_get_u32(mtu_attr);
+        if (mtu_attr && RTA_PAYLOAD(mtu_attr) >= sizeof(uint32_t))
+                memcpy(&mtu, RTA_DATA(mtu_attr), sizeof mtu);
         parse_altnames(props, altnames);
 
         LinkMessage msg = {
