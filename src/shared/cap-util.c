@@ -40,8 +40,14 @@ int capability_get(CapabilitySets *ret)
         s.effective = (uint64_t) d[1].effective << 32 | d[0].effective;
         s.permitted = (uint64_t) d[1].permitted << 32 | d[0].permitted;
         s.inheritable = (uint64_t) d[1].inheritable << 32 | d[0].inheritable;
+        /* The kernel keeps ambient ⊆ permitted ∩ inheritable: only those are asked about (none,
+         * usually: a prctl() per capability was most of a start's system calls before READY=1). */
         for (int c = 0; c < CAP_BITS; c++) {
-                int r = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, (unsigned long) c, 0UL, 0UL);
+                int r;
+
+                if (!(s.permitted & s.inheritable & CAP_MASK(c)))
+                        continue;
+                r = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, (unsigned long) c, 0UL, 0UL);
                 if (r < 0)
                         break; /* past the kernel's last capability, or no ambient set */
                 if (r > 0)
