@@ -128,10 +128,12 @@ static int on_dump_io(sd_event_source *s, int fd, uint32_t revents, void *userda
                 return 0;
 
         /* The datagram's size first: a link with many VFs makes a big one. recvmsg(2) here, as
-         * libnl reads the event socket (test-audit-netlink-input denies igmpd recvfrom(2)). */
-        struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof sa };
+         * libnl reads the event socket (test-audit-netlink-input denies igmpd recvfrom(2)); one
+         * empty iovec, not none (qemu-user reads no iovec as a 0-byte message). */
+        struct iovec iov = { n->dump_buf, 0 };
+        struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1 };
         len = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-        if (len >= 0 && (size_t) len > n->dump_buf_size) {
+        if (len >= 0 && ((size_t) len > n->dump_buf_size || !n->dump_buf)) {
                 void *b = realloc(n->dump_buf, MAX((size_t) len, (size_t) DUMP_BUF_MIN));
                 if (!b) {
                         dump_finish(n, kind, -ENOMEM);
@@ -141,8 +143,7 @@ static int on_dump_io(sd_event_source *s, int fd, uint32_t revents, void *userda
                 n->dump_buf_size = MAX((size_t) len, (size_t) DUMP_BUF_MIN);
         }
         if (len >= 0) {
-                struct iovec iov = { n->dump_buf, n->dump_buf_size };
-
+                iov = (struct iovec) { n->dump_buf, n->dump_buf_size };
                 mh = (struct msghdr) { .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1 };
                 len = recvmsg(fd, &mh, MSG_DONTWAIT);
         }
