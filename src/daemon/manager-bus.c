@@ -52,6 +52,7 @@ static int on_connected(sd_bus_message *message, void *userdata, sd_bus_error *e
 
         b->up = true;
         b->failures = 0;
+        (void) sd_event_source_set_enabled(b->stall_source, SD_EVENT_OFF);
         log_debug("Connected to the system bus, asking for the name %s.", BUS_NAME);
         return 0;
 }
@@ -241,6 +242,7 @@ static int manager_bus_open(ManagerBus *b, bool wait)
                           isempty(address) ? BUS_DEFAULT_SYSTEM_ADDRESS : address);
         b->ctx.bus = TAKE_PTR(bus);
         b->up = false;
+        (void) sd_event_source_set_enabled(b->stall_source, SD_EVENT_ON);
         /* The NetworkManager follower uses this connection too (its calls wait in it until it
          * is up). */
         nm_set_bus(b->ctx.manager->nm, b->ctx.bus);
@@ -257,6 +259,26 @@ static void manager_bus_connect_now(ManagerBus *b)
         log_debug_errno(r, "Failed to set up a connection to the system bus, trying again later: %m");
         b->failures = MAX(b->failures + 1, 2u);
         manager_bus_reconnect(b);
+}
+
+/* sd-bus 252 has a hole in its wait for the socket: when a directory on the socket's path goes
+ * away while sd-bus re-reads the path after an inotify event, it closes its inotify fd and marks
+ * the connection closing, but with no fd left nothing runs its closing step: Disconnected never
+ * comes and the connection waits forever. While a connection is not up, this post source looks,
+ * after every dispatch, for one that is neither open nor has an fd, and replaces it. Not counted
+ * as a failure: each time needs a new inotify event, so it cannot spin (test-dbus-bus-appears.sh,
+ * "churn"). */
+static int on_bus_stall_check(sd_event_source *s, void *userdata)
+{
+        ManagerBus *b = userdata;
+
+        if (!b->ctx.bus || b->up || sd_bus_is_open(b->ctx.bus) > 0 || sd_bus_get_fd(b->ctx.bus) >= 0)
+                return 0;
+        log_debug("sd-bus stopped waiting for the bus socket without a word (a directory on its path went away "
+                  "while it looked); waiting again.");
+        manager_bus_drop(b);
+        manager_bus_connect_now(b);
+        return 0;
 }
 
 static int on_bus_reconnect(sd_event_source *s, uint64_t usec, void *userdata)
@@ -288,6 +310,7 @@ static void manager_bus_drop(ManagerBus *b)
 {
         bus_polkit_registry_done(&b->ctx.polkit_registry);
         b->up = false;
+        (void) sd_event_source_set_enabled(b->stall_source, SD_EVENT_OFF);
         if (!b->ctx.bus)
                 return;
         nm_set_bus(b->ctx.manager->nm, NULL);
@@ -358,6 +381,12 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
         if (!b)
                 return -ENOMEM;
         b->ctx.manager = m;
+        r = sd_event_add_post(m->event, &b->stall_source, on_bus_stall_check, b);
+        if (r < 0) {
+                free(b);
+                return r;
+        }
+        (void) sd_event_source_set_enabled(b->stall_source, SD_EVENT_OFF);
         manager_bus_plug(b, true);
 
         r = sd_bus_error_add_map(bus_igmpd_errors);
@@ -382,6 +411,7 @@ ManagerBus *manager_bus_free(ManagerBus *b)
         manager_bus_plug(b, false);
         b->reconnect_source = sd_event_source_disable_unref(b->reconnect_source);
         manager_bus_drop(b);
+        sd_event_source_disable_unref(b->stall_source);
         free(b);
         return NULL;
 }

@@ -25,6 +25,7 @@ typedef struct ManagerBus {
         bool up;            /* this connection got as far as Hello (Connected) */
         unsigned failures;  /* connections in a row that failed before they were up */
         sd_event_source *reconnect_source;
+        sd_event_source *stall_source; /* post source, on while the connection is not up */
         bool down_logged;
 } ManagerBus;
 

@@ -165,6 +165,27 @@ deep_bus_start "$SOCK"
 WAIT_SECS=5 wait_until "bus_has_owner org.igmpd1" || fail "igmpd did not reconnect"
 "$IGMPCTL" status v0 | grep -qE "^$V3 +300ms +300ms " || fail "status after reconnect: $("$IGMPCTL" status v0)"
 [ "$(log_count "$NOT_REACHABLE")" = 1 ] || fail "'not reachable' logged $(log_count "$NOT_REACHABLE") times"
+
+# libsystemd 252's wait for the socket ends silently (no fd, no Disconnected) when a directory on
+# the path goes away while it re-reads the path; 3 s of this churn made it happen every time.
+info "churn: the socket's directories come and go while igmpd waits, then the bus comes back"
+n=$(log_count "$WAITING")
+deep_bus_stop "$SOCK"
+wait_until "[ \$(log_count '$WAITING') -gt $n ]" || fail "igmpd does not wait for the socket after losing the bus"
+python3 -c '
+import os, sys, time
+d, end = sys.argv[1], time.monotonic() + 3
+while time.monotonic() < end:
+    os.makedirs(d + "/a/b", exist_ok=True)
+    os.rmdir(d + "/a/b")
+    os.rmdir(d + "/a")
+' "$DEEP"
+sleep 0.5
+expect_idle 2 "after the churn"
+mkdir -p "$DEEP/a/b"
+deep_bus_start "$SOCK"
+WAIT_SECS=5 wait_until "bus_has_owner org.igmpd1" || fail "igmpd stopped waiting for the bus while its directories churned"
+[ "$(log_count "$NOT_REACHABLE")" = 1 ] || fail "'not reachable' logged $(log_count "$NOT_REACHABLE") times"
 deep_bus_stop "$SOCK"
 
 echo "PASS: $T_NAME"
