@@ -100,6 +100,7 @@ static int netns_child_open(Manager *c, int home_fd)
         r = c->link_ctx.ioctl_fd < 0 ? -errno : 0;
         if (r >= 0) /* [IGMP] Robustness=: the namespace's igmp_qrv (mld_qrv is the host's alone) */
                 r = ns_knobs_init(&c->ns_knobs, c->proc_root, c->event);
+        c->ns_knobs.name = c->netns_name;
         if (r >= 0)
                 r = manager_open_netlink(c);
         /* Back home at once: any failure to is fatal, every later socket and path would be wrong. */
@@ -508,26 +509,27 @@ void manager_set_link_observers(Manager *m, LinkObserver observer, LinkOverrideF
                 netns_child_observe(m->netns_watch->children[i], m);
 }
 
-void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata)
+unsigned manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata)
 {
         _cleanup_free_ char *base = NULL, *dir = path_join_root(m->root, ORIGINALS_DIR);
         _cleanup_close_ int home_fd = -EBADF, run_fd = -EBADF;
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
+        unsigned n_left = 0;
 
         if (!dir || asprintf(&base, "%s/netns", dir) < 0) {
                 log_oom();
-                return;
+                return 1;
         }
         d = opendir(base);
         if (!d)
-                return; /* no followed namespace left a record */
+                return 0; /* no followed namespace left a record */
         home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         run_fd = open(NETNS_RUN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         while ((de = readdir(d))) {
                 _cleanup_(manager_freep) Manager *c = NULL;
                 NetnsId id;
-                int fd;
+                int fd, r;
 
                 if (!netns_name_valid(de->d_name))
                         continue;
@@ -540,17 +542,28 @@ void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userda
                                 netns_records_remove(p);
                         continue;
                 }
-                if (netns_child_new(m, de->d_name, fd, id, &c) < 0)
+                if (netns_child_new(m, de->d_name, fd, id, &c) < 0) {
+                        n_left++;
                         break;
+                }
                 c->check_only = true;
                 if (home_fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
                         log_error_errno(-errno, "%s: cannot enter the network namespace, left as is: %m", de->d_name);
+                        n_left++;
                         continue;
                 }
                 for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                         c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
-                (void) fn(c, userdata);
+                r = ns_knobs_init(&c->ns_knobs, c->proc_root, NULL);
+                c->ns_knobs.name = c->netns_name;
+                if (r < 0) {
+                        log_error_errno(r, "%s: cannot open /proc/sys/net/ipv4 in the network namespace, "
+                                        "left as is: %m", de->d_name);
+                        n_left++;
+                } else
+                        (void) fn(c, userdata);
                 if (setns(home_fd, CLONE_NEWNET) < 0)
                         abort();
         }
+        return n_left;
 }

@@ -204,10 +204,11 @@ int manager_take_namespace_record(Manager *m);
  * namespace. NULL on ENOMEM. */
 char *manager_originals_path(Manager *m);
 /* igmpd --restore: for each namespace with a record under ROOT/run/igmpd/netns/, calls fn with a
- * Manager of that namespace (its conf directories open), the calling thread switched into the
- * namespace meanwhile. A namespace that is gone had its links go with it: its record is
- * removed and said so. */
-void manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata);
+ * Manager of that namespace (its conf directories and namespace knobs open), the calling thread
+ * switched into the namespace meanwhile. A namespace that is gone had its links go with it: its
+ * record is removed and said so. Returns how many namespaces with a record were left as is
+ * because they could not be entered (each said). */
+unsigned manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata);
 int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */

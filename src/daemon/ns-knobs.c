@@ -21,6 +21,9 @@
 
 #define NS_KNOBS_RECORD_HEADER "igmpd-namespace-originals 1 "
 
+/* A followed namespace's messages start with its name: "NAME: ", the "%s%s" of a format. */
+#define NS_KNOBS_PREFIX(n) strempty((n)->name), (n)->name ? ": " : ""
+
 /* At most one drift report per knob in this time, as for a link's knobs. */
 #define NS_KNOBS_REPORT_USEC (1000ULL * 1000ULL)
 
@@ -209,16 +212,16 @@ int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
                         continue;
                 s->kernel_known = true;
                 if (s->kernel != written[k]) {
-                        log_info("%s is %" PRIi32 ", not the %" PRIi32 " igmpd's last run wrote: changed by someone "
-                                 "else, leaving the value it found (%" PRIi32 ") unrecorded.",
-                                 ns_knob_sysctl_name(k), s->kernel, written[k], original[k]);
+                        log_info("%s%s%s is %" PRIi32 ", not the %" PRIi32 " igmpd's last run wrote: changed by "
+                                 "someone else, leaving the value it found (%" PRIi32 ") unrecorded.",
+                                 NS_KNOBS_PREFIX(n), ns_knob_sysctl_name(k), s->kernel, written[k], original[k]);
                         continue;
                 }
                 s->changed = true;
                 s->original = original[k];
                 s->written = written[k];
-                log_info("%s: %" PRIi32 " was written by igmpd's last run, which found %" PRIi32 ".",
-                         ns_knob_sysctl_name(k), written[k], original[k]);
+                log_info("%s%s%s: %" PRIi32 " was written by igmpd's last run, which found %" PRIi32 ".",
+                         NS_KNOBS_PREFIX(n), ns_knob_sysctl_name(k), written[k], original[k]);
         }
         return 0;
 }
@@ -234,16 +237,16 @@ static int ns_knobs_put_back(NsKnobs *n, NsKnob k, int32_t now, bool policy_gone
         int r;
 
         if (now != s->written) {
-                log_info("%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "%s: leaving it.", name,
-                         now, s->written, policy_gone ? "; no policy sets it any more" : "");
+                log_info("%s%s%s is %" PRIi32 ", set by another process since igmpd wrote %" PRIi32 "%s: leaving it.",
+                         NS_KNOBS_PREFIX(n), name, now, s->written, policy_gone ? "; no policy sets it any more" : "");
                 s->changed = false;
                 return 0;
         }
         r = ns_knobs_write(n, k, s->original);
         if (r < 0)
-                return log_warning_errno(r, "Failed to set %s back to %" PRIi32 ", the value found%s: %m", name,
-                                         s->original, policy_gone ? ", ignoring" : "");
-        log_info("Set %s back to %" PRIi32 ", the value found%s.", name, s->original,
+                return log_warning_errno(r, "%s%sFailed to set %s back to %" PRIi32 ", the value found%s: %m",
+                                         NS_KNOBS_PREFIX(n), name, s->original, policy_gone ? ", ignoring" : "");
+        log_info("%s%sSet %s back to %" PRIi32 ", the value found%s.", NS_KNOBS_PREFIX(n), name, s->original,
                  policy_gone ? ": no policy sets it any more" : "");
         s->changed = false;
         return 1;

@@ -52,6 +52,7 @@ struct NsKnobs {
         void *changed_userdata;
         char *record_dir;             /* where the record lives; NULL: none kept (--check) */
         char netns[NS_KNOBS_RECORD_MAX];
+        const char *name;             /* a followed namespace's name, said in messages; NULL: igmpd's own */
         bool record_failed;           /* the last write of the record failed (said once) */
 };
 

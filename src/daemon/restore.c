@@ -90,23 +90,25 @@ static int restore_record(Manager *m, void *userdata)
         }
         for (size_t i = 0; i < o.n; i++)
                 n_failed += restore_entry(m, &o.entries[i], n_restored);
-        /* The namespace knobs (igmpd's own namespace): a stop gives them back itself, so only a
-         * crash leaves a record. */
-        if (!m->parent) {
-                if (manager_take_namespace_record(m) < 0) {
-                        counts[0] += n_failed + 1;
-                        return log_oom();
-                }
-                n_failed += ns_knobs_restore(&m->ns_knobs, n_restored);
+        /* The namespace knobs (igmpd's own namespace's, or the followed one's): a stop gives them
+         * back itself, so only a crash leaves a record. Its record goes unless a write failed. */
+        if (manager_take_namespace_record(m) < 0) {
+                counts[0] += n_failed + 1;
+                return log_oom();
         }
+        n_failed += ns_knobs_restore(&m->ns_knobs, n_restored);
         /* Used once: what is left in it is someone else's now. Kept if a write failed, so
          * that the same command can be run again. */
-        if (r > 0 && n_failed == 0) {
+        if (n_failed == 0) {
                 _cleanup_free_ char *dir = manager_originals_path(m);
 
-                r = dir ? remove_file_sync(dir, ORIGINALS_NAME) : -ENOMEM;
-                if (r < 0)
-                        log_warning_errno(r, "Failed to remove %s/" ORIGINALS_NAME ", ignoring: %m", strna(dir));
+                if (r > 0) {
+                        r = dir ? remove_file_sync(dir, ORIGINALS_NAME) : -ENOMEM;
+                        if (r < 0)
+                                log_warning_errno(r, "Failed to remove %s/" ORIGINALS_NAME ", ignoring: %m",
+                                                  strna(dir));
+                }
+                /* A followed namespace's directory, empty now (also with a namespace record alone). */
                 if (dir && m->parent)
                         (void) rmdir(dir);
         }
@@ -122,7 +124,7 @@ int restore_run(Manager *m)
 
         (void) restore_record(m, counts);
         /* Namespaces=named: each followed namespace's record, in its namespace. */
-        manager_netns_foreach_record(m, restore_record, counts);
+        counts[0] += manager_netns_foreach_record(m, restore_record, counts);
         printf("Restored %u knob value%s.\n", counts[1], counts[1] == 1 ? "" : "s");
         return counts[0] > 0;
 }

@@ -18,9 +18,10 @@ if [ -z "${_ZNS_PRIVATE:-}" ]; then
 fi
 mount -t tmpfs -o mode=0755,size=1m zns-netns /run/netns || fail "cannot mount a private /run/netns"
 
-# zns_add SUFFIX: a named namespace, removed at exit. Prints its name.
+# zns_add SUFFIX: a named namespace, removed at exit. Prints its name: zns-PID-SUFFIX, or with
+# ZNS_PREFIX set, ZNS_PREFIX-PID-SUFFIX.
 zns_add() {
-        local ns="zns-$$-$1"
+        local ns="${ZNS_PREFIX:-zns}-$$-$1"
         echo "$ns" >> "$T_TMP/.namespaces"
         ip netns add "$ns" >&2 || fail "cannot create network namespace $ns"
         _T_NAMESPACES+=("$ns")
