@@ -272,7 +272,7 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                 goto finish;
         r = ns_knobs_read(n, k, &now);
         if (r < 0) {
-                log_warning_errno(r, "Cannot read %s, leaving it alone: %m", name);
+                log_warning_errno(r, "%s%sCannot read %s, leaving it alone: %m", NS_KNOBS_PREFIX(n), name);
                 goto finish;
         }
         s->kernel = now;
@@ -283,11 +283,11 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
         if (want->set && now != want->value) {
                 r = ns_knobs_write_recorded(n, k, now, want->value);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to set %s to %" PRIi32 " (from %s), ignoring: %m", name,
-                                          want->value, refstr_str(want->source));
+                        log_warning_errno(r, "%s%sFailed to set %s to %" PRIi32 " (from %s), ignoring: %m",
+                                          NS_KNOBS_PREFIX(n), name, want->value, refstr_str(want->source));
                 else
-                        log_info("Set %s to %" PRIi32 " (from %s), was %" PRIi32 ".", name, want->value,
-                                 refstr_str(want->source), now);
+                        log_info("%s%sSet %s to %" PRIi32 " (from %s), was %" PRIi32 ".", NS_KNOBS_PREFIX(n), name,
+                                 want->value, refstr_str(want->source), now);
         } else if (!want->set && s->changed) {
                 /* The record goes only once the value found is back: a crash in between leaves
                  * the next start what it needs. A failed write stays recorded (the stop tries
