@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
@@ -190,9 +191,11 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
                 }
         }
         /* Overrides of this knob within a second of its last report are counted and mentioned
-         * with the next report. */
-        if (!event_report_due(ctx->event, LINK_OVERRIDE_REPORT_USEC, &l->reported[k].usec, &l->reported[k].suppressed,
-                              &suppressed))
+         * with the next report. (Out of memory for the counts: every one is reported.) */
+        if (!l->reported)
+                l->reported = calloc(_KNOB_MAX, sizeof *l->reported);
+        if (l->reported && !event_report_due(ctx->event, LINK_OVERRIDE_REPORT_USEC, &l->reported[k].usec,
+                                             &l->reported[k].suppressed, &suppressed))
                 return;
         link_log_override(l, &o, w, suppressed, r);
         if (ctx->overridden)

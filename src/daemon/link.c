@@ -62,6 +62,7 @@ static Link *link_free(Link *l)
         free(l->last_error);
         free(l->matched);
         free(l->ignored_source);
+        free(l->reported);
         knob_values_clear(l->effective);
         sd_event_source_disable_unref(l->retry_source);
         free(l);

@@ -216,11 +216,13 @@ struct Link {
         unsigned n_retries;
 
         /* Overrides by other processes are reported at most once a second per knob, whoever
-         * writes (a writer fighting igmpd would otherwise flood the journal): link-drift.c. */
-        struct {
+         * writes (a writer fighting igmpd would otherwise flood the journal): link-drift.c.
+         * Made at the first report: most links never have one, and a cold start touches every
+         * byte of thousands of Links (a page's first touch is most of its cost). */
+        struct LinkReported {
                 uint64_t usec;          /* CLOCK_MONOTONIC of the last report */
                 unsigned suppressed;    /* overrides not reported since */
-        } reported[_KNOB_MAX];
+        } *reported;                    /* [_KNOB_MAX], or NULL */
 };
 
 /* A new link with one reference, the caller's. Calls no hook. */
