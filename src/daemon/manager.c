@@ -333,6 +333,10 @@ int manager_first_pass(Manager *m)
         m->first_pass_observer = m->link_ctx.observer;
         m->link_ctx.observer = NULL;
         m->ready = m->first_pass = true;
+        /* As many links as the last run recorded, likely: the tables made that big at once
+         * rather than doubled through the dump (each doubling touches new pages). */
+        (void) intmap_reserve(&m->links, m->saved_originals.n);
+        (void) intmap_reserve(&m->links_by_name.buckets, m->saved_originals.n);
         return manager_enumerate_start(m);
 }
 

@@ -60,6 +60,17 @@ static int resize(IntMap *m, size_t n_slots)
         return 0;
 }
 
+int intmap_reserve(IntMap *m, size_t n)
+{
+        size_t n_slots = m->n_slots ? m->n_slots : 16;
+
+        if (n == 0)
+                return 0;
+        while (n_slots < (m->n + n) * 2)
+                n_slots *= 2;
+        return n_slots == m->n_slots ? 0 : resize(m, n_slots);
+}
+
 int intmap_put(IntMap *m, int key, void *value)
 {
         IntMapEntry *e;

@@ -22,6 +22,8 @@ typedef struct IntMap {
 void *intmap_get(const IntMap *m, int key);
 /* Inserts or replaces. value must not be NULL. 0 or -ENOMEM (replacing never fails). */
 int intmap_put(IntMap *m, int key, void *value);
+/* Makes room for n entries at once (a hint: the map still grows past it). 0 or -ENOMEM. */
+int intmap_reserve(IntMap *m, size_t n);
 /* Removes and returns the value, or NULL. Shrinks when mostly empty. */
 void *intmap_remove(IntMap *m, int key);
 void intmap_done(IntMap *m);

@@ -44,3 +44,22 @@ Test(intmap, put_get_remove_churn)
         cr_expect_leq(m.n_slots, 16); /* shrank back */
         intmap_done(&m);
 }
+
+Test(intmap, reserve)
+{
+        IntMap m = {};
+
+        cr_assert_eq(intmap_reserve(&m, 0), 0);
+        cr_expect_eq(m.n_slots, 0); /* nothing asked, nothing made */
+        cr_assert_eq(intmap_put(&m, 7, P(7)), 0);
+        cr_assert_eq(intmap_reserve(&m, 4000), 0);
+        cr_expect_geq(m.n_slots, 2 * 4001);
+        cr_expect_eq(intmap_get(&m, 7), P(7)); /* kept across the resize */
+        size_t slots = m.n_slots;
+        for (int k = 1; k <= 4000; k++)
+                cr_assert_eq(intmap_put(&m, k + 100, P(k + 100)), 0);
+        cr_expect_eq(m.n_slots, slots); /* no doubling on the way */
+        cr_assert_eq(intmap_reserve(&m, 10), 0);
+        cr_expect_eq(m.n_slots, slots); /* room enough already */
+        intmap_done(&m);
+}
