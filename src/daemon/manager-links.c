@@ -123,20 +123,20 @@ static int compare_links(const void *a, const void *b)
         return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
-/* igmpd's own namespace's links by ifindex, then each followed namespace's, in the order they
- * were found. */
-int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
+/* igmpd's own namespace's links by ifindex, then each followed namespace's (unless own_only), in
+ * the order they were found. */
+int manager_sorted_links_full(Manager *m, bool own_only, Link ***ret, size_t *ret_n)
 {
-        size_t n = intmap_size(&m->links), k = 0, i = 0;
+        size_t n = intmap_size(&m->links), k = 0, i = 0, n_ns = own_only ? 0 : manager_netns_count(m);
         Link **links;
         void *v;
 
-        for (size_t j = 0; j < manager_netns_count(m); j++)
+        for (size_t j = 0; j < n_ns; j++)
                 n += intmap_size(&manager_netns_get(m, j)->links);
         links = calloc(MAX(n, (size_t) 1), sizeof *links);
         if (!links)
                 return -ENOMEM;
-        for (size_t j = 0; j <= manager_netns_count(m); j++) {
+        for (size_t j = 0; j <= n_ns; j++) {
                 Manager *c = j == 0 ? m : manager_netns_get(m, j - 1);
                 size_t start = k;
 

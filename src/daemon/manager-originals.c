@@ -61,7 +61,8 @@ static bool manager_record_as_saved(Manager *m)
 void manager_write_originals(Manager *m, bool rewrite)
 {
         _cleanup_free_ char *buf = NULL;
-        size_t len = 0, allocated = 0, i = 0;
+        _cleanup_free_ Link **links = NULL;
+        size_t len = 0, allocated = 0, i = 0, n = 0;
         void *v;
         int r = 0;
 
@@ -71,8 +72,10 @@ void manager_write_originals(Manager *m, bool rewrite)
 
         if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0)
                 goto done; /* r is 0 */
-        while (r >= 0 && intmap_iterate(&m->links, &i, &v)) {
-                Link *l = v;
+        /* A whole record by ifindex: the next start reads it without sorting (originals_load()). */
+        r = rewrite ? manager_sorted_links_full(m, true, &links, &n) : 0;
+        while (r >= 0 && (rewrite ? i < n : intmap_iterate(&m->links, &i, &v))) {
+                Link *l = rewrite ? links[i++] : v;
                 OriginalEntry e;
 
                 if (!rewrite && !l->record_dirty)

@@ -221,8 +221,13 @@ int manager_enumerate_start(Manager *m);
 Link *manager_get_link(Manager *m, int ifindex);
 /* The link carrying name as its name or an alternative name, or NULL. O(1). */
 Link *manager_get_link_by_name(Manager *m, const char *name);
-/* All links ordered by ifindex (borrowed); the caller frees the array. 0 or -ENOMEM. */
-int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n);
+/* All links ordered by ifindex (borrowed), igmpd's own namespace's, then each followed one's
+ * (unless own_only); the caller frees the array. 0 or -ENOMEM. */
+int manager_sorted_links_full(Manager *m, bool own_only, Link ***ret, size_t *ret_n);
+static inline int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
+{
+        return manager_sorted_links_full(m, false, ret, ret_n);
+}
 
 /* Diagnostic sink for config problems: logs "FILE:LINE: message". */
 void manager_config_diag(void *userdata, const char *file, unsigned line, const char *message);

@@ -203,7 +203,8 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
         size_t size = 0, allocated = 0, n_lines = 0;
         unsigned lineno = 1;
         Originals o = {};
-        bool whole = true; /* every line valid, the last one ended */
+        bool whole = true;  /* every line valid, the last one ended */
+        bool sorted = true; /* ifindexes rising: each line the only one of its ifindex */
         ssize_t l;
 
         *ret = (Originals) {};
@@ -239,33 +240,44 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
                         whole = false;
                         continue;
                 }
+                sorted = sorted && (n_lines == 0 || lines[n_lines - 1].ifindex < lines[n_lines].ifindex);
                 n_lines++;
         }
 
-        /* By ifindex, then in file order: the last line of each ifindex is its record. The
-         * entries stay where they are; only (ifindex, line) keys are sorted. */
-        if (n_lines > 0) {
+        if (sorted) {
+                /* Written by ifindex (a whole record, manager_write_originals()): each line is
+                 * its ifindex's record, taken in place. */
+                for (size_t i = 0; i < n_lines && o.n < ORIGINALS_MAX; i++) {
+                        if (!memchr(lines[i].set, true, sizeof lines[i].set))
+                                continue; /* forgotten */
+                        if (o.n != i)
+                                lines[o.n] = lines[i];
+                        o.n++;
+                }
+                o.entries = TAKE_PTR(lines);
+        } else {
+                /* By ifindex, then in file order: the last line of each ifindex is its record.
+                 * The entries stay where they are; only (ifindex, line) keys are sorted. */
                 keys = malloc(n_lines * sizeof *keys);
                 o.entries = malloc(n_lines * sizeof *o.entries);
                 if (!keys || !o.entries) {
                         free(o.entries);
                         return -ENOMEM;
                 }
-        }
-        for (size_t i = 0; i < n_lines; i++)
-                keys[i] = (uint64_t) lines[i].ifindex << 32 | i;
-        if (n_lines > 1)
+                for (size_t i = 0; i < n_lines; i++)
+                        keys[i] = (uint64_t) lines[i].ifindex << 32 | i;
                 qsort(keys, n_lines, sizeof *keys, key_compare);
-        for (size_t i = 0; i < n_lines; i++) {
-                const OriginalEntry *e = &lines[(uint32_t) keys[i]];
+                for (size_t i = 0; i < n_lines; i++) {
+                        const OriginalEntry *e = &lines[(uint32_t) keys[i]];
 
-                if (i + 1 < n_lines && keys[i + 1] >> 32 == keys[i] >> 32)
-                        continue; /* superseded */
-                if (!memchr(e->set, true, sizeof e->set))
-                        continue; /* forgotten */
-                if (o.n >= ORIGINALS_MAX)
-                        break;
-                o.entries[o.n++] = *e;
+                        if (i + 1 < n_lines && keys[i + 1] >> 32 == keys[i] >> 32)
+                                continue; /* superseded */
+                        if (!memchr(e->set, true, sizeof e->set))
+                                continue; /* forgotten */
+                        if (o.n >= ORIGINALS_MAX)
+                                break;
+                        o.entries[o.n++] = *e;
+                }
         }
         /* Nothing superseded, forgotten, invalid or left out, in this version's format: a
          * rewrite with the same records would write the same lines (in another order). */

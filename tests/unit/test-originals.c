@@ -188,6 +188,38 @@ Test(originals, load_journal)
         cr_assert_eq(rmdir(dir), 0);
 }
 
+/* A record written by ifindex is taken in place: a forgotten ifindex among the lines is left out
+ * and the others are found. */
+Test(originals, load_sorted)
+{
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX", path[64];
+        Originals o;
+        FILE *f;
+
+        cr_assert_not_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/originals", dir);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("igmpd-originals 3 1:2\n"
+              "3 v0 igmpv3_unsolicited_report_interval=1000/200\n"
+              "4 -\n"
+              "7 v2 igmpv3_unsolicited_report_interval=1000/300\n"
+              "9 v3 igmpv2_unsolicited_report_interval=10000/100\n", f);
+        cr_assert_eq(fclose(f), 0);
+        cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+        cr_assert_eq(o.n, 3);
+        cr_assert_not(o.compact); /* a rewrite would not write "4 -" */
+        cr_assert_eq(o.entries[0].ifindex, 3);
+        cr_assert_eq(o.entries[1].ifindex, 7);
+        cr_assert_eq(o.entries[2].ifindex, 9);
+        cr_assert_null(originals_find(&o, 4));
+        cr_assert_eq(originals_find(&o, 7)->written[KNOB_IGMPV3_INTERVAL], 300);
+        cr_assert_eq(originals_find(&o, 9)->original[KNOB_IGMPV2_INTERVAL], 10000);
+        originals_done(&o);
+        cr_assert_eq(remove_file_sync(dir, ORIGINALS_NAME), 1);
+        cr_assert_eq(rmdir(dir), 0);
+}
+
 /* Appends go after a rewrite; a rewrite with nothing removes the file. */
 Test(originals, journal_write)
 {
@@ -227,6 +259,8 @@ Test(originals, compact_and_adopt)
         } cases[] = {
                 { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n"
                   "3 v0 igmpv3_unsolicited_report_interval=1000/200/100\n", true },
+                { "igmpd-originals 3 1:2\n3 v0 igmpv3_unsolicited_report_interval=1000/200/100\n"
+                  "4 v1 igmpv3_unsolicited_report_interval=1000/200\n", true }, /* by ifindex, as rewritten */
                 { "igmpd-originals 2 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n", false },
                 { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n"
                   "4 v1 igmpv3_unsolicited_report_interval=1000/300/200\n", false },
