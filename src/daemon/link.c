@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <netlink/utils.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "arphrd.h"
 #include "ifname.h"
 #include "link-internal.h"
 #include "link.h"
@@ -136,15 +136,15 @@ int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new)
         return 0;
 }
 
-/* nl_llproto2str() searches a table and formats: ≈ 600 instructions. The last answer is kept,
- * as links mostly share one type (a dump of 4000 veths asked it 4000 times). */
+/* arphrd_format() searches a table and formats: the last answer is kept, as links mostly share
+ * one type (a dump of 4000 veths asked it 4000 times). */
 static void link_name_type(Link *l, unsigned short arphrd)
 {
         static char name[sizeof l->type];
         static int named = -1;
 
         if (named != arphrd) {
-                nl_llproto2str(arphrd, name, sizeof name);
+                arphrd_format(arphrd, name, sizeof name);
                 named = arphrd;
         }
         memcpy(l->type, name, sizeof l->type);

@@ -177,7 +177,7 @@ struct Link {
         char *ifname;
         char **altnames;
         char *kind;
-        char type[20];          /* arphrd's name (nl_llproto2str()), made when it changes */
+        char type[20];          /* arphrd's name (arphrd_format()), made when it changes */
         unsigned short arphrd;
         struct ether_addr mac;
         bool has_mac;

@@ -120,42 +120,20 @@ static int on_dump_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 {
         Netlink *n = userdata;
         NetlinkDumpKind kind = fd == n->dumps[NETLINK_DUMP_FULL].fd ? NETLINK_DUMP_FULL : NETLINK_DUMP_REFRESH;
-        struct sockaddr_nl sa = {};
         ssize_t len;
         int r;
 
         if (!n->dumps[kind].running)
                 return 0;
-
-        /* The datagram's size first: a link with many VFs makes a big one. recvmsg(2) here, as
-         * libnl reads the event socket (test-audit-netlink-input denies igmpd recvfrom(2)); one
-         * empty iovec, not none (qemu-user reads no iovec as a 0-byte message). */
-        struct iovec iov = { n->dump_buf, 0 };
-        struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1 };
-        len = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-        if (len >= 0 && ((size_t) len > n->dump_buf_size || !n->dump_buf)) {
-                void *b = realloc(n->dump_buf, MAX((size_t) len, (size_t) DUMP_BUF_MIN));
-                if (!b) {
-                        dump_finish(n, kind, -ENOMEM);
-                        return 0;
-                }
-                n->dump_buf = b;
-                n->dump_buf_size = MAX((size_t) len, (size_t) DUMP_BUF_MIN);
-        }
-        if (len >= 0) {
-                iov = (struct iovec) { n->dump_buf, n->dump_buf_size };
-                mh = (struct msghdr) { .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1 };
-                len = recvmsg(fd, &mh, MSG_DONTWAIT);
-        }
+        len = netlink_recv(fd, &n->dump_buf, DUMP_BUF_MIN);
+        if (len == -EAGAIN)
+                return 0;
         if (len < 0) {
-                if (errno != EAGAIN && errno != EINTR)
-                        dump_finish(n, kind, -errno);
+                dump_finish(n, kind, (int) len);
                 return 0;
         }
-        if (sa.nl_pid != 0)
-                return 0; /* not from the kernel */
 
-        r = dump_datagram(n, kind, n->dump_buf, (size_t) len);
+        r = dump_datagram(n, kind, n->dump_buf.data, (size_t) len); /* nothing if not from the kernel */
         if (r != 0)
                 dump_finish(n, kind, r < 0 ? r : 0);
         return 0;

@@ -6,8 +6,15 @@
 
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <sys/types.h>
 
 typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
+
+/* A datagram buffer that grows to the biggest datagram read into it. */
+typedef struct NetlinkBuffer {
+        void *data;
+        size_t size;
+} NetlinkBuffer;
 
 typedef struct StashedDatagram {
         void *data;
@@ -30,13 +37,13 @@ struct Netlink {
         const NetlinkHandlers *handlers;
         void *userdata;
         sd_event *event;
-        struct nl_sock *events;
+        int events_fd;                 /* subscribed to link events */
         sd_event_source *io;
         size_t rcvbuf;
+        NetlinkBuffer event_buf;
 
         NetlinkDump dumps[_NETLINK_DUMP_MAX];
-        void *dump_buf;
-        size_t dump_buf_size;
+        NetlinkBuffer dump_buf;
         int netns_fd, home_netns_fd; /* netlink_set_netns(), or -EBADF */
 
         /* Events read ahead of their turn by netlink_pending_links(), handled first. */
@@ -46,6 +53,11 @@ struct Netlink {
         bool events_held;   /* from a full dump's start to netlink_release_events() */
         sd_event_source *stash_source;
 };
+
+/* Reads the next datagram queued on fd into b, grown to fit it (to min_size at least). Returns its
+ * length, 0 if it did not come from the kernel (it is dropped), -EAGAIN if none is queued,
+ * -ENOBUFS if the kernel dropped messages for this socket, or another -errno. */
+ssize_t netlink_recv(int fd, NetlinkBuffer *b, size_t min_size);
 
 /* Parses an AF_UNSPEC RTM_NEWLINK/RTM_DELLINK and hands it to handler (or link_removed). */
 void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifinfomsg *ifi, LinkHandler handler);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Netlink link events through a libnl-3 socket, integrated into sd-event; link messages are
- * read with a plain attribute walk. The dumps are netlink-dump.c's.
+ * Netlink link events on a plain socket, integrated into sd-event; link messages are read with a
+ * plain attribute walk. The dumps are netlink-dump.c's; both read datagrams with netlink_recv().
  */
 
 #include <errno.h>
@@ -9,8 +9,6 @@
 #include <linux/if_arp.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include <netlink/msg.h>
-#include <netlink/netlink.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,22 +31,27 @@ static void altnames_free(char **l)
                 free(*p);
 }
 
-/* Attributes are walked with the kernel header's inline macros: libnl's nla_*() are calls into
+/* Attributes are walked with the kernel header's inline macros: libnl's nla_*() were calls into
  * the library, 44 of them for every link of a dump. */
 #define RTA_TYPE(a) ((a)->rta_type & NLA_TYPE_MASK)
 #define rta_for_each(a, first, len, rem) \
         for ((a) = (first), (rem) = (int) (len); RTA_OK(a, rem); (a) = RTA_NEXT(a, rem))
 #define rta_for_each_nested(a, parent, rem) rta_for_each(a, RTA_DATA(parent), RTA_PAYLOAD(parent), rem)
 
-static const struct rtattr *rta_find_nested(const struct rtattr *parent, int type)
+static const struct rtattr *rta_find(const struct rtattr *first, size_t len, int type)
 {
         const struct rtattr *a;
         int rem;
 
-        rta_for_each_nested(a, parent, rem)
+        rta_for_each(a, first, len, rem)
                 if (RTA_TYPE(a) == type)
                         return a;
         return NULL;
+}
+
+static const struct rtattr *rta_find_nested(const struct rtattr *parent, int type)
+{
+        return rta_find(RTA_DATA(parent), RTA_PAYLOAD(parent), type);
 }
 
 /* The string in a, cut at its NUL, at size - 1 bytes, or at its end. */
@@ -184,7 +187,7 @@ static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
                 return;
         if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
                 return;
-        ifi = nlmsg_data(nlh);
+        ifi = NLMSG_DATA(nlh);
 
         /* AF_BRIDGE messages describe bridge ports (a DELLINK there is "left the bridge"), and
          * AF_INET6 ones IPv6 state; only AF_UNSPEC messages describe the link itself. */
@@ -199,24 +202,57 @@ static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
         netlink_on_link_message(n, nlh, ifi, n->handlers->link);
 }
 
-static int on_valid(struct nl_msg *msg, void *arg)
+static void on_datagram(Netlink *n, struct nlmsghdr *nlh, size_t len)
 {
-        on_nlmsghdr(arg, nlmsg_hdr(msg));
-        return NL_OK;
+        for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
+                on_nlmsghdr(n, nlh);
+}
+
+ssize_t netlink_recv(int fd, NetlinkBuffer *b, size_t min_size)
+{
+        struct sockaddr_nl sa = {};
+        struct iovec iov = { b->data, 0 };
+        struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1 };
+        ssize_t len;
+
+        /* The datagram's size first: a link with many VFs makes a big one. recvmsg(2) only
+         * (test-audit-netlink-input denies igmpd recvfrom(2)); one empty iovec, not none
+         * (qemu-user reads no iovec as a 0-byte message). */
+        do
+                len = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+        while (len < 0 && errno == EINTR);
+        if (len < 0)
+                return -errno;
+        if ((size_t) len > b->size || !b->data) {
+                size_t size = MAX(MAX((size_t) len, min_size), (size_t) 1);
+                void *d = realloc(b->data, size);
+
+                if (!d)
+                        return -ENOMEM;
+                *b = (NetlinkBuffer) { d, size };
+        }
+        iov = (struct iovec) { b->data, b->size };
+        mh.msg_namelen = sizeof sa;
+        do
+                len = recvmsg(fd, &mh, MSG_DONTWAIT);
+        while (len < 0 && errno == EINTR);
+        if (len < 0)
+                return -errno;
+        return sa.nl_pid == 0 ? len : 0;
 }
 
 /* Throws away every message queued on the event socket. Returns how many. */
 static size_t netlink_discard_queue(Netlink *n)
 {
-        int fd = nl_socket_get_fd(n->events);
+        struct iovec iov = {};
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
         size_t discarded = 0;
-        char b;
 
-        /* Each recv() takes one datagram off the queue; MSG_TRUNC leaves its bytes unread. The
-         * queue holds at most the receive buffer; the bound only guards against a kernel that
-         * queues faster than this loop reads, which it cannot. */
+        /* Each recvmsg() takes one datagram off the queue; into an empty iovec, its bytes are
+         * not even copied. The queue holds at most the receive buffer; the bound only guards
+         * against a kernel that queues faster than this loop reads, which it cannot. */
         for (size_t i = 0; i < NETLINK_DISCARD_MAX; i++) {
-                ssize_t l = recv(fd, &b, sizeof b, MSG_DONTWAIT | MSG_TRUNC);
+                ssize_t l = recvmsg(n->events_fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
                 if (l < 0 && errno == EINTR)
                         continue;
                 if (l < 0 && errno != ENOBUFS)
@@ -265,10 +301,8 @@ static int on_stash(sd_event_source *s, void *userdata)
         }
         while (n->stash_off < n->n_stash) {
                 StashedDatagram d = n->stash[n->stash_off++]; /* a handler may read more ahead */
-                size_t len = d.len;
 
-                for (struct nlmsghdr *nlh = d.data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
-                        on_nlmsghdr(n, nlh);
+                on_datagram(n, d.data, d.len);
                 free(d.data);
         }
         n->n_stash = n->stash_off = 0;
@@ -279,32 +313,24 @@ static int on_stash(sd_event_source *s, void *userdata)
  * events: n->stash_overrun says so to on_stash()) or -errno. */
 static int netlink_read_ahead(Netlink *n)
 {
-        int fd = nl_socket_get_fd(n->events);
-
         for (;;) {
-                struct sockaddr_nl sa = {};
-                socklen_t sl = sizeof sa;
-                void *data = NULL;
+                /* A buffer of its own, kept by the stash: a handler of the datagram in
+                 * n->event_buf may be what calls this. */
+                NetlinkBuffer b = {};
                 ssize_t len;
 
                 if (ARRAY_GROW(n->stash, n->n_stash_allocated, n->n_stash, 16) < 0)
                         return -ENOMEM;
-                len = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-                if (len >= 0 && !(data = malloc(MAX((size_t) len, (size_t) 1))))
-                        return -ENOMEM;
-                if (len >= 0)
-                        len = recvfrom(fd, data, (size_t) len, MSG_DONTWAIT, (struct sockaddr *) &sa, &sl);
-                if (len < 0 || sa.nl_pid != 0) { /* an error, or not from the kernel */
-                        int e = len < 0 ? errno : EINTR;
-
-                        free(data);
-                        if (e == EINTR)
+                len = netlink_recv(n->events_fd, &b, 0);
+                if (len <= 0) { /* an error, or not from the kernel */
+                        free(b.data);
+                        if (len == 0)
                                 continue;
-                        if (e == ENOBUFS)
+                        if (len == -ENOBUFS)
                                 n->stash_overrun = true;
-                        return e == EAGAIN ? 0 : -e;
+                        return len == -EAGAIN ? 0 : (int) len;
                 }
-                n->stash[n->n_stash++] = (StashedDatagram) { .data = data, .len = (size_t) len };
+                n->stash[n->n_stash++] = (StashedDatagram) { .data = b.data, .len = (size_t) len };
         }
 }
 
@@ -335,18 +361,19 @@ int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *n
 
                 for (struct nlmsghdr *nlh = n->stash[d].data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
                         const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
-                        struct nlattr *name;
+                        const struct rtattr *name;
+                        char ifname[IFNAMSIZ] = "";
 
                         if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
                             nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
                                 continue;
                         if (++seen > STASH_CHECK_MAX)
                                 return -E2BIG;
-                        name = nlmsg_find_attr(nlh, sizeof *ifi, IFLA_IFNAME);
+                        name = rta_find(IFLA_RTA(ifi), IFLA_PAYLOAD(nlh), IFLA_IFNAME);
+                        if (name)
+                                rta_strlcpy(ifname, name, sizeof ifname);
                         for (size_t i = 0; i < count; i++)
-                                if (ifindexes[i] == ifi->ifi_index ||
-                                    (name && strnlen(nla_data(name), (size_t) nla_len(name)) == strlen(names[i]) &&
-                                     strncmp(nla_data(name), names[i], (size_t) nla_len(name)) == 0))
+                                if (ifindexes[i] == ifi->ifi_index || (name && strcmp(ifname, names[i]) == 0))
                                         ret_touched[i] = true;
                 }
         }
@@ -358,15 +385,15 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
         Netlink *n = userdata;
 
         for (unsigned i = 0; i < NETLINK_BATCH; i++) {
-                int r;
+                ssize_t len;
 
                 (void) on_stash(NULL, n); /* read ahead of the socket: older */
                 if (n->events_held)
                         return 0; /* an overrun's dump: the events wait for its end */
-                r = nl_recvmsgs_default(n->events);
-                if (r == -NLE_AGAIN)
+                len = netlink_recv(fd, &n->event_buf, 0);
+                if (len == -EAGAIN)
                         return 0;
-                if (r == -NLE_NOMEM) {
+                if (len == -ENOBUFS) {
                         /* ENOBUFS: the kernel dropped events. What is still queued came before the
                          * loss and may be contradicted by what was lost (an RTM_NEWLINK whose
                          * RTM_DELLINK was dropped would bring back a link the kernel no longer
@@ -380,17 +407,18 @@ static int on_netlink_io(sd_event_source *s, int fd, uint32_t revents, void *use
                         netlink_overrun(n);
                         continue;
                 }
-                if (r < 0) {
-                        log_warning("Failed to receive netlink message, ignoring: %s", nl_geterror(r));
+                if (len < 0) {
+                        log_warning_errno((int) len, "Failed to receive netlink message, ignoring: %m");
                         return 0;
                 }
+                on_datagram(n, n->event_buf.data, (size_t) len);
         }
         return 0;
 }
 
-static int set_rcvbuf(struct nl_sock *sk, size_t size, size_t *ret_granted)
+static int set_rcvbuf(int fd, size_t size, size_t *ret_granted)
 {
-        int fd = nl_socket_get_fd(sk), v = (int) MIN(size, (size_t) INT32_MAX / 2);
+        int v = (int) MIN(size, (size_t) INT32_MAX / 2);
         socklen_t l = sizeof v;
 
         /* SO_RCVBUFFORCE goes past net.core.rmem_max with CAP_NET_ADMIN, which we have anyway. */
@@ -402,23 +430,27 @@ static int set_rcvbuf(struct nl_sock *sk, size_t size, size_t *ret_granted)
         return 0;
 }
 
-static int socket_open(Netlink *n, struct nl_sock **ret)
+/* Bound to a port the kernel picks: a socket without one (port 0, the kernel's own) is not sent
+ * the groups' messages. */
+static int events_open(void)
 {
-        struct nl_sock *sk = nl_socket_alloc();
-        int r;
+        static const int groups[] = { RTNLGRP_LINK, RTNLGRP_IPV6_IFINFO };
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+        int fd, r;
 
-        if (!sk)
-                return -ENOMEM;
-        nl_socket_disable_seq_check(sk);
-        r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, n);
-        if (r >= 0)
-                r = nl_connect(sk, NETLINK_ROUTE);
-        if (r < 0) {
-                nl_socket_free(sk);
-                return -EIO;
-        }
-        *ret = sk;
-        return 0;
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                goto fail;
+        for (size_t i = 0; i < ELEMENTSOF(groups); i++)
+                if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &groups[i], sizeof groups[i]) < 0)
+                        goto fail;
+        return fd;
+fail:
+        r = negative_errno();
+        safe_close(fd);
+        return r;
 }
 
 int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret)
@@ -436,27 +468,16 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
                 n->dumps[k].fd = -EBADF;
         n->netns_fd = n->home_netns_fd = -EBADF;
 
-        r = socket_open(n, &n->events);
+        r = n->events_fd = events_open();
         if (r < 0)
                 goto fail;
-        nl_socket_disable_auto_ack(n->events);
-        r = nl_socket_add_memberships(n->events, RTNLGRP_LINK, RTNLGRP_IPV6_IFINFO, 0);
-        if (r < 0) {
-                r = -EIO;
-                goto fail;
-        }
-        r = nl_socket_set_nonblocking(n->events);
-        if (r < 0) {
-                r = -EIO;
-                goto fail;
-        }
         n->rcvbuf = rcvbuf;
-        r = set_rcvbuf(n->events, rcvbuf, &n->rcvbuf);
+        r = set_rcvbuf(n->events_fd, rcvbuf, &n->rcvbuf);
         if (r < 0)
                 log_warning_errno(r, "Failed to set netlink receive buffer to %zu bytes, ignoring: %m", rcvbuf);
         log_debug("Netlink receive buffer: %zu bytes.", n->rcvbuf);
 
-        r = sd_event_add_io(event, &n->io, nl_socket_get_fd(n->events), EPOLLIN, on_netlink_io, n);
+        r = sd_event_add_io(event, &n->io, n->events_fd, EPOLLIN, on_netlink_io, n);
         if (r < 0)
                 goto fail;
         r = sd_event_add_defer(event, &n->stash_source, on_stash, n);
@@ -484,10 +505,10 @@ Netlink *netlink_free(Netlink *n)
         sd_event_source_disable_unref(n->stash_source);
         stash_clear(n);
         free(n->stash);
-        free(n->dump_buf);
+        free(n->event_buf.data);
+        free(n->dump_buf.data);
         sd_event_unref(n->event);
-        if (n->events)
-                nl_socket_free(n->events);
+        safe_close(n->events_fd);
         free(n);
         return NULL;
 }

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * libnl glue: one socket subscribed to link events, driven by sd-event; one for full dumps
+ * Netlink glue: one socket subscribed to link events, driven by sd-event; one for full dumps
  * (start-up and resynchronisation after ENOBUFS) and one for refresh dumps, both read by the
  * event loop a datagram at a time (netlink-dump.c). It parses link messages and hands them to
  * its owner's handlers; it knows nothing of what becomes of them.

@@ -14,7 +14,7 @@ ROOT=$CACHE/rootfs-$SUITE
 # What igmpd and the test need at run time, besides minbase (bash, coreutils, grep, sed…);
 # polkitd (with libpam-systemd, its logind provider, which debootstrap does not pick itself) so
 # that igmpctl calls from a non-root user go through real polkit.
-PACKAGES=systemd,systemd-sysv,dbus,polkitd,libpam-systemd,iproute2,libnl-3-200,libnl-route-3-200,libsystemd0
+PACKAGES=systemd,systemd-sysv,dbus,polkitd,libpam-systemd,iproute2,libsystemd0
 STAMP="$SUITE $PACKAGES v1"
 
 fresh() { [ -f "$ROOT/.igmpd-rootfs" ] && [ "$(cat "$ROOT/.igmpd-rootfs")" = "$STAMP" ]; }
