@@ -4,7 +4,6 @@
 #include <stddef.h>
 
 /* The name of a link type (ifi_type, an ARPHRD_* value) into buf, cut to size - 1 characters:
- * as libnl-3.7's nl_llproto2str() spelled it, since that is what [Match] Type= and the Type
- * property have always said ("ether", "loopback", "nohdr" for ARPHRD_NONE…), and "0x%x" for a
- * type it did not know. */
+ * as networkctl(1) prints it and [Match] Type= takes it, the constant's name lowercased
+ * ("ether", "loopback", "none" for tun…), and "0x%x" for a type <linux/if_arp.h> does not name. */
 void arphrd_format(unsigned short type, char *buf, size_t size);

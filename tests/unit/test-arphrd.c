@@ -5,25 +5,25 @@
 #include "arphrd.h"
 #include "macro.h"
 
-/* The names libnl-3.7's nl_llproto2str() gave (compared for every type when the table was
- * taken over), in a buffer of Link's size (20). */
+/* The names networkctl(1) prints (the ARPHRD_* constant's name, lowercased), in a buffer of
+ * Link's size (20). */
 static const struct {
         unsigned short type;
         const char *name;
 } cases[] = {
-        { 0, "generic" },
+        { 0, "netrom" },
         { ARPHRD_ETHER, "ether" },
         { ARPHRD_LOOPBACK, "loopback" },
-        { ARPHRD_NONE, "nohdr" }, /* tun: not networkctl's "none" */
+        { ARPHRD_NONE, "none" }, /* tun: libnl called it "nohdr", which Type=none never matched */
         { ARPHRD_VOID, "void" },
-        { ARPHRD_TUNNEL, "ipip" },
-        { ARPHRD_IPGRE, "gre" },
-        { ARPHRD_CISCO, "cisco" },
-        { ARPHRD_FCFABRIC, "fcfb_0" },
-        { ARPHRD_FCFABRIC + 12, "fcfb_12" },
-        { ARPHRD_IEEE802_TR, "tr" },
-        { ARPHRD_IEEE802154_MONITOR, "ieee802.15.4_monito" }, /* cut to 19 characters */
-        { ARPHRD_RAWIP, "0x207" },                            /* newer than libnl's table */
+        { ARPHRD_TUNNEL, "tunnel" },
+        { ARPHRD_IPGRE, "ipgre" },
+        { ARPHRD_CISCO, "cisco" }, /* ARPHRD_HDLC is an alias */
+        { ARPHRD_FCFABRIC, "fcfabric" },
+        { ARPHRD_IEEE802_TR, "ieee802_tr" },
+        { ARPHRD_IEEE802154_MONITOR, "ieee802154_monitor" },
+        { ARPHRD_IEEE80211_RADIOTAP, "ieee80211_radiotap" },
+        { ARPHRD_RAWIP, "rawip" },
         { 9, "0x9" },
 };
 
