@@ -11,6 +11,19 @@
 #include "fs-util.h"
 #include "originals.h"
 
+/* Writes content as dir's record file. */
+static void put_record(const char *dir, const char *content)
+{
+        char path[64];
+        FILE *f;
+
+        snprintf(path, sizeof path, "%s/originals", dir);
+        f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs(content, f);
+        cr_assert_eq(fclose(f), 0);
+}
+
 Test(originals, good_lines)
 {
         OriginalEntry e;
@@ -147,23 +160,18 @@ Test(originals, format_round_trip)
  * not read. */
 Test(originals, load_journal)
 {
-        char dir[] = "/tmp/igmpd-test-originals.XXXXXX", path[64];
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
         Originals o;
-        FILE *f;
 
         cr_assert_not_null(mkdtemp(dir));
-        snprintf(path, sizeof path, "%s/originals", dir);
-        f = fopen(path, "we");
-        cr_assert_not_null(f);
-        fputs("igmpd-originals 3 1:2\n"
+        put_record(dir, "igmpd-originals 3 1:2\n"
               "3 v0 igmpv3_unsolicited_report_interval=1000/200\n"
               "4 v1 igmpv3_unsolicited_report_interval=1000/200\n"
               "5 v2 igmpv3_unsolicited_report_interval=1000/200\n"
               "3 v0 igmpv3_unsolicited_report_interval=1000/300/200 igmpv2_unsolicited_report_interval=10000/100\n"
               "4 -\n"
               "garbage\n"
-              "5 v2 igmpv3_unsolicited_report_interval=1/2", f); /* torn */
-        cr_assert_eq(fclose(f), 0);
+              "5 v2 igmpv3_unsolicited_report_interval=1/2"); /* torn */
 
         cr_assert_eq(originals_load(dir, "1:2", &o), 1);
         cr_assert_eq(o.n, 2);
@@ -192,20 +200,15 @@ Test(originals, load_journal)
  * and the others are found. */
 Test(originals, load_sorted)
 {
-        char dir[] = "/tmp/igmpd-test-originals.XXXXXX", path[64];
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
         Originals o;
-        FILE *f;
 
         cr_assert_not_null(mkdtemp(dir));
-        snprintf(path, sizeof path, "%s/originals", dir);
-        f = fopen(path, "we");
-        cr_assert_not_null(f);
-        fputs("igmpd-originals 3 1:2\n"
+        put_record(dir, "igmpd-originals 3 1:2\n"
               "3 v0 igmpv3_unsolicited_report_interval=1000/200\n"
               "4 -\n"
               "7 v2 igmpv3_unsolicited_report_interval=1000/300\n"
-              "9 v3 igmpv2_unsolicited_report_interval=10000/100\n", f);
-        cr_assert_eq(fclose(f), 0);
+              "9 v3 igmpv2_unsolicited_report_interval=10000/100\n");
         cr_assert_eq(originals_load(dir, "1:2", &o), 1);
         cr_assert_eq(o.n, 3);
         cr_assert_not(o.compact); /* a rewrite would not write "4 -" */
@@ -268,19 +271,14 @@ Test(originals, compact_and_adopt)
                 { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\nx\n", false },
                 { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n5 v", false },
         };
-        char dir[] = "/tmp/igmpd-test-originals.XXXXXX", path[64];
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
         const char *line = "5 v2 igmpv3_unsolicited_report_interval=1000/200\n";
         OriginalsJournal j;
         Originals o;
-        FILE *f;
 
         cr_assert_not_null(mkdtemp(dir));
-        snprintf(path, sizeof path, "%s/originals", dir);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-                f = fopen(path, "we");
-                cr_assert_not_null(f);
-                fputs(cases[i].content, f);
-                cr_assert_eq(fclose(f), 0);
+                put_record(dir, cases[i].content);
                 cr_assert_eq(originals_load(dir, "1:2", &o), 1);
                 cr_assert_eq(o.compact, cases[i].compact, "case %zu", i);
                 if (o.compact) {
@@ -292,10 +290,7 @@ Test(originals, compact_and_adopt)
         }
 
         /* Adopted: appends go on after what is there. */
-        f = fopen(path, "we");
-        cr_assert_not_null(f);
-        fputs(cases[0].content, f);
-        cr_assert_eq(fclose(f), 0);
+        put_record(dir, cases[0].content);
         cr_assert_eq(originals_load(dir, "1:2", &o), 1);
         cr_assert_eq(originals_journal_init(&j, dir, "1:2"), 0);
         cr_assert_eq(originals_journal_adopt(&j, &o), 0);
