@@ -40,6 +40,8 @@
 /* Backoff after connections that fail before they are up, from the second in a row. */
 #define BUS_RETRY_MIN_USEC (1ULL * 1000000ULL)
 #define BUS_RETRY_MAX_USEC (30ULL * 1000000ULL)
+/* Set-ups of a waiting connection tried again at once after a directory on the path went away. */
+#define BUS_WATCH_RACE_RETRIES 16
 
 static void manager_bus_drop(ManagerBus *b);
 static void manager_bus_reconnect(ManagerBus *b);
@@ -253,9 +255,18 @@ static void manager_bus_connect_now(ManagerBus *b)
 {
         int r;
 
-        r = manager_bus_open(b, true);
-        if (r >= 0)
-                return;
+        /* -ENOENT here is sd-bus's setup of its watch meeting a directory that went away as it
+         * looked (the hole of on_bus_stall_check()): gone at once, so tried again at once, a
+         * few times, before the back-off (whose timer would wake an idle igmpd for nothing). */
+        for (unsigned i = 0;; i++) {
+                r = manager_bus_open(b, true);
+                if (r >= 0)
+                        return;
+                if (r != -ENOENT || i >= BUS_WATCH_RACE_RETRIES)
+                        break;
+                log_debug_errno(r, "Setting up the wait for the bus socket failed (%m): a directory on its path "
+                                "went away meanwhile, trying again.");
+        }
         log_debug_errno(r, "Failed to set up a connection to the system bus, trying again later: %m");
         b->failures = MAX(b->failures + 1, 2u);
         manager_bus_reconnect(b);
