@@ -384,7 +384,7 @@ bool originals_journal_compact(const OriginalsJournal *j)
 
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len)
 {
-        _cleanup_free_ char *content = NULL, *path = NULL;
+        _cleanup_free_ char *header = NULL, *path = NULL;
         int r;
 
         j->fd = safe_close(j->fd);
@@ -393,9 +393,11 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
         if (isempty(j->netns))
                 return -EOPNOTSUPP;
 
-        if (len > INT_MAX || asprintf(&content, ORIGINALS_HEADER " %s\n%.*s", j->netns, (int) len, lines) < 0)
+        /* The lines as they are, not copied behind the header: 800 KB at 4000 links. */
+        if (asprintf(&header, ORIGINALS_HEADER " %s\n", j->netns) < 0)
                 return -ENOMEM;
-        r = write_file_atomic(j->dir, ORIGINALS_NAME, content);
+        r = write_file_atomic_iov(j->dir, ORIGINALS_NAME,
+                                  (const struct iovec[]) { { header, strlen(header) }, { (void *) lines, len } }, 2);
         if (r < 0)
                 return r;
 
@@ -404,7 +406,7 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
         j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (j->fd < 0)
                 return -errno;
-        j->size = j->rewrite_size = strlen(content);
+        j->size = j->rewrite_size = strlen(header) + len;
         return 0;
 }
 

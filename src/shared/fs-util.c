@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +37,18 @@ static int mkdir_p(const char *path, mode_t mode)
 
 int write_file_atomic(const char *dir, const char *name, const char *content)
 {
+        return write_file_atomic_iov(dir, name, &(struct iovec) { (void *) content, strlen(content) }, 1);
+}
+
+int write_file_atomic_iov(const char *dir, const char *name, const struct iovec *iov, size_t n)
+{
         _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
         char tmp[64];
-        size_t len = strlen(content);
         int r;
+
+        for (size_t i = 0; i < n; i++)
+                if (iov[i].iov_len > INT_MAX)
+                        return -EFBIG;
 
         r = mkdir_p(dir, 0755);
         if (r < 0)
@@ -54,7 +63,13 @@ int write_file_atomic(const char *dir, const char *name, const char *content)
                 return negative_errno();
 
         /* dprintf() writes it all or fails. */
-        if ((size_t) dprintf(fd, "%s", content) != len || fsync(fd) < 0) {
+        for (size_t i = 0; i < n; i++)
+                if ((size_t) dprintf(fd, "%.*s", (int) iov[i].iov_len, (const char *) iov[i].iov_base) !=
+                    iov[i].iov_len) {
+                        r = errno > 0 ? -errno : -EIO;
+                        goto fail;
+                }
+        if (fsync(fd) < 0) {
                 r = negative_errno();
                 goto fail;
         }
