@@ -121,7 +121,8 @@ if [ -n "$lintian" ]; then
         if command -v lintian > /dev/null; then
                 # On the .changes: checks the .deb and the .buildinfo. Tags and why some are kept:
                 # debian/README.source. (The N: lines explaining each tag are kept in lintian.txt.)
-                lintian --fail-on error --info "$first_changes" > "$outdir/lintian.txt" 2>&1 || rc=$?
+                # lintian leaves Berkeley DB files (mldbm-elf-*) in $TMPDIR: keep them in our temp dir.
+                TMPDIR="$tmp" lintian --fail-on error --info "$first_changes" > "$outdir/lintian.txt" 2>&1 || rc=$?
                 grep -E '^[EWIP]:' "$outdir/lintian.txt" >&2 || true
                 echo "lintian: $(grep -c '^E:' "$outdir/lintian.txt" || true) error(s), $(grep -c '^W:' "$outdir/lintian.txt" || true) warning(s)" >&2
         else
