@@ -212,6 +212,15 @@ int client_call(sd_bus *bus, const char *path, const char *iface, const char *me
         return client_send(bus, m, r, flags, what, link, reply);
 }
 
+/* A reply that does not read as expected: 0 with CLIENT_CALL_QUIET, else reported. */
+static int client_reply_error(int r, unsigned flags, const char *what)
+{
+        if (flags & CLIENT_CALL_QUIET)
+                return 0;
+        fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
+        return r;
+}
+
 int client_get_property(sd_bus *bus, const char *iface, const char *name, const char *type, unsigned flags,
                         const char *what, sd_bus_message **reply)
 {
@@ -222,11 +231,7 @@ int client_get_property(sd_bus *bus, const char *iface, const char *name, const 
         if (r <= 0)
                 return r;
         r = sd_bus_message_enter_container(*reply, 'v', type);
-        if (r < 0 && (flags & CLIENT_CALL_QUIET))
-                return 0;
-        if (r < 0)
-                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
-        return r < 0 ? r : 1;
+        return r < 0 ? client_reply_error(r, flags, what) : 1;
 }
 
 int client_read_property(sd_bus *bus, const char *iface, const char *name, unsigned flags, const char *what,
@@ -242,12 +247,8 @@ int client_read_property(sd_bus *bus, const char *iface, const char *name, unsig
         va_start(ap, type);
         r = sd_bus_message_readv(m, type, ap);
         va_end(ap);
-        if (r < 0 && (flags & CLIENT_CALL_QUIET))
-                return 0;
-        if (r < 0) {
-                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return client_reply_error(r, flags, what);
         if (reply)
                 *reply = TAKE_PTR(m);
         return 1;

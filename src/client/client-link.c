@@ -209,10 +209,10 @@ static int strv_from_indexes(const char *const *tab, size_t n_tab, const uint32_
 static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_tab, const Knob *knob_at,
                            size_t n_knobs, ClientLink *l)
 {
+        enum { ALT, MATCHED, KERNEL, POLICY, SOURCE, IGNORED, _ARRAYS };
         uint32_t s[6];
-        const uint32_t *alt, *matched, *source, *ignored;
-        const int32_t *kernel, *policy;
-        size_t n_alt, n_matched, n_kernel, n_policy, n_source, n_ignored;
+        const void *a[_ARRAYS];
+        size_t n[_ARRAYS] = {};
         char **strings[] = { &l->name, &l->type, &l->kind, &l->mac_address, &l->state, &l->last_error };
         int r;
 
@@ -220,18 +220,10 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
         if (r <= 0)
                 return r;
         r = sd_bus_message_read(m, "iuuuuuu", &l->ifindex, &s[0], &s[1], &s[2], &s[3], &s[4], &s[5]);
-        if (r >= 0)
-                r = sd_bus_message_read_array(m, 'u', (const void **) &alt, &n_alt);
-        if (r >= 0)
-                r = sd_bus_message_read_array(m, 'u', (const void **) &matched, &n_matched);
-        if (r >= 0)
-                r = sd_bus_message_read_array(m, 'i', (const void **) &kernel, &n_kernel);
-        if (r >= 0)
-                r = sd_bus_message_read_array(m, 'i', (const void **) &policy, &n_policy);
-        if (r >= 0)
-                r = sd_bus_message_read_array(m, 'u', (const void **) &source, &n_source);
-        if (r >= 0)
-                r = sd_bus_message_read_array(m, 'u', (const void **) &ignored, &n_ignored);
+        for (size_t i = 0; r >= 0 && i < _ARRAYS; i++) {
+                r = sd_bus_message_read_array(m, "uuiiuu"[i], &a[i], &n[i]);
+                n[i] /= sizeof(uint32_t); /* 'i' and 'u' alike */
+        }
         if (r >= 0)
                 r = sd_bus_message_exit_container(m);
         if (r < 0)
@@ -244,20 +236,21 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
                 if (!*strings[i])
                         return -ENOMEM;
         }
-        r = strv_from_indexes(tab, n_tab, alt, n_alt / sizeof *alt, &l->alternative_names);
+        r = strv_from_indexes(tab, n_tab, a[ALT], n[ALT], &l->alternative_names);
         if (r >= 0)
-                r = strv_from_indexes(tab, n_tab, matched, n_matched / sizeof *matched, &l->matched_files);
+                r = strv_from_indexes(tab, n_tab, a[MATCHED], n[MATCHED], &l->matched_files);
         if (r >= 0)
-                r = strv_from_indexes(tab, n_tab, ignored, n_ignored / sizeof *ignored, &l->ignored_sources);
+                r = strv_from_indexes(tab, n_tab, a[IGNORED], n[IGNORED], &l->ignored_sources);
         if (r < 0)
                 return r;
-        n_kernel /= sizeof *kernel, n_policy /= sizeof *policy, n_source /= sizeof *source;
+        const int32_t *kernel = a[KERNEL], *policy = a[POLICY];
+        const uint32_t *source = a[SOURCE];
         for (size_t i = 0; i < n_knobs; i++) {
                 Knob k = knob_at[i];
 
                 if (k < 0)
                         continue; /* a newer daemon's knob */
-                if (i >= n_kernel || i >= n_policy || i >= n_source || source[i] >= n_tab)
+                if (i >= n[KERNEL] || i >= n[POLICY] || i >= n[SOURCE] || source[i] >= n_tab)
                         return -EBADMSG;
                 r = link_set_knob(l, k, kernel[i], policy[i], tab[source[i]]);
                 if (r < 0)

@@ -7,13 +7,13 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "igmpctl.h"
 #include "macro.h"
+#include "netns-util.h"
 #include "terminal.h"
 
 typedef struct Verb {
@@ -226,8 +226,7 @@ static int parse_argv(int argc, char *argv[])
                         arg_machine = optarg;
                         break;
                 case 'n':
-                        if (isempty(optarg) || strchr(optarg, '/') || strlen(optarg) > NAME_MAX ||
-                            streq(optarg, ".") || streq(optarg, ".."))
+                        if (!netns_name_valid(optarg))
                                 return usage_error("option '-n' needs a network namespace name (as in "
                                                    "/run/netns, or .host), not '%s'.", optarg);
                         arg_netns = optarg;

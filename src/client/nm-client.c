@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "array-util.h"
 #include "bus-read.h"
 #include "igmpctl.h"
 #include "macro.h"
@@ -394,18 +395,13 @@ static int nm_profile_compare(const void *a, const void *b)
 static int nm_profiles_read(sd_bus *bus, char *const *paths, unsigned quiet, NMProfile **ret, size_t *ret_n)
 {
         NMProfile *profiles = NULL;
-        size_t n = 0;
+        size_t n = 0, allocated = 0;
         int r;
 
         for (char *const *p = paths; p && *p; p++) {
-                NMProfile *a = realloc(profiles, (n + 1) * sizeof *a);
-
-                if (!a) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                profiles = a;
-                r = nm_profile_read(bus, *p, &profiles[n], quiet);
+                r = ARRAY_GROW(profiles, allocated, n, 8);
+                if (r >= 0)
+                        r = nm_profile_read(bus, *p, &profiles[n], quiet);
                 if (r == -ENXIO || r == -EACCES)
                         continue;
                 if (r < 0)

@@ -226,10 +226,7 @@ static void print_cell(FILE *f, const char *s, Color color, size_t width, bool r
         if (w > 0) {
                 fprintf(f, "%*s", (int) *pending, "");
                 *pending = 0;
-                if (color != COLOR_NORMAL && *ansi(color))
-                        fprintf(f, "%s%s%s", ansi(color), s, ansi(COLOR_NORMAL));
-                else
-                        fputs(s, f);
+                fprintf(f, "%s%s%s", color ? ansi(color) : "", s, color ? ansi(COLOR_NORMAL) : "");
         }
         if (!right)
                 *pending += width - w;
@@ -253,10 +250,7 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
                 if (shortened)
                         value = shortened;
         }
-        if (color != COLOR_NORMAL && *ansi(color))
-                fprintf(f, "%s%s%s\n", ansi(color), value, ansi(COLOR_NORMAL));
-        else
-                fprintf(f, "%s\n", value);
+        fprintf(f, "%s%s%s\n", color ? ansi(color) : "", value, color ? ansi(COLOR_NORMAL) : "");
         free(shortened);
         free(escaped);
 }

@@ -54,7 +54,6 @@ static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **
  * borrowed from *reply. Both NULL with an igmpd from before it. */
 static void get_coverage(sd_bus *bus, sd_bus_message **reply, const char **ret_coverage, const char **ret_advice)
 {
-        *ret_coverage = *ret_advice = NULL;
         if (client_read_property(bus, IGMPD_AUDIT_INTERFACE, "Coverage", CLIENT_CALL_QUIET, NULL, reply, "(ss)",
                                  ret_coverage, ret_advice) <= 0)
                 *ret_coverage = *ret_advice = NULL;

@@ -77,9 +77,8 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                         json_field_int(&w, "index", l->ifindex);
                         if (netns)
                                 json_field_string(&w, "netns", ns);
-                        json_field_string(&w, "name", netns ? ifname : strempty(l->name));
-                        json_field_string(&w, "kind", isempty(l->kind) ? NULL : l->kind);
-                        json_field_string(&w, "state", strempty(l->state));
+                        json_fields(&w, "name", netns ? ifname : strempty(l->name), "kind",
+                                    isempty(l->kind) ? NULL : l->kind, "state", strempty(l->state), NULL);
                         json_end_object(&w);
                         continue;
                 }
@@ -146,15 +145,6 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
         }
         *ret = p; /* a reply that does not parse leaves the count alone */
         return 0;
-}
-
-/* The first max lines, then how many more there are. */
-static void print_problem_lines(FILE *f, const ClientProblems *p, size_t max, const char *indent)
-{
-        for (size_t i = 0; i < p->n && i < max; i++)
-                fprintf(f, "%s%s\n", indent, p->lines[i]);
-        if (p->total > MIN(p->n, max))
-                fprintf(f, "%s%s and %zu more.\n", indent, glyph(GLYPH_ELLIPSIS), (size_t) p->total - MIN(p->n, max));
 }
 
 /* Whether a name, as the bus shows it, matches a LINK argument: as a glob, or literally (a
@@ -458,8 +448,12 @@ int verb_reload(int argc, char **argv, sd_bus *bus)
         /* The new configuration is in force without what the problems name: say so, and fail. */
         fprintf(stderr, "igmpd reloaded with %" PRIu32 " problem%s; see igmpd --check.\n", problems,
                 problems == 1 ? "" : "s");
-        if (client_problems_fetch(bus, &p) >= 0)
-                print_problem_lines(stderr, &p, SIZE_MAX, "  ");
+        if (client_problems_fetch(bus, &p) >= 0) {
+                for (size_t i = 0; i < p.n; i++)
+                        fprintf(stderr, "  %s\n", p.lines[i]);
+                if (p.total > p.n)
+                        fprintf(stderr, "  %s and %zu more.\n", glyph(GLYPH_ELLIPSIS), (size_t) p.total - p.n);
+        }
         client_problems_done(&p);
         client_exit_status = EXIT_RELOAD_PROBLEMS;
         return -EUCLEAN;

@@ -462,22 +462,21 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
 int verb_monitor(int argc, char **argv, sd_bus *bus)
 {
+        static const struct {
+                const char *path, *iface, *member;
+                sd_bus_message_handler_t handler;
+        } signals[] = {
+                { NULL, "org.freedesktop.DBus.Properties", "PropertiesChanged", on_properties_changed },
+                { IGMPD_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", on_interfaces_added },
+                { IGMPD_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved", on_interfaces_removed },
+                { NULL, IGMPD_LINK_INTERFACE, "KnobOverridden", on_knob_overridden },
+        };
         Monitor m = { .bus = bus };
-        int r;
+        int r = 0;
 
-        r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
-                                "PropertiesChanged", on_properties_changed, &m);
-        if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                                        "org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
-                                        on_interfaces_added, &m);
-        if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                                        "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
-                                        on_interfaces_removed, &m);
-        if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, NULL, IGMPD_LINK_INTERFACE, "KnobOverridden",
-                                        on_knob_overridden, &m);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(signals); i++)
+                r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, signals[i].path, signals[i].iface, signals[i].member,
+                                        signals[i].handler, &m);
         if (r >= 0)
                 r = sd_bus_add_match(
                         bus, NULL,

@@ -129,9 +129,9 @@ static void table_add_keys(Table *t, NMProfile *p, const char *const *lead, size
 
 static int nm_list(sd_bus *bus)
 {
+        _cleanup_(table_freep) Table *t = NULL;
         NMProfile *profiles = NULL;
         size_t n = 0, shown = 0;
-        Table *t = NULL;
         int r;
 
         r = nm_profiles_list(bus, &profiles, &n);
@@ -170,7 +170,6 @@ static int nm_list(sd_bus *bus)
         if (r >= 0 && arg_legend)
                 printf("\n%zu profile%s listed.\n", shown, shown == 1 ? "" : "s");
 finish:
-        table_free(t);
         nm_profiles_free(profiles, n);
         return r;
 }
@@ -183,9 +182,8 @@ static void print_field(const char *label, const char *value)
 static int nm_show(NMProfile *p, const char *arg)
 {
         _cleanup_free_ char *devices = NULL, *file = NULL, *perms = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
         char quoted[512];
-        Table *t;
-        int r;
 
         if (arg_json != JSON_OFF)
                 return json_print_profiles(p, 1, false);
@@ -214,9 +212,7 @@ static int nm_show(NMProfile *p, const char *arg)
         if (!t)
                 return -ENOMEM;
         table_add_keys(t, p, NULL, 0);
-        r = table_print(t, stdout, arg_legend);
-        table_free(t);
-        return r;
+        return table_print(t, stdout, arg_legend);
 }
 
 /* Edits p's user data and writes it; p->data is what NetworkManager then has. */
@@ -245,32 +241,25 @@ static int nm_edit(sd_bus *bus, NMProfile *p)
  * says what to run when igmpd could not be told. */
 static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         const char *path;
         int32_t ifindex = 0;
-        int r;
+        int r = 0;
 
-        r = sd_bus_message_new_method_call(bus, &m, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                           "GetLinkByName");
-        if (r >= 0)
-                r = sd_bus_message_set_auto_start(m, false);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", ifname);
-        if (r >= 0)
-                r = sd_bus_call(bus, m, 0, &error, &reply);
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "io", &ifindex, &path);
-        if (r >= 0) {
-                m = sd_bus_message_unref(m);
-                r = sd_bus_message_new_method_call(bus, &m, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH,
-                                                   IGMPD_MANAGER_INTERFACE, "ReconfigureLink");
+        /* GetLinkByName, then ReconfigureLink of its ifindex. */
+        for (unsigned reconfigure = 0; r >= 0 && reconfigure <= 1; reconfigure++) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+
+                r = sd_bus_message_new_method_call(bus, &m, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
+                                                   reconfigure ? "ReconfigureLink" : "GetLinkByName");
                 if (r >= 0)
                         r = sd_bus_message_set_auto_start(m, false);
                 if (r >= 0)
-                        r = sd_bus_message_append(m, "i", ifindex);
+                        r = reconfigure ? sd_bus_message_append(m, "i", ifindex) : sd_bus_message_append(m, "s", ifname);
                 if (r >= 0)
-                        r = sd_bus_call(bus, m, 0, &error, NULL);
+                        r = sd_bus_call(bus, m, 0, &error, &reply);
+                if (r >= 0 && !reconfigure)
+                        r = sd_bus_message_read(reply, "io", &ifindex, &path);
         }
         if (r < 0 && !sd_bus_error_has_names(&error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
                                              "org.igmpd1.Error.NoSuchLink"))

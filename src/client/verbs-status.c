@@ -45,8 +45,8 @@ static int print_link_status(const ClientLink *l)
 {
         _cleanup_free_ char *name = utf8_escape_dup(strempty(l->name), UTF8_ESCAPE_SHOWN);
         Color state = state_color(l->state);
+        _cleanup_(table_freep) Table *t = NULL;
         bool drifted = false;
-        Table *t;
         int r;
 
         if (!name)
@@ -101,7 +101,6 @@ static int print_link_status(const ClientLink *l)
                 printf("\n* Another process changed it: the kernel has another value than igmpd's. igmpd puts its own\n"
                        "  back when it next configures the link (at once with the drift watch and DriftAction=revert);\n"
                        "  'igmpctl reconfigure %s' does it now.\n", name);
-        table_free(t);
         return r;
 }
 
