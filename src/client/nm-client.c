@@ -191,6 +191,19 @@ static int nm_settings_read_profile(sd_bus_message *m, NMProfile *p)
 /* Appends a value to m in place of src's (skipped; NULL where there was none). */
 typedef int (*NMValueFn)(sd_bus_message *m, sd_bus_message *src, const UserData *d);
 
+/* Appends the dictionary entry key to m: its value fn's (with fn), else src's copied. */
+static int nm_append_entry(sd_bus_message *m, const char *entry, const char *key, NMValueFn fn, sd_bus_message *src,
+                           const UserData *d)
+{
+        int r = sd_bus_message_open_container(m, 'e', entry);
+
+        if (r >= 0)
+                r = sd_bus_message_append_basic(m, 's', key);
+        if (r >= 0)
+                r = fn ? fn(m, src, d) : sd_bus_message_copy(m, src, false);
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
 /* Copies the dictionary of entry type entry ("sv", "sa{sv}") at src's read position (none with
  * src NULL) to m, the value of key replaced by fn's, or added by fn where missing (if d has
  * entries). */
@@ -208,31 +221,17 @@ static int nm_copy_dict(sd_bus_message *m, sd_bus_message *src, const char *entr
                 r = sd_bus_message_enter_container(src, 'a', array);
         while (r >= 0 && src && (r = sd_bus_message_enter_container(src, 'e', entry)) > 0) {
                 r = sd_bus_message_read_basic(src, 's', &k);
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'e', entry);
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', k);
-                if (r >= 0 && streq(k, key)) {
-                        seen = true;
-                        r = fn(m, src, d);
-                } else if (r >= 0)
-                        r = sd_bus_message_copy(m, src, false);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
+                if (r >= 0) {
+                        seen = seen || streq(k, key);
+                        r = nm_append_entry(m, entry, k, streq(k, key) ? fn : NULL, src, d);
+                }
                 if (r >= 0)
                         r = sd_bus_message_exit_container(src);
         }
         if (r >= 0 && src)
                 r = sd_bus_message_exit_container(src);
-        if (r >= 0 && !seen && d->n > 0) {
-                r = sd_bus_message_open_container(m, 'e', entry);
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(m, 's', key);
-                if (r >= 0)
-                        r = fn(m, NULL, d);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-        }
+        if (r >= 0 && !seen && d->n > 0)
+                r = nm_append_entry(m, entry, key, fn, NULL, d);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;

@@ -65,12 +65,14 @@ Table *table_free(Table *t)
 
 void table_set_align_right(Table *t, size_t column)
 {
-        if (column < MIN(t->n_columns, (size_t) 64))
+        if (t && column < MIN(t->n_columns, (size_t) 64))
                 t->right |= UINT64_C(1) << column;
 }
 
 void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
 {
+        if (!t)
+                return;
         t->ellipsize_column = column;
         t->ellipsize_mode = mode;
 }
@@ -78,9 +80,9 @@ void table_set_ellipsize(Table *t, size_t column, Ellipsize mode)
 /* Adds the cell c, already escaped (NULL: out of memory). */
 static int table_take_cell(Table *t, char *c, Color color)
 {
-        if (!c || ARRAY_GROW(t->cells, t->n_allocated, t->n_cells, 16) < 0) {
+        if (!t || !c || ARRAY_GROW(t->cells, t->n_allocated, t->n_cells, 16) < 0) {
                 free(c);
-                return t->error = -ENOMEM;
+                return t ? (t->error = -ENOMEM) : -ENOMEM;
         }
         t->cells[t->n_cells++] = (Cell) { c, color };
         return 0;
@@ -257,11 +259,11 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
 
 int table_print(Table *t, FILE *f, bool header)
 {
-        size_t *widths, total = 0, columns = output_columns();
-        size_t n_rows = t->n_cells / t->n_columns;
+        size_t *widths, total = 0, columns = output_columns(), n_rows;
 
-        if (t->error < 0 || t->n_columns == 0)
-                return t->error;
+        if (!t || t->error < 0 || t->n_columns == 0)
+                return t ? t->error : -ENOMEM;
+        n_rows = t->n_cells / t->n_columns;
         widths = calloc(t->n_columns, sizeof *widths);
         if (!widths)
                 return -ENOMEM;

@@ -26,7 +26,8 @@ typedef enum Ellipsize {
 /* s shortened to at most width columns (a copy of s if it fits). NULL on ENOMEM. */
 char *ellipsize(const char *s, size_t width, Ellipsize mode);
 
-/* headers: NULL-terminated column titles. NULL on ENOMEM. */
+/* headers: NULL-terminated column titles. NULL on ENOMEM, which the functions below take
+ * (table_print() returns -ENOMEM): a caller need not check. */
 Table *table_new(const char *const *headers);
 Table *table_free(Table *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Table *, table_free);

@@ -178,9 +178,7 @@ void pager_open(bool no_pager)
         terminal_init();
         if (no_pager || pager_pid > 0 || !stdout_tty)
                 return;
-        pager = getenv("SYSTEMD_PAGER");
-        if (!pager)
-                pager = getenv("PAGER");
+        pager = getenv("SYSTEMD_PAGER") ?: getenv("PAGER");
         if (pager && (pager[strspn(pager, " \t")] == '\0' || streq(pager, "cat")))
                 return;
 

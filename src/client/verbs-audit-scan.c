@@ -248,10 +248,8 @@ int verb_audit_scan(int argc, char **argv)
         else
                 for (size_t i = 0; default_paths[i] && r >= 0; i++)
                         r = scan_path(&s, default_paths[i], false);
-        if (r == -ENOMEM) {
+        if (r == -ENOMEM)
                 fprintf(stderr, "Out of memory while scanning.\n");
-                return r;
-        }
         if (r < 0)
                 return r;
         qsort(s.findings, s.n_findings, sizeof *s.findings, finding_compare);
@@ -286,8 +284,6 @@ int verb_audit_scan(int argc, char **argv)
 
         if (s.n_findings > 0) {
                 t = table_new((const char *const[]) { "PATH", "FINDING", "DETAIL", NULL });
-                if (!t)
-                        return -ENOMEM;
                 table_set_ellipsize(t, 0, ELLIPSIZE_PATH);
                 for (size_t i = 0; i < s.n_findings; i++) {
                         table_add_cell(t, s.findings[i].path);

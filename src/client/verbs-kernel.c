@@ -221,8 +221,6 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         }
 
         t = table_new((const char *const[]) { "KNOB", "PRESENT", "NOTE", NULL });
-        if (!t)
-                return -ENOMEM;
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 if (!known[k])
                         continue;
@@ -236,8 +234,6 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 _cleanup_(table_freep) Table *st = NULL;
 
                 st = table_new((const char *const[]) { "AUDIT SOURCE", "STATE", "NOTE", NULL });
-                if (!st)
-                        return -ENOMEM;
                 for (size_t i = 0; i < n_states; i++) {
                         table_add_cell(st, states[i].source);
                         table_add_cell(st, states[i].state);

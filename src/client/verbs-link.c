@@ -58,10 +58,6 @@ int verb_list(int argc, char **argv, sd_bus *bus)
         } else {
                 t = netns ? table_new((const char *const[]) { "IDX", "NETNS", "LINK", "KIND", "STATE", NULL })
                           : table_new((const char *const[]) { "IDX", "LINK", "KIND", "STATE", NULL });
-                if (!t) {
-                        client_links_free(links, n);
-                        return -ENOMEM;
-                }
                 table_set_align_right(t, 0);
                 table_set_ellipsize(t, netns ? 2 : 1, ELLIPSIZE_END);
         }
@@ -72,7 +68,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
 
                 if (arg_netns && !streq(ns, arg_netns)) /* --netns NAME: only that namespace's links */
                         continue;
-                if (!t) {
+                if (arg_json != JSON_OFF) {
                         json_begin_object(&w);
                         json_field_int(&w, "index", l->ifindex);
                         if (netns)
@@ -90,7 +86,7 @@ int verb_list(int argc, char **argv, sd_bus *bus)
                 table_add_cell_color(t, l->state, state_color(l->state));
         }
         client_links_free(links, n);
-        if (!t) {
+        if (arg_json != JSON_OFF) {
                 json_end_array(&w);
                 return json_done(&w);
         }

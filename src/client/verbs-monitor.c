@@ -139,8 +139,7 @@ static void monitor_clear(Monitor *m)
 {
         while (m->n > 0)
                 monitor_remove(m, &m->links[m->n - 1]);
-        free(m->links);
-        m->links = NULL;
+        m->links = mfree(m->links);
         m->allocated = 0;
 }
 

@@ -209,8 +209,6 @@ static int nm_show(NMProfile *p, const char *arg)
                 return 0;
         }
         t = table_new((const char *const[]) { "KNOB", "VALUE", NULL });
-        if (!t)
-                return -ENOMEM;
         table_add_keys(t, p, NULL, 0);
         return table_print(t, stdout, arg_legend);
 }

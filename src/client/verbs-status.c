@@ -70,8 +70,6 @@ static int print_link_status(const ClientLink *l)
         putchar('\n');
 
         t = table_new((const char *const[]) { "KNOB", "KERNEL", "WANTED", "SOURCE", NULL });
-        if (!t)
-                return -ENOMEM;
         table_set_align_right(t, 1);
         table_set_align_right(t, 2);
         table_set_ellipsize(t, 3, ELLIPSIZE_PATH);
