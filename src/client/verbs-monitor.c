@@ -108,21 +108,21 @@ static MonitorLink *monitor_find(Monitor *m, const char *path)
         return NULL;
 }
 
-static MonitorLink *monitor_add(Monitor *m, const char *path)
+/* Keeps l (taken over) as the link at path; NULL (l freed) when it cannot. */
+static MonitorLink *monitor_add(Monitor *m, const char *path, ClientLink *l)
 {
-        MonitorLink *l = monitor_find(m, path);
+        MonitorLink *ml = monitor_find(m, path);
 
-        if (l)
-                return l;
-        if (m->n >= MONITOR_LINKS_MAX || ARRAY_GROW(m->links, m->allocated, m->n, 64) < 0)
-                return NULL;
-        l = &m->links[m->n];
-        l->path = strdup(path);
-        if (!l->path)
-                return NULL;
-        client_link_init(&l->link);
-        m->n++;
-        return l;
+        if (ml)
+                client_link_done(&ml->link);
+        else if (m->n < MONITOR_LINKS_MAX && ARRAY_GROW(m->links, m->allocated, m->n, 64) >= 0 &&
+                 (m->links[m->n].path = strdup(path)))
+                ml = &m->links[m->n++];
+        if (ml)
+                ml->link = *l;
+        else
+                client_link_done(l);
+        return ml;
 }
 
 static void monitor_remove(Monitor *m, MonitorLink *l)
@@ -252,7 +252,6 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
 {
         Monitor *m = userdata;
         const char *path;
-        MonitorLink *ml;
         ClientLink l;
         int r;
 
@@ -268,13 +267,7 @@ static int on_interfaces_added(sd_bus_message *msg, void *userdata, sd_bus_error
                 print_json_link_event("added", &l, 0);
         else
                 monitor_line("+ %s (%d): added, %s", strempty(l.name), l.ifindex, strempty(l.state));
-
-        ml = monitor_add(m, path);
-        if (ml) {
-                client_link_done(&ml->link);
-                ml->link = l;
-        } else
-                client_link_done(&l);
+        (void) monitor_add(m, path, &l);
         return 0;
 }
 
@@ -346,14 +339,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         if (!ml) {
                 /* Not seen yet (started while the link appeared): fetch it whole. */
                 ClientLink fresh;
-                if (client_link_fetch(m->bus, path, &fresh) < 0)
+                if (client_link_fetch(m->bus, path, &fresh) < 0 || !(ml = monitor_add(m, path, &fresh)))
                         return 0;
-                ml = monitor_add(m, path);
-                if (!ml) {
-                        client_link_done(&fresh);
-                        return 0;
-                }
-                ml->link = fresh;
         }
         l = &ml->link;
 
