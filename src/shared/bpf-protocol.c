@@ -31,11 +31,6 @@ typedef union FdControl {
         char buf[CMSG_SPACE(sizeof(int) * BPF_PROTOCOL_MAX_FDS)];
 } FdControl;
 
-static bool terminated(const char *s, size_t size)
-{
-        return memchr(s, '\0', size) != NULL;
-}
-
 int bpf_request_validate(const BpfRequest *req, size_t len)
 {
         assert(req);
@@ -66,16 +61,12 @@ int bpf_reply_validate(const BpfReply *reply, size_t len, size_t n_fds)
 
         if (len != sizeof *reply || reply->version != BPF_PROTOCOL_VERSION)
                 return -EBADMSG;
-        if (reply->error > 0 || !terminated(reply->reason, sizeof reply->reason) || (reply->flags & ~_BPF_REPLY_ALL))
+        if (reply->error > 0 || !memchr(reply->reason, '\0', sizeof reply->reason) ||
+            (reply->flags & ~_BPF_REPLY_ALL) || reply->n_entries > BPF_PROTOCOL_MAX_FDS)
                 return -EBADMSG;
-        if (reply->n_entries > BPF_PROTOCOL_MAX_FDS)
-                return -EBADMSG;
-        for (size_t i = 0; i < reply->n_entries; i++) {
-                const BpfReplyEntry *e = &reply->entries[i];
-
-                if (e->role >= _BPF_FD_ROLE_MAX || !terminated(e->path, sizeof e->path))
+        for (const BpfReplyEntry *e = reply->entries; e < reply->entries + reply->n_entries; e++)
+                if (e->role >= _BPF_FD_ROLE_MAX || !memchr(e->path, '\0', sizeof e->path))
                         return -EBADMSG;
-        }
         if (bpf_reply_n_fds(reply) != n_fds)
                 return -EBADMSG;
         if (reply->error < 0 && n_fds > 0)

@@ -132,8 +132,7 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                         if (k < 3 || l[k - 1] != ']') {
                                 config_diag_strict(ctx, ctx->strict_sections, " the section",
                                                    "Invalid section header '%s'", sanitize(l, tmp, sizeof tmp));
-                                free(section);
-                                section = NULL;
+                                section = mfree(section);
                                 section_ignored = true;
                                 continue;
                         }

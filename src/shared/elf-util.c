@@ -123,28 +123,23 @@ static int section_by_type(const ElfView *v, uint32_t type, Section *ret)
         return 0;
 }
 
-/* The NUL-terminated string at offset in a string table, or NULL. */
-static const char *string_at(const Section *strtab, uint64_t offset)
-{
-        const char *s;
-
-        if (!strtab->present || offset >= strtab->size)
-                return NULL;
-        s = (const char *) strtab->data + offset;
-        if (!memchr(s, '\0', strtab->size - offset))
-                return NULL;
-        return s;
-}
-
-typedef struct Versions {
-        Section versym, verdef, verneed, verdef_str, verneed_str;
-} Versions;
-
 /* The len bytes at offset off of a section, or NULL if they are not all inside it. */
 static const uint8_t *section_bytes(const Section *s, uint64_t off, size_t len)
 {
         return s->present && off <= s->size && len <= s->size - off ? s->data + off : NULL;
 }
+
+/* The NUL-terminated string at offset in a string table, or NULL. */
+static const char *string_at(const Section *strtab, uint64_t offset)
+{
+        const char *s = (const char *) section_bytes(strtab, offset, 1);
+
+        return s && memchr(s, '\0', strtab->size - offset) ? s : NULL;
+}
+
+typedef struct Versions {
+        Section versym, verdef, verneed, verdef_str, verneed_str;
+} Versions;
 
 /* The name of version index idx among the definitions (.gnu.version_d). */
 static const char *verdef_name(const Versions *vs, uint16_t idx)

@@ -11,10 +11,11 @@
 #include "macro.h"
 #include "utf8.h"
 
-static void json_fail(JsonWriter *w, int error)
+static bool json_fail(JsonWriter *w, int error)
 {
         if (w->error == 0)
                 w->error = error;
+        return false;
 }
 
 static void json_indent(JsonWriter *w)
@@ -29,18 +30,11 @@ static bool json_before_value(JsonWriter *w)
 {
         if (w->error)
                 return false;
-        if (w->depth == 0) {
-                if (w->done) {
-                        json_fail(w, -EINVAL); /* a second top-level value */
-                        return false;
-                }
-                return true;
-        }
+        if (w->depth == 0)
+                return !w->done || json_fail(w, -EINVAL); /* a second top-level value */
         if (w->in_object[w->depth - 1]) {
-                if (!w->want_value) {
-                        json_fail(w, -EINVAL); /* value without a key */
-                        return false;
-                }
+                if (!w->want_value)
+                        return json_fail(w, -EINVAL); /* value without a key */
                 w->want_value = false;
                 return true;
         }
@@ -50,12 +44,6 @@ static bool json_before_value(JsonWriter *w)
                 json_indent(w);
         w->has_items[w->depth - 1] = true;
         return true;
-}
-
-static void json_after_value(JsonWriter *w)
-{
-        if (w->depth == 0)
-                w->done = true;
 }
 
 void json_begin(JsonWriter *w, bool object)
@@ -84,7 +72,7 @@ void json_end(JsonWriter *w, bool object)
         if (w->pretty && w->has_items[w->depth])
                 json_indent(w);
         fputc(object ? '}' : ']', w->f);
-        json_after_value(w);
+        w->done |= w->depth == 0;
 }
 
 static void json_write_escaped(FILE *f, const char *s, bool bytes)
@@ -154,7 +142,7 @@ void json_string(JsonWriter *w, const char *s)
         if (!json_before_value(w))
                 return;
         json_write_escaped(w->f, s, w->bytes);
-        json_after_value(w);
+        w->done |= w->depth == 0;
 }
 
 void json_value(JsonWriter *w, const char *format, ...)
@@ -166,7 +154,7 @@ void json_value(JsonWriter *w, const char *format, ...)
         va_start(ap, format);
         vfprintf(w->f, format, ap);
         va_end(ap);
-        json_after_value(w);
+        w->done |= w->depth == 0;
 }
 
 void json_field_strv(JsonWriter *w, const char *key, const char *const *l)

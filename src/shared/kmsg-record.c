@@ -5,6 +5,7 @@
  */
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
@@ -13,17 +14,12 @@
 #include "parse-util.h"
 #include "range-util.h"
 
-static bool is_digit(char c)
-{
-        return c >= '0' && c <= '9';
-}
-
 /* Parses decimal digits at *p (at least one) up to end, advancing *p. */
 static int parse_u64(const char **p, const char *end, uint64_t *ret)
 {
         const char *s = *p;
 
-        while (s < end && is_digit(*s))
+        while (s < end && isdigit((unsigned char) *s))
                 s++;
         if (parse_unsigned_range(*p, s, 10, UINT64_MAX, ret) < 0)
                 return -EBADMSG;
@@ -154,9 +150,7 @@ void kmsg_assembler_init(KmsgAssembler *a, KmsgContStyle style)
         assert(a);
         assert(style >= 0 && style < _KMSG_CONT_STYLE_MAX);
 
-        *a = (KmsgAssembler) {
-                .style = style,
-        };
+        *a = (KmsgAssembler) { .style = style };
 }
 
 static void message_append(KmsgMessage *m, const KmsgRecord *r)
@@ -207,9 +201,9 @@ static bool is_bare_name_fragment(const KmsgRecord *r)
                 return true;
         if (r->message[i] == '-')
                 i++;
-        if (i >= r->message_len || !is_digit(r->message[i]))
+        if (i >= r->message_len || !isdigit((unsigned char) r->message[i]))
                 return false;
-        while (i < r->message_len && is_digit(r->message[i]))
+        while (i < r->message_len && isdigit((unsigned char) r->message[i]))
                 i++;
         return i + 1 == r->message_len && r->message[i] == '.';
 }
@@ -222,7 +216,7 @@ static bool is_sysctl_warning_awaiting_name(const KmsgMessage *m)
                 return false;
         if (m->len >= STRLEN(" call with ") && range_skip_prefix(end - STRLEN(" call with "), end, " call with "))
                 return true;
-        return m->len >= 2 && m->text[m->len - 1] == '.' && is_digit(m->text[m->len - 2]);
+        return m->len >= 2 && m->text[m->len - 1] == '.' && isdigit((unsigned char) m->text[m->len - 2]);
 }
 
 int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret)

@@ -77,8 +77,7 @@ int log_internal_link(int level, int error, const char *netns, const char *ifnam
         int saved = errno;
         va_list ap;
 
-        if (error < 0)
-                error = -error;
+        error = log_abs(error);
         if (level > log_max_level)
                 return -error;
 

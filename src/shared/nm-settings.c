@@ -59,15 +59,11 @@ static int connection_setting(sd_bus_message *m, const char *key, void *userdata
 
 static int settings_section(sd_bus_message *m, const char *section, void *userdata)
 {
-        int r;
+        BusEntryFn fn = streq(section, "connection") ? connection_setting :
+                        streq(section, "user")       ? user_setting : NULL;
+        int r = fn ? bus_read_dict(m, fn, userdata) : 0;
 
-        if (streq(section, "connection"))
-                r = bus_read_dict(m, connection_setting, userdata);
-        else if (streq(section, "user"))
-                r = bus_read_dict(m, user_setting, userdata);
-        else
-                return 0;
-        return r < 0 ? r : 1;
+        return r < 0 ? r : !!fn;
 }
 
 int nm_settings_read(sd_bus_message *m, NMSettings *s)

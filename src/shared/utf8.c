@@ -66,7 +66,6 @@ static bool is_control(const unsigned char *u, size_t n)
 
 size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *buf)
 {
-        static const char hex[] = "0123456789abcdef";
         const unsigned char *u = (const unsigned char *) s;
         char *d = buf;
 
@@ -76,12 +75,9 @@ size_t utf8_escape_bytes(const char *s, size_t len, Utf8EscapeMode mode, char *b
                               (mode != UTF8_ESCAPE_INVALID && is_control(u + i, n));
 
                 for (size_t end = i + MAX(n, (size_t) 1); i < end; i++)
-                        if (escape) {
-                                *d++ = '\\';
-                                *d++ = 'x';
-                                *d++ = hex[u[i] >> 4];
-                                *d++ = hex[u[i] & 0xf];
-                        } else
+                        if (escape)
+                                d += sprintf(d, "\\x%02x", u[i]);
+                        else
                                 *d++ = (char) u[i];
         }
         *d = '\0';
