@@ -180,12 +180,11 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
 
 int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t len = 0;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
         if (fstat(fd, &st) < 0)
@@ -199,13 +198,10 @@ int config_read_file(const char *path, char **ret_buf, size_t *ret_len)
 
         /* Sized by fstat() (plus room to notice a file that grew), not by the 1 MiB limit: a
          * reload reads up to CONF_FILES_MAX files. */
-        size_t size = MAX(MIN((size_t) st.st_size + 1, (size_t) CONFIG_FILE_MAX + 1), (size_t) 64);
-        buf = malloc(size + 1);
-        if (!buf)
-                return -ENOMEM;
+        size_t size = 0, first = MAX(MIN((size_t) st.st_size + 1, (size_t) CONFIG_FILE_MAX + 1), (size_t) 64);
         for (;;) {
-                if (len == size) { /* grew since fstat(), or a character device */
-                        size = MIN(size * 2, (size_t) CONFIG_FILE_MAX + 1);
+                if (len == size) { /* the first time, grew since fstat(), or a character device */
+                        size = size == 0 ? first : MIN(size * 2, (size_t) CONFIG_FILE_MAX + 1);
                         char *nb = realloc(buf, size + 1);
                         if (!nb)
                                 return -ENOMEM;

@@ -14,10 +14,7 @@ static void json_field_string_or_null(JsonWriter *w, const char *key, const char
 static void json_field_value_or_null(JsonWriter *w, const char *key, int64_t v)
 {
         json_key(w, key);
-        if (v < 0)
-                json_null(w);
-        else
-                json_int(w, v);
+        v < 0 ? json_null(w) : json_int(w, v);
 }
 
 bool knob_status_drifted(Knob k, const KnobStatus *s)

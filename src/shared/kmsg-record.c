@@ -307,13 +307,7 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
 
 int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
 {
-        static const struct {
-                const char *word;
-                bool removed;
-        } words[] = {
-                { "deprecated", false },
-                { "removed",    true  },
-        };
+        static const char *const words[] = { "deprecated", "removed" };
         SysctlWarning w = {};
         const char *p = NULL, *end, *comm;
 
@@ -334,7 +328,7 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
                 const char *m = range_skip_prefix(comm + k, end, "' used the ");
 
                 for (size_t i = 0; m && !p && i < ELEMENTSOF(words); i++) {
-                        p = range_skip_prefix(m, end, words[i].word);
+                        p = range_skip_prefix(m, end, words[i]);
                         p = p ? range_skip_prefix(p, end, " sysctl system call") : NULL;
                         if (!p)
                                 continue;
@@ -343,7 +337,7 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
                         memcpy(w.comm, comm, k);
                         w.comm[k] = '\0';
                         w.comm_len = k;
-                        w.removed = words[i].removed;
+                        w.removed = streq(words[i], "removed");
                 }
         }
         if (!p)

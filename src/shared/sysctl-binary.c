@@ -584,7 +584,7 @@ int sysctl_binary_to_path(const int *name, size_t n_name, SysctlIfindexResolver 
 
 int sysctl_binary_format_name(const int *name, size_t n_name, char **ret)
 {
-        char buf[SYSCTL_BINARY_NAME_MAX * (STRLEN("-2147483648") + 1) + 1];
+        char buf[SYSCTL_BINARY_NAME_MAX * (STRLEN("-2147483648") + 1) + 1] = "";
         size_t len = 0;
         char *p;
 
@@ -595,7 +595,6 @@ int sysctl_binary_format_name(const int *name, size_t n_name, char **ret)
         if (n_name > SYSCTL_BINARY_NAME_MAX)
                 return -E2BIG;
 
-        buf[0] = '\0';
         for (size_t i = 0; i < n_name; i++)
                 len += (size_t) snprintf(buf + len, sizeof(buf) - len, "%d.", name[i]);
 
