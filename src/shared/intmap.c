@@ -74,6 +74,7 @@ int intmap_reserve(IntMap *m, size_t n)
 int intmap_put(IntMap *m, int key, void *value)
 {
         IntMapEntry *e;
+        int r;
 
         if (!value)
                 return -EINVAL;
@@ -83,12 +84,9 @@ int intmap_put(IntMap *m, int key, void *value)
                 e->value = value;
                 return 0;
         }
-        /* Keep the load factor at or below 1/2. */
-        if ((m->n + 1) * 2 > m->n_slots) {
-                int r = resize(m, m->n_slots ? m->n_slots * 2 : 16);
-                if (r < 0)
-                        return r;
-        }
+        r = intmap_reserve(m, 1); /* the load factor stays at or below 1/2 */
+        if (r < 0)
+                return r;
         place(m, (IntMapEntry) { .key = key, .value = value });
         return 0;
 }
