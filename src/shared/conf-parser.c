@@ -42,21 +42,10 @@ void config_read_failed(ConfigDiagFn diag, ConfigFileFn file, void *userdata, co
 }
 
 /* A mistake in the structure of the file: with strict, it skips the file (see strict_sections);
- * else it ignores the line, or what ignoring names. */
-_printf_(4, 5) static void config_diag_strict(ConfigContext *ctx, bool strict, const char *ignoring,
-                                              const char *fmt, ...)
-{
-        char msg[448];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        if (strict)
-                config_diag_invalid(ctx, "%s, file skipped.", msg);
-        else
-                config_diag(ctx, "%s, ignoring%s.", msg, ignoring);
-}
+ * else it ignores the line, or what ignoring names. fmt is a literal. */
+#define config_diag_strict(ctx, strict, ignoring, fmt, ...)                           \
+        ((strict) ? config_diag_invalid(ctx, fmt ", file skipped.", ##__VA_ARGS__) \
+                  : config_diag(ctx, fmt ", ignoring%s.", ##__VA_ARGS__, ignoring))
 
 static char *strip(char *s)
 {
