@@ -28,7 +28,7 @@ typedef struct AuditBpf {
         BpfHelperCall *call;       /* the attach request, while it runs */
 
         BpfReader reader;          /* the ring buffer and struct audit_counters */
-        int *fds;                  /* links kept (libc: but the uprobes, which AuditLibc keeps) */
+        int fds[BPF_PROTOCOL_MAX_FDS]; /* links kept (libc: but the uprobes, which AuditLibc keeps) */
         size_t n_fds;
 
         AuditLibc *libc;           /* libc only: libc copies probed, rescans */
@@ -76,23 +76,8 @@ static AuditSource *audit_bpf_free(AuditSource *s)
                           audit_event_source_to_string(s->type), (uint64_t) c->calls, (uint64_t) c->lost);
         }
         audit_bpf_detach(b);
-        free(b->fds);
         free(b);
         return NULL;
-}
-
-/* Takes over fd into the kept set. 0 or -ENOMEM (fd closed). */
-static int audit_bpf_keep_fd(AuditBpf *b, int fd)
-{
-        int *n = realloc(b->fds, (b->n_fds + 1) * sizeof *n);
-
-        if (!n) {
-                safe_close(fd);
-                return -ENOMEM;
-        }
-        b->fds = n;
-        b->fds[b->n_fds++] = fd;
-        return 0;
 }
 
 void audit_bpf_describe(const AuditSource *s, char *buf, size_t size)
@@ -167,7 +152,7 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
 {
         AuditBpf *b = userdata;
         char what[BPF_PROTOCOL_REASON_MAX];
-        int r = 0;
+        int r;
 
         b->call = NULL;
         if (error < 0) {
@@ -179,17 +164,14 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                             audit_bpf_on_records, b, what, sizeof what);
         if (b->libc)
                 audit_libc_take_reply(b->libc, reply, fds); /* the uprobe program and links */
-        for (size_t i = 0; i < n_fds; i++)
-                if (fds[i] >= 0 && audit_bpf_keep_fd(b, TAKE_FD(fds[i])) < 0 && r >= 0) {
-                        r = -ENOMEM;
-                        snprintf(what, sizeof what, "out of memory");
-                }
+        for (size_t i = 0; i < n_fds; i++) /* a reply has at most BPF_PROTOCOL_MAX_FDS */
+                if (fds[i] >= 0)
+                        b->fds[b->n_fds++] = TAKE_FD(fds[i]);
         if (r < 0) {
                 audit_bpf_fail(b, what);
                 return;
         }
-        b->src.ctx->reason[b->src.type][0] = '\0';
-        b->src.active = true;
+        audit_source_started(&b->src, NULL, NULL);
         audit_bpf_describe(&b->src, what, sizeof what);
         log_info("Audit source %s is active: %s (BPF helper: %s).", audit_event_source_to_string(b->src.type), what,
                  bpf_helper_describe(b->helper));

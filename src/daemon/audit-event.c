@@ -246,14 +246,9 @@ char **audit_event_journal_fields(const AuditEvent *e, const AuditCaller *caller
 int audit_history_init(AuditHistory *h, size_t max)
 {
         assert(h);
-        assert(max > 0);
 
         *h = (AuditHistory) {};
-        h->events = calloc(max, sizeof *h->events);
-        if (!h->events)
-                return -ENOMEM;
-        h->max = max;
-        return 0;
+        return audit_history_resize(h, max);
 }
 
 void audit_history_done(AuditHistory *h)

@@ -185,6 +185,9 @@ static inline void audit_source_freep(void *p)
  * that a constructor can end with it. */
 int audit_source_reason(const AuditSourceContext *ctx, AuditEventSource type, int error, const char *fmt, ...)
         _printf_(4, 5);
+/* The source is set up: reader (NULL: none of its own) gets description and AUDIT_EVENT_PRIORITY;
+ * active, no reason. */
+void audit_source_started(AuditSource *s, sd_event_source *reader, const char *description);
 /* The source was active and stops: its reason, inactive, and ctx->state_changed(). */
 void audit_source_stop(AuditSource *s, const char *fmt, ...) _printf_(2, 3);
 /* Fills e (audit_event_fill(), with the context's resolver) and submits it; a failure is logged. */
@@ -221,15 +224,9 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource 
  * auditd) receives every audit record; SYSCALL records for syscall 156 on x86_64 (149 on i386)
  * become events with pid, comm and exe.
  *
- * With AuditRule=yes the source also loads the rule that makes the kernel emit those records
- *     -a always,exit -F arch=b64 -S 156 -k igmpd-sysctl   (and arch=b32 -S 149)
- * and enables auditing if it was off (needs CAP_AUDIT_CONTROL); on exit (free) it removes
- * exactly the rules it added (not ones that were already loaded, e.g. by auditd from the
- * shipped rule file) and puts the enabled flag back. A failure to add the rule only logs: the
- * source still listens.
- *
- * What it changed is recorded in ROOT/run/igmpd/audit-changes, so that a crash does not leave
- * it behind (audit-rules.h).
+ * With AuditRule=yes the source also loads the rule that makes the kernel emit those records and
+ * enables auditing if it was off, and undoes exactly that on exit, or at the next start after a
+ * crash (audit-rules.h). A failure to add the rule only logs: the source still listens.
  */
 int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditSource **ret);
 /* With the audit source not started: undoes what the record says an igmpd that did not stop

@@ -392,11 +392,7 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource 
                 r = sd_event_add_io(ctx->event, &k->source, k->fd, EPOLLIN, kmsg_on_io, k);
         if (r < 0)
                 return audit_source_reason(ctx, k->src.type, r, "cannot watch %s: %s", what, strerror(-r));
-        (void) sd_event_source_set_description(k->source, "audit-kmsg");
-        (void) sd_event_source_set_priority(k->source, AUDIT_EVENT_PRIORITY);
-
-        k->src.active = true;
-        ctx->reason[k->src.type][0] = '\0';
+        audit_source_started(&k->src, k->source, "audit-kmsg");
         log_debug("Reading deprecated sysctl(2) warnings from %s%s.", what,
                   k->regular ? " (a regular file, read once)" : path ? " (a stream, one record per line)" : "");
         *ret = &TAKE_PTR(k)->src;

@@ -289,10 +289,9 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditSource 
         r = sd_event_add_io(ctx->event, &n->source, n->fd, EPOLLIN, audit_netlink_on_io, n);
         if (r < 0)
                 return audit_source_reason(ctx, type, r, "cannot watch the audit socket: %s", strerror(-r));
-        (void) sd_event_source_set_description(n->source, "audit-netlink");
         /* Link events and bus calls go first: a program flooding sysctl(2) must not delay them
          * by more than the batch being read (the receive buffer holds the rest meanwhile). */
-        (void) sd_event_source_set_priority(n->source, AUDIT_EVENT_PRIORITY);
+        audit_source_started(&n->src, n->source, "audit-netlink");
 
         (void) audit_changes_load(ctx->root, &left);
         if (add_rule)
@@ -302,9 +301,6 @@ int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditSource 
                          "some other way (auditd with " AUDIT_RULES_PATH ").");
         /* Left by an igmpd that did not stop cleanly, and not taken over: undone now. */
         audit_changes_undo_left(ctx->root, &left, &n->changes);
-
-        n->src.active = true;
-        ctx->reason[type][0] = '\0';
         *ret = &TAKE_PTR(n)->src;
         return 0;
 }

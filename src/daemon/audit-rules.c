@@ -192,13 +192,13 @@ void audit_changes_format(const AuditChanges *c, char buf[static AUDIT_CHANGES_T
 
 bool audit_changes_load(const char *root, AuditChanges *ret)
 {
-        _cleanup_free_ char *dir = path_join_root(root, AUDIT_CHANGES_DIR), *path = NULL;
+        _cleanup_free_ char *path = path_join_root(root, AUDIT_CHANGES_DIR "/" AUDIT_CHANGES_NAME);
         _cleanup_close_ int fd = -EBADF;
         char buf[512];
         ssize_t n;
 
         *ret = (AuditChanges) {};
-        if (!dir || asprintf(&path, "%s/" AUDIT_CHANGES_NAME, dir) < 0) {
+        if (!path) {
                 log_oom();
                 return false;
         }
@@ -229,15 +229,9 @@ static void audit_changes_save(const char *root, const AuditChanges *c)
                 log_oom();
                 return;
         }
-        if (!audit_changes_any(c)) {
-                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-                r = dfd < 0 ? (errno == ENOENT ? 0 : -errno)
-                            : unlinkat(dfd, AUDIT_CHANGES_NAME, 0) < 0 && errno != ENOENT ? -errno : 0;
-        } else {
-                audit_changes_format(c, content);
-                r = write_file_atomic(dir, AUDIT_CHANGES_NAME, content);
-        }
+        audit_changes_format(c, content);
+        r = audit_changes_any(c) ? write_file_atomic(dir, AUDIT_CHANGES_NAME, content)
+                                 : remove_file_sync(dir, AUDIT_CHANGES_NAME);
         if (r < 0)
                 log_warning_errno(r, "Failed to record igmpd's changes to the audit configuration in %s/"
                                   AUDIT_CHANGES_NAME ", ignoring: should igmpd crash, they would stay: %m", dir);

@@ -99,16 +99,13 @@ bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
         return a && s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX && a->source[s] && a->source[s]->active;
 }
 
-static unsigned audit_source_flag(AuditEventSource s)
-{
-        static const unsigned flags[_AUDIT_EVENT_SOURCE_MAX] = {
-                [AUDIT_EVENT_SOURCE_KMSG] = AUDIT_SOURCE_KMSG | AUDIT_SOURCE_KMSG_AUTO,
-                [AUDIT_EVENT_SOURCE_AUDIT] = AUDIT_SOURCE_AUDIT,
-                [AUDIT_EVENT_SOURCE_LIBC] = AUDIT_SOURCE_LIBC,
-                [AUDIT_EVENT_SOURCE_SYSCALL] = AUDIT_SOURCE_SYSCALL,
-        };
-        return s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX ? flags[s] : 0;
-}
+/* The AuditSources= flags that want each source. */
+static const unsigned audit_source_flag[_AUDIT_EVENT_SOURCE_MAX] = {
+        [AUDIT_EVENT_SOURCE_KMSG] = AUDIT_SOURCE_KMSG | AUDIT_SOURCE_KMSG_AUTO,
+        [AUDIT_EVENT_SOURCE_AUDIT] = AUDIT_SOURCE_AUDIT,
+        [AUDIT_EVENT_SOURCE_LIBC] = AUDIT_SOURCE_LIBC,
+        [AUDIT_EVENT_SOURCE_SYSCALL] = AUDIT_SOURCE_SYSCALL,
+};
 
 RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
 {
@@ -122,7 +119,7 @@ RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, c
         }
         if (audit_bpf_is_starting(a->source[s]))
                 return RUN_STATE_STARTING;
-        if (!(a->sources & audit_source_flag(s))) {
+        if (!(a->sources & audit_source_flag[s])) {
                 if (!HAVE_BPF && (s == AUDIT_EVENT_SOURCE_LIBC || s == AUDIT_EVENT_SOURCE_SYSCALL))
                         snprintf(note, size, "%s", BPF_NOT_BUILT_REASON); /* turning it on would not help */
                 else if (s == AUDIT_EVENT_SOURCE_SYSCALL)
@@ -274,6 +271,16 @@ int audit_source_reason(const AuditSourceContext *ctx, AuditEventSource type, in
         vsnprintf(ctx->reason[type], sizeof ctx->reason[type], fmt, ap);
         va_end(ap);
         return error;
+}
+
+void audit_source_started(AuditSource *s, sd_event_source *reader, const char *description)
+{
+        if (reader) {
+                (void) sd_event_source_set_description(reader, description);
+                (void) sd_event_source_set_priority(reader, AUDIT_EVENT_PRIORITY);
+        }
+        s->active = true;
+        s->ctx->reason[s->type][0] = '\0';
 }
 
 void audit_source_stop(AuditSource *s, const char *fmt, ...)
@@ -444,7 +451,7 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
         int r;
 
         for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
-                if (!(mask & audit_source_flag(s)) || a->source[s])
+                if (!(mask & audit_source_flag[s]) || a->source[s])
                         continue;
                 r = 0;
                 if (!HAVE_BPF)

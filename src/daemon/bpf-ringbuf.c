@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bpf-ringbuf.h"
+#include "event-util.h"
 
 #define RINGBUF_BUSY_BIT (1U << 31)
 #define RINGBUF_DISCARD_BIT (1U << 30)
@@ -220,49 +221,52 @@ static int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_ma
         return 0;
 }
 
+int bpf_reply_take_fd(const BpfReply *reply, int *fds, BpfFdRole role, const BpfReplyEntry **ret_entry)
+{
+        int fd = -EBADF;
+
+        for (size_t i = 0, k = 0; i < reply->n_entries; i++) {
+                if (reply->entries[i].role == BPF_FD_NONE)
+                        continue;
+                if (reply->entries[i].role == role) {
+                        safe_close(fd);
+                        fd = TAKE_FD(fds[k]);
+                        *ret_entry = &reply->entries[i];
+                }
+                k++;
+        }
+        return fd;
+}
+
 int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds, size_t counters_min,
                     size_t lost_offset, int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata,
                     char *reason, size_t reason_size)
 {
-        int ring_fd = -EBADF, counters_fd = -EBADF, r;
-        uint32_t ring_size = 0, counters_size = 0;
-        size_t k = 0;
+        const BpfReplyEntry *ring = NULL, *counters = NULL;
+        int ring_fd = bpf_reply_take_fd(reply, fds, BPF_FD_RINGBUF, &ring);
+        int counters_fd = bpf_reply_take_fd(reply, fds, BPF_FD_COUNTERS, &counters), r;
+        const char *what = "counters";
 
         assert(rd);
         assert(lost_offset + sizeof(uint64_t) <= counters_min);
 
         *rd = (BpfReader) { .lost_offset = lost_offset };
-        for (size_t i = 0; i < reply->n_entries; i++) {
-                const BpfReplyEntry *entry = &reply->entries[i];
-                int *slot = entry->role == BPF_FD_RINGBUF ? &ring_fd : entry->role == BPF_FD_COUNTERS ? &counters_fd : NULL;
-
-                if (entry->role == BPF_FD_NONE)
-                        continue;
-                if (slot) {
-                        safe_close(*slot);
-                        *slot = TAKE_FD(fds[k]);
-                        *(slot == &ring_fd ? &ring_size : &counters_size) = entry->size;
-                }
-                k++;
-        }
         if (ring_fd < 0 || counters_fd < 0) {
                 safe_close(ring_fd);
                 safe_close(counters_fd);
                 snprintf(reason, reason_size, "the BPF helper sent no ring buffer or counters");
                 return -EBADMSG;
         }
-        r = bpf_map_mmap_ro(counters_fd, counters_size, &rd->counters, &rd->counters_mapped);
-        if (r >= 0 && counters_size < counters_min)
+        r = bpf_map_mmap_ro(counters_fd, counters->size, &rd->counters, &rd->counters_mapped);
+        if (r >= 0 && counters->size < counters_min)
                 r = -EBADMSG;
+        if (r >= 0) {
+                what = "ring buffer";
+                r = bpf_ringbuf_new(e, TAKE_FD(ring_fd), ring->size, priority, batch, handler, userdata, &rd->ring);
+        }
         if (r < 0) {
                 safe_close(ring_fd);
-                snprintf(reason, reason_size, "cannot map the BPF counters: %s", strerror(-r));
-                bpf_reader_close(rd);
-                return r;
-        }
-        r = bpf_ringbuf_new(e, ring_fd, ring_size, priority, batch, handler, userdata, &rd->ring);
-        if (r < 0) {
-                snprintf(reason, reason_size, "cannot map the BPF ring buffer: %s", strerror(-r));
+                snprintf(reason, reason_size, "cannot map the BPF %s: %s", what, strerror(-r));
                 bpf_reader_close(rd);
                 return r;
         }
@@ -281,17 +285,17 @@ void bpf_reader_close(BpfReader *rd)
 bool bpf_reader_check_lost(BpfReader *rd, uint64_t *ret_report)
 {
         const uint64_t *counter = (const void *) ((const uint8_t *) rd->counters + rd->lost_offset);
-        uint64_t lost = __atomic_load_n(counter, __ATOMIC_RELAXED), now = 0;
+        uint64_t lost = __atomic_load_n(counter, __ATOMIC_RELAXED);
+        unsigned unsaid;
 
         *ret_report = 0;
         if (lost == rd->lost_seen)
                 return false;
         rd->lost_seen = lost;
-        (void) sd_event_now(rd->ring->event, CLOCK_MONOTONIC, &now);
-        if (rd->lost_logged_usec == 0 || now >= rd->lost_logged_usec + BPF_READER_LOST_LOG_USEC) {
+        if (event_report_due(rd->ring->event, BPF_READER_LOST_LOG_USEC, &rd->lost_logged_usec, &rd->lost_unsaid,
+                             &unsaid)) {
                 *ret_report = lost - rd->lost_reported;
                 rd->lost_reported = lost;
-                rd->lost_logged_usec = now;
         }
         return true;
 }

@@ -51,7 +51,13 @@ typedef struct BpfReader {
         uint64_t lost_seen;        /* the lost counter at the last look */
         uint64_t lost_reported;    /* … at the last report */
         uint64_t lost_logged_usec;
+        unsigned lost_unsaid;      /* looks at a loss since, within BPF_READER_LOST_LOG_USEC of it */
 } BpfReader;
+
+/* Takes the fd of reply's last entry of role out of fds[] (one per entry with a role, in entry
+ * order; left -EBADF), closing those of its earlier entries of that role; *ret_entry is its entry.
+ * -EBADF if there is none. */
+int bpf_reply_take_fd(const BpfReply *reply, int *fds, BpfFdRole role, const BpfReplyEntry **ret_entry);
 
 /*
  * Takes the ring buffer and counters fds of reply out of fds[] (in entry order; left -EBADF),

@@ -243,7 +243,7 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
 {
         DriftWatch *d = userdata;
         char what[BPF_PROTOCOL_REASON_MAX] = "the BPF helper sent no link";
-        size_t k = 0;
+        const BpfReplyEntry *link = NULL;
         int r;
 
         d->call = NULL;
@@ -257,15 +257,9 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
         r = bpf_reader_open(&d->reader, d->event, reply, fds, sizeof(struct drift_counters),
                             offsetof(struct drift_counters, lost), SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record,
                             d, what, sizeof what);
-        for (size_t i = 0; i < reply->n_entries; i++) {
-                if (reply->entries[i].role == BPF_FD_NONE)
-                        continue;
-                if (reply->entries[i].role == BPF_FD_LINK && d->link_fd < 0) {
-                        d->link_fd = TAKE_FD(fds[k]);
-                        snprintf(d->where, sizeof d->where, "%s", reply->entries[i].path);
-                }
-                k++;
-        }
+        d->link_fd = bpf_reply_take_fd(reply, fds, BPF_FD_LINK, &link);
+        if (link)
+                snprintf(d->where, sizeof d->where, "%s", link->path);
         for (size_t i = 0; i < n_fds; i++)
                 safe_close(fds[i]);
         if (r < 0 || d->link_fd < 0) {
