@@ -27,7 +27,7 @@ typedef struct AuditBpf {
         BpfHelper *helper;         /* borrowed from the owner, who keeps it longer */
         BpfHelperCall *call;       /* the attach request, while it runs */
 
-        BpfReader reader;          /* the ring buffer and struct audit_counters */
+        BpfReader *reader;         /* the ring buffer and struct audit_counters */
         int fds[BPF_PROTOCOL_MAX_FDS]; /* links kept (libc: but the uprobes, which AuditLibc keeps) */
         size_t n_fds;
 
@@ -55,7 +55,7 @@ void audit_bpf_request_sweep(AuditSource *s)
 /* Closing the links detaches the programs. */
 static void audit_bpf_detach(AuditBpf *b)
 {
-        bpf_reader_close(&b->reader);
+        b->reader = bpf_reader_free(b->reader);
         for (size_t i = 0; i < b->n_fds; i++)
                 safe_close(b->fds[i]);
         b->n_fds = 0;
@@ -69,8 +69,8 @@ static AuditSource *audit_bpf_free(AuditSource *s)
                 return NULL;
         bpf_helper_call_cancel(b->helper, b->call);
         audit_libc_free(b->libc);
-        if (s->active && b->reader.counters) {
-                const struct audit_counters *c = b->reader.counters;
+        if (s->active && b->reader) {
+                const struct audit_counters *c = bpf_reader_counters(b->reader);
 
                 log_debug("Audit source %s stops: %" PRIu64 " calls seen, %" PRIu64 " records lost.",
                           audit_event_source_to_string(s->type), (uint64_t) c->calls, (uint64_t) c->lost);
@@ -132,7 +132,7 @@ static void audit_bpf_on_records(const void *data, size_t size, void *userdata)
         uint64_t lost;
 
         audit_bpf_on_record(data, size, b);
-        if (bpf_reader_check_lost(&b->reader, &lost) && lost > 0)
+        if (bpf_reader_check_lost(b->reader, &lost) && lost > 0)
                 log_warning("Audit source %s lost %" PRIu64 " deprecated sysctl(2) call record%s: its ring buffer "
                             "was full (igmpd fell behind a flood of calls).",
                             audit_event_source_to_string(b->src.type), lost, lost == 1 ? "" : "s");
@@ -159,9 +159,9 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
                 audit_bpf_fail(b, reason);
                 return;
         }
-        r = bpf_reader_open(&b->reader, b->src.ctx->event, reply, fds, sizeof(struct audit_counters),
+        r = bpf_reader_open(b->src.ctx->event, reply, fds, sizeof(struct audit_counters),
                             offsetof(struct audit_counters, lost), AUDIT_EVENT_PRIORITY, AUDIT_BPF_BATCH,
-                            audit_bpf_on_records, b, what, sizeof what);
+                            audit_bpf_on_records, b, &b->reader, what, sizeof what);
         if (b->libc)
                 audit_libc_take_reply(b->libc, reply, fds); /* the uprobe program and links */
         for (size_t i = 0; i < n_fds; i++) /* a reply has at most BPF_PROTOCOL_MAX_FDS */

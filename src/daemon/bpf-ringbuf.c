@@ -22,8 +22,8 @@
 #define RINGBUF_DISCARD_BIT (1U << 30)
 #define RINGBUF_HEADER_SIZE 8U
 
-struct BpfRingBuf {
-        int fd;
+struct BpfReader {
+        int fd;                       /* the ring buffer map */
         size_t size, mask, page_size;
         unsigned long *consumer;      /* page 0, read-write */
         const void *producer_area;    /* page 1 + 2 × size, read-only */
@@ -32,21 +32,29 @@ struct BpfRingBuf {
         BpfRingBufHandler handler;
         void *userdata;
 
-        /* Batched reading (bpf_ringbuf_set_batching()); delay_usec 0: drain on every wake-up. */
+        /* Batched reading (bpf_reader_set_batching()); delay_usec 0: drain on every wake-up. */
         sd_event *event;
         uint64_t delay_usec;
         BpfRingBufDrained drained;
         sd_event_source *delay_source; /* armed only while records wait */
+
+        const void *counters;         /* the programs' .bss, mapped read-only */
+        size_t counters_mapped;
+        size_t lost_offset;           /* of the lost counter in the counters */
+        uint64_t lost_seen;           /* the lost counter at the last look */
+        uint64_t lost_reported;       /* … at the last report */
+        uint64_t lost_logged_usec;
+        unsigned lost_unsaid;         /* looks at a loss since, within BPF_READER_LOST_LOG_USEC of it */
 };
 
-static unsigned long ringbuf_unread(const BpfRingBuf *rb)
+static unsigned long ringbuf_unread(const BpfReader *rb)
 {
         return __atomic_load_n((const unsigned long *) rb->producer_area, __ATOMIC_ACQUIRE) -
                __atomic_load_n(rb->consumer, __ATOMIC_ACQUIRE);
 }
 
 /* Hands up to max records to the handler now. Returns how many. */
-static size_t ringbuf_consume(BpfRingBuf *rb, size_t max)
+static size_t ringbuf_consume(BpfReader *rb, size_t max)
 {
         const unsigned long *producer = rb->producer_area;
         const uint8_t *data = (const uint8_t *) rb->producer_area + rb->page_size;
@@ -76,7 +84,7 @@ static size_t ringbuf_consume(BpfRingBuf *rb, size_t max)
 /* Batched: everything now, then back to level-triggered wake-ups, which looks at the ring
  * again at once (records written while we drained wake nobody: the ring buffer only wakes a
  * reader that has caught up with them). */
-static void ringbuf_drain_all(BpfRingBuf *rb)
+static void ringbuf_drain_all(BpfReader *rb)
 {
         rb->delay_source = sd_event_source_disable_unref(rb->delay_source);
         while (ringbuf_consume(rb, SIZE_MAX) > 0)
@@ -94,7 +102,7 @@ static int on_ringbuf_delay(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-        BpfRingBuf *rb = userdata;
+        BpfReader *rb = userdata;
         int r;
 
         if (rb->delay_usec == 0) {
@@ -118,7 +126,7 @@ static int on_ringbuf_io(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-static BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
+BpfReader *bpf_reader_free(BpfReader *rb)
 {
         if (!rb)
                 return NULL;
@@ -128,62 +136,35 @@ static BpfRingBuf *bpf_ringbuf_free(BpfRingBuf *rb)
                 munmap(rb->consumer, rb->page_size);
         if (rb->producer_area)
                 munmap((void *) rb->producer_area, rb->page_size + 2 * rb->size);
+        if (rb->counters)
+                munmap((void *) rb->counters, rb->counters_mapped);
         safe_close(rb->fd);
         free(rb);
         return NULL;
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(BpfRingBuf *, bpf_ringbuf_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(BpfReader *, bpf_reader_free);
 
-/* Maps the ring buffer map fd (taken over, also on failure) of size bytes and watches it. */
-static int bpf_ringbuf_new(sd_event *e, int fd, size_t size, int64_t priority, size_t batch,
-                           BpfRingBufHandler handler, void *userdata, BpfRingBuf **ret)
+/* Maps the ring buffer, its data area size bytes (a power of two, a multiple of the page size). */
+static int ringbuf_map(BpfReader *rb, size_t size)
 {
-        _cleanup_(bpf_ringbuf_freep) BpfRingBuf *rb = NULL;
         void *p;
-        int r;
 
-        assert(e);
-        assert(handler);
-        assert(ret);
-
-        rb = calloc(1, sizeof *rb);
-        if (!rb) {
-                safe_close(fd);
-                return -ENOMEM;
-        }
-        rb->fd = fd;
-        rb->page_size = (size_t) sysconf(_SC_PAGESIZE);
         if (size == 0 || (size & (size - 1)) != 0 || size % rb->page_size != 0 || size > (1UL << 30))
                 return -EINVAL;
-        rb->size = size;
-        rb->mask = size - 1;
-        rb->batch = MAX(batch, (size_t) 1);
-        rb->handler = handler;
-        rb->userdata = userdata;
-        rb->event = e;
-
-        p = mmap(NULL, rb->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        p = mmap(NULL, rb->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, rb->fd, 0);
         if (p == MAP_FAILED)
                 return -errno;
         rb->consumer = p;
-        p = mmap(NULL, rb->page_size + 2 * size, PROT_READ, MAP_SHARED, fd, (off_t) rb->page_size);
+        p = mmap(NULL, rb->page_size + 2 * size, PROT_READ, MAP_SHARED, rb->fd, (off_t) rb->page_size);
         if (p == MAP_FAILED)
                 return -errno;
         rb->producer_area = p;
-
-        r = sd_event_add_io(e, &rb->source, fd, EPOLLIN, on_ringbuf_io, rb);
-        if (r < 0)
-                return r;
-        r = sd_event_source_set_priority(rb->source, priority);
-        if (r < 0)
-                return r;
-        (void) sd_event_source_set_description(rb->source, "bpf-ringbuf");
-
-        *ret = TAKE_PTR(rb);
+        rb->size = size;
+        rb->mask = size - 1;
         return 0;
 }
 
-void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDrained drained)
+void bpf_reader_set_batching(BpfReader *rb, uint64_t delay_usec, BpfRingBufDrained drained)
 {
         assert(rb);
 
@@ -191,11 +172,16 @@ void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDra
         rb->drained = drained;
 }
 
-void bpf_ringbuf_flush(BpfRingBuf *rb)
+void bpf_reader_flush(BpfReader *rb)
 {
         if (!rb || rb->delay_usec == 0 || ringbuf_unread(rb) == 0)
                 return;
         ringbuf_drain_all(rb);
+}
+
+const void *bpf_reader_counters(const BpfReader *rb)
+{
+        return rb ? rb->counters : NULL;
 }
 
 /* Maps a small BPF array map (a .bss, read-only) of size bytes; the fd is taken over. 0 or -errno. */
@@ -238,48 +224,59 @@ int bpf_reply_take_fd(const BpfReply *reply, int *fds, BpfFdRole role, const Bpf
         return fd;
 }
 
-int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds, size_t counters_min,
-                    size_t lost_offset, int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata,
+int bpf_reader_open(sd_event *e, const BpfReply *reply, int *fds, size_t counters_min, size_t lost_offset,
+                    int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata, BpfReader **ret,
                     char *reason, size_t reason_size)
 {
+        _cleanup_(bpf_reader_freep) BpfReader *rb = NULL;
         const BpfReplyEntry *ring = NULL, *counters = NULL;
-        int ring_fd = bpf_reply_take_fd(reply, fds, BPF_FD_RINGBUF, &ring);
-        int counters_fd = bpf_reply_take_fd(reply, fds, BPF_FD_COUNTERS, &counters), r;
-        const char *what = "counters";
+        _cleanup_close_ int ring_fd = bpf_reply_take_fd(reply, fds, BPF_FD_RINGBUF, &ring);
+        _cleanup_close_ int counters_fd = bpf_reply_take_fd(reply, fds, BPF_FD_COUNTERS, &counters);
+        int r;
 
-        assert(rd);
+        assert(e);
+        assert(handler);
+        assert(ret);
         assert(lost_offset + sizeof(uint64_t) <= counters_min);
 
-        *rd = (BpfReader) { .lost_offset = lost_offset };
         if (ring_fd < 0 || counters_fd < 0) {
-                safe_close(ring_fd);
-                safe_close(counters_fd);
                 snprintf(reason, reason_size, "the BPF helper sent no ring buffer or counters");
                 return -EBADMSG;
         }
-        r = bpf_map_mmap_ro(counters_fd, counters->size, &rd->counters, &rd->counters_mapped);
+        rb = calloc(1, sizeof *rb);
+        if (!rb) {
+                snprintf(reason, reason_size, "out of memory");
+                return -ENOMEM;
+        }
+        *rb = (BpfReader) {
+                .fd = TAKE_FD(ring_fd),
+                .page_size = (size_t) sysconf(_SC_PAGESIZE),
+                .batch = MAX(batch, (size_t) 1),
+                .handler = handler,
+                .userdata = userdata,
+                .event = e,
+                .lost_offset = lost_offset,
+        };
+        r = bpf_map_mmap_ro(TAKE_FD(counters_fd), counters->size, &rb->counters, &rb->counters_mapped);
         if (r >= 0 && counters->size < counters_min)
                 r = -EBADMSG;
-        if (r >= 0) {
-                what = "ring buffer";
-                r = bpf_ringbuf_new(e, TAKE_FD(ring_fd), ring->size, priority, batch, handler, userdata, &rd->ring);
-        }
         if (r < 0) {
-                safe_close(ring_fd);
-                snprintf(reason, reason_size, "cannot map the BPF %s: %s", what, strerror(-r));
-                bpf_reader_close(rd);
+                snprintf(reason, reason_size, "cannot map the BPF counters: %s", strerror(-r));
                 return r;
         }
-        rd->lost_seen = rd->lost_reported = *(const uint64_t *) ((const uint8_t *) rd->counters + lost_offset);
+        r = ringbuf_map(rb, ring->size);
+        if (r >= 0)
+                r = sd_event_add_io(e, &rb->source, rb->fd, EPOLLIN, on_ringbuf_io, rb);
+        if (r >= 0)
+                r = sd_event_source_set_priority(rb->source, priority);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot map the BPF ring buffer: %s", strerror(-r));
+                return r;
+        }
+        (void) sd_event_source_set_description(rb->source, "bpf-ringbuf");
+        rb->lost_seen = rb->lost_reported = *(const uint64_t *) ((const uint8_t *) rb->counters + lost_offset);
+        *ret = TAKE_PTR(rb);
         return 0;
-}
-
-void bpf_reader_close(BpfReader *rd)
-{
-        rd->ring = bpf_ringbuf_free(rd->ring);
-        if (rd->counters)
-                munmap((void *) rd->counters, rd->counters_mapped);
-        rd->counters = NULL;
 }
 
 bool bpf_reader_check_lost(BpfReader *rd, uint64_t *ret_report)
@@ -292,7 +289,7 @@ bool bpf_reader_check_lost(BpfReader *rd, uint64_t *ret_report)
         if (lost == rd->lost_seen)
                 return false;
         rd->lost_seen = lost;
-        if (event_report_due(rd->ring->event, BPF_READER_LOST_LOG_USEC, &rd->lost_logged_usec, &rd->lost_unsaid,
+        if (event_report_due(rd->event, BPF_READER_LOST_LOG_USEC, &rd->lost_logged_usec, &rd->lost_unsaid,
                              &unsaid)) {
                 *ret_report = lost - rd->lost_reported;
                 rd->lost_reported = lost;

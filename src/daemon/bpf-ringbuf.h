@@ -18,41 +18,16 @@
 #include "bpf-protocol.h"
 #include "macro.h"
 
-typedef struct BpfRingBuf BpfRingBuf;
+/* What an attach reply of the BPF helper hands igmpd to read (the audit's BPF sources, the drift
+ * watch): the ring buffer, and the programs' counters (their .bss, mapped read-only), of which
+ * one counts the records lost when the ring buffer was full. */
+typedef struct BpfReader BpfReader;
 
 /* One record: its bytes are valid until the handler returns. */
 typedef void (*BpfRingBufHandler)(const void *data, size_t size, void *userdata);
 
-/* Called after a batched drain (bpf_ringbuf_set_batching()) has handed out its records. */
+/* Called after a batched drain (bpf_reader_set_batching()) has handed out its records. */
 typedef void (*BpfRingBufDrained)(void *userdata);
-
-/*
- * Batched reading, for producers that submit without flags: the ring buffer then wakes the
- * reader only for the first record after it caught up. Instead of draining at once, the reader
- * waits delay_usec for more, then hands out everything at once and calls drained — one wake-up
- * and one pass per burst, however many records it holds. While it waits only a forced wake-up
- * (BPF_RB_FORCE_WAKEUP, the producer's fill threshold) with at least a quarter of the ring
- * unread drains early. The timer exists only while records wait: idle means idle.
- */
-void bpf_ringbuf_set_batching(BpfRingBuf *rb, uint64_t delay_usec, BpfRingBufDrained drained);
-
-/* Batched reading: hands out every waiting record now (and calls drained), as if the delay
- * had run out; a no-op when nothing waits. */
-void bpf_ringbuf_flush(BpfRingBuf *rb);
-
-/* What an attach reply of the BPF helper hands igmpd to read (the audit's BPF sources, the drift
- * watch): the ring buffer, and the programs' counters (their .bss, mapped read-only), of which
- * one counts the records lost when the ring buffer was full. */
-typedef struct BpfReader {
-        BpfRingBuf *ring;
-        const void *counters;
-        size_t counters_mapped;
-        size_t lost_offset;        /* of the lost counter in the counters */
-        uint64_t lost_seen;        /* the lost counter at the last look */
-        uint64_t lost_reported;    /* … at the last report */
-        uint64_t lost_logged_usec;
-        unsigned lost_unsaid;      /* looks at a loss since, within BPF_READER_LOST_LOG_USEC of it */
-} BpfReader;
 
 /* Takes the fd of reply's last entry of role out of fds[] (one per entry with a role, in entry
  * order; left -EBADF), closing those of its earlier entries of that role; *ret_entry is its entry.
@@ -65,12 +40,29 @@ int bpf_reply_take_fd(const BpfReply *reply, int *fds, BpfFdRole role, const Bpf
  * buffer (its data area a power of two, a multiple of the page size), and watches the ring at
  * the given sd-event priority: each wake-up hands at most batch records to the handler, so a
  * flood cannot starve other event sources. The reply's other fds stay in fds[]. 0, or -errno
- * with reason set (the reader then holds nothing).
+ * with reason set (nothing made).
  */
-int bpf_reader_open(BpfReader *rd, sd_event *e, const BpfReply *reply, int *fds, size_t counters_min,
-                    size_t lost_offset, int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata,
+int bpf_reader_open(sd_event *e, const BpfReply *reply, int *fds, size_t counters_min, size_t lost_offset,
+                    int64_t priority, size_t batch, BpfRingBufHandler handler, void *userdata, BpfReader **ret,
                     char *reason, size_t reason_size);
-void bpf_reader_close(BpfReader *rd);
+BpfReader *bpf_reader_free(BpfReader *rd);
+
+/* The counters, mapped read-only; NULL for a NULL reader. */
+const void *bpf_reader_counters(const BpfReader *rd);
+
+/*
+ * Batched reading, for producers that submit without flags: the ring buffer then wakes the
+ * reader only for the first record after it caught up. Instead of draining at once, the reader
+ * waits delay_usec for more, then hands out everything at once and calls drained — one wake-up
+ * and one pass per burst, however many records it holds. While it waits only a forced wake-up
+ * (BPF_RB_FORCE_WAKEUP, the producer's fill threshold) with at least a quarter of the ring
+ * unread drains early. The timer exists only while records wait: idle means idle.
+ */
+void bpf_reader_set_batching(BpfReader *rd, uint64_t delay_usec, BpfRingBufDrained drained);
+
+/* Batched reading: hands out every waiting record now (and calls drained), as if the delay
+ * had run out; a no-op when nothing waits (or rd is NULL). */
+void bpf_reader_flush(BpfReader *rd);
 
 /* Lost records are reported at most this often. */
 #define BPF_READER_LOST_LOG_USEC (10ULL * 1000000ULL)

@@ -41,7 +41,7 @@ struct DriftWatch {
         sd_event_source *release_source;
 
         int link_fd;              /* the bpf_link: closing it detaches the program */
-        BpfReader reader;         /* the ring buffer and struct drift_counters */
+        BpfReader *reader;        /* the ring buffer and struct drift_counters */
 
         DriftEvent *batch;        /* the burst being read: one entry per knob */
         size_t n_batch, allocated;
@@ -74,7 +74,7 @@ int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost,
 /* Detaches (closes the link) and drops what was read. */
 static void drift_watch_detach(DriftWatch *d)
 {
-        bpf_reader_close(&d->reader);
+        d->reader = bpf_reader_free(d->reader);
         d->link_fd = safe_close(d->link_fd);
         d->n_batch = 0;
         d->overflow = false;
@@ -196,7 +196,7 @@ static void drift_on_drained(void *userdata)
         uint64_t lost;
         bool overflow;
 
-        if (bpf_reader_check_lost(&d->reader, &lost)) {
+        if (bpf_reader_check_lost(d->reader, &lost)) {
                 d->overflow = true;
                 if (lost > 0)
                         log_warning("Drift watch lost %" PRIu64 " write record%s (its ring buffer was full); reading "
@@ -221,9 +221,8 @@ static void drift_on_drained(void *userdata)
 
 void drift_watch_flush(DriftWatch *d)
 {
-        if (!d || !d->reader.ring || d->dispatching)
-                return;
-        bpf_ringbuf_flush(d->reader.ring);
+        if (d && !d->dispatching)
+                bpf_reader_flush(d->reader);
 }
 
 /* ---- attaching ---- */
@@ -254,9 +253,8 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 drift_watch_fail(d, reason);
                 return;
         }
-        r = bpf_reader_open(&d->reader, d->event, reply, fds, sizeof(struct drift_counters),
-                            offsetof(struct drift_counters, lost), SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record,
-                            d, what, sizeof what);
+        r = bpf_reader_open(d->event, reply, fds, sizeof(struct drift_counters), offsetof(struct drift_counters, lost),
+                            SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record, d, &d->reader, what, sizeof what);
         d->link_fd = bpf_reply_take_fd(reply, fds, BPF_FD_LINK, &link);
         if (link)
                 snprintf(d->where, sizeof d->where, "%s", link->path);
@@ -266,7 +264,7 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 drift_watch_fail(d, what);
                 return;
         }
-        bpf_ringbuf_set_batching(d->reader.ring, DRIFT_BATCH_USEC, drift_on_drained);
+        bpf_reader_set_batching(d->reader, DRIFT_BATCH_USEC, drift_on_drained);
         d->reason[0] = '\0';
         log_info("Drift watch is active: cgroup/sysctl at %s (BPF helper: %s).", d->where,
                  bpf_helper_describe(d->helper));
