@@ -134,8 +134,9 @@ static int uprobe_pmu_type(void)
 static int attach_uprobe(int program_fd, int fd, uint64_t offset)
 {
         struct perf_event_attr attr = { .size = sizeof attr };
+        _cleanup_close_ int pfd = -EBADF;
         char path[64];
-        int type = uprobe_pmu_type(), pfd, link;
+        int type = uprobe_pmu_type(), link;
 
         if (type < 0)
                 return type;
@@ -149,16 +150,11 @@ static int attach_uprobe(int program_fd, int fd, uint64_t offset)
         if (pfd < 0)
                 return -errno;
         link = bpf_link_create(program_fd, pfd, BPF_PERF_EVENT, NULL);
-        if (link >= 0) {
-                safe_close(pfd); /* the link holds the event */
-                return link;
-        }
-        if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, program_fd) < 0 || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
-                int r = -errno;
-                safe_close(pfd);
-                return r;
-        }
-        return pfd;
+        if (link >= 0)
+                return link; /* it holds the event */
+        if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, program_fd) < 0 || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+                return -errno;
+        return TAKE_FD(pfd);
 }
 
 /* The first size bytes of fd into a new buffer: 0, or -errno (-EIO if the file got shorter). */
@@ -226,11 +222,10 @@ static int open_candidate(LibcScan *s, int dirfd, const char *path, uint64_t res
                           uint64_t *ret_size)
 {
         struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = resolve };
-        _cleanup_close_ int p = -EBADF;
+        _cleanup_close_ int p = -EBADF, fd = -EBADF;
         struct statx sx;
         struct stat st;
         char self[32];
-        int fd;
 
         static bool no_openat2 = false;
 
@@ -269,13 +264,11 @@ static int open_candidate(LibcScan *s, int dirfd, const char *path, uint64_t res
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0 || st.st_dev != id->dev || st.st_ino != id->ino ||
-            (uint64_t) st.st_size != sx.stx_size) {
-                safe_close(fd);
+            (uint64_t) st.st_size != sx.stx_size)
                 return -ESTALE;
-        }
         s->n_read += sx.stx_size;
         *ret_size = sx.stx_size;
-        return fd;
+        return TAKE_FD(fd);
 }
 
 /* Looks at one candidate libc file, path below dirfd; where describes it for the log. Returns

@@ -364,8 +364,7 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource 
         style = uname(&u) >= 0 ? kmsg_cont_style_from_release(u.release) : _KMSG_CONT_STYLE_INVALID;
         kmsg_assembler_init(&k->assembler, style >= 0 ? style : KMSG_CONT_MODERN);
 
-        if (path && stat(path, &st) >= 0 && S_ISREG(st.st_mode))
-                k->regular = true;
+        k->regular = path && stat(path, &st) >= 0 && S_ISREG(st.st_mode);
         /* A FIFO read-write: never sees EOF when a writer closes, and opening never blocks. */
         k->fd = open(what, (k->stream && !k->regular ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
         r = k->fd < 0 ? -errno : 0;

@@ -195,9 +195,7 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
                         n->forged = true;
                         continue;
                 }
-                if ((size_t) len < NLMSG_HDRLEN)
-                        continue;
-                if (h->nlmsg_type != AUDIT_SYSCALL)
+                if ((size_t) len < NLMSG_HDRLEN || h->nlmsg_type != AUDIT_SYSCALL)
                         continue;
                 /* One record per datagram; trust nlmsg_len only when it is sane. */
                 payload = h->nlmsg_len >= NLMSG_HDRLEN && h->nlmsg_len <= (size_t) len ? h->nlmsg_len - NLMSG_HDRLEN
@@ -216,15 +214,10 @@ static int audit_netlink_on_io(sd_event_source *s, int fd, uint32_t revents, voi
 
 static bool is_kthreadd(void)
 {
-        char comm[32] = "";
-        FILE *f = fopen("/proc/2/comm", "re");
+        _cleanup_fclose_ FILE *f = fopen("/proc/2/comm", "re");
+        char comm[32];
 
-        if (!f)
-                return false;
-        if (!fgets(comm, sizeof comm, f))
-                comm[0] = '\0';
-        fclose(f);
-        return streq(comm, "kthreadd\n");
+        return f && fgets(comm, sizeof comm, f) && streq(comm, "kthreadd\n");
 }
 
 /*

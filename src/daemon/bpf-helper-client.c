@@ -117,7 +117,7 @@ static int helper_spawn(BpfHelper *h)
         const char *log_target = getenv("SYSTEMD_LOG_TARGET"), *log_level = getenv("SYSTEMD_LOG_LEVEL");
         char env_target[64], env_level[64];
         char *envp[] = { (char *) "LISTEN_FDS=1", listen_pid, env_target, env_level, NULL };
-        sigset_t mask, old;
+        sigset_t mask;
         int sv[2], r;
         pid_t pid;
 
@@ -127,19 +127,16 @@ static int helper_spawn(BpfHelper *h)
                 return -errno;
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
+        _cleanup_close_ int ours = sv[0], theirs = sv[1];
 
         /* sd-event reaps the child through SIGCHLD, which must be blocked for that. */
         sigemptyset(&mask);
         sigaddset(&mask, SIGCHLD);
-        if (sigprocmask(SIG_BLOCK, &mask, &old) < 0) {
-                r = -errno;
-                goto fail;
-        }
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
         pid = fork();
-        if (pid < 0) {
-                r = -errno;
-                goto fail;
-        }
+        if (pid < 0)
+                return -errno;
         if (pid == 0) {
                 /* Child: only async-signal-safe calls until exec. */
                 pid_t self = getpid();
@@ -153,7 +150,7 @@ static int helper_spawn(BpfHelper *h)
                 while (n > 0)
                         listen_pid[off++] = digits[--n];
                 listen_pid[off] = '\0';
-                if (dup2(sv[1], 3) < 0)
+                if (dup2(theirs, 3) < 0)
                         _exit(127);
                 (void) close_range(4, ~0U, 0);
                 (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -162,9 +159,8 @@ static int helper_spawn(BpfHelper *h)
                 execve(h->helper_path, argv, envp);
                 _exit(127);
         }
-        safe_close(sv[1]);
         h->child_pid = pid;
-        h->conn_fd = sv[0];
+        h->conn_fd = TAKE_FD(ours);
         (void) sd_event_now(h->event, CLOCK_MONOTONIC, &h->spawn_usec);
         r = sd_event_add_child(h->event, &h->child_source, pid, WEXITED, on_child_exit, h);
         if (r < 0)
@@ -172,10 +168,6 @@ static int helper_spawn(BpfHelper *h)
         (void) fcntl(h->conn_fd, F_SETFL, fcntl(h->conn_fd, F_GETFL) | O_NONBLOCK);
         snprintf(h->description, sizeof h->description, "child process %d (%s)", (int) pid, h->helper_path);
         return 0;
-fail:
-        safe_close(sv[0]);
-        safe_close(sv[1]);
-        return r;
 }
 
 int bpf_helper_new(sd_event *e, const char *socket_path, const char *helper_path, BpfHelper **ret, char *reason,
@@ -389,18 +381,14 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 static int helper_connect(BpfHelper *h)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int fd;
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
         strncpy(sa.sun_path, h->socket_path, sizeof sa.sun_path - 1);
-        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0 && errno != EINPROGRESS) {
-                int r = -errno;
-                safe_close(fd);
-                return r;
-        }
-        h->conn_fd = fd;
+        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0 && errno != EINPROGRESS)
+                return -errno;
+        h->conn_fd = TAKE_FD(fd);
         return 0;
 }
 
@@ -425,7 +413,7 @@ static void helper_start_next(BpfHelper *h)
 {
         BpfHelperCall *c = h->head;
         bool reused;
-        int fd, r;
+        int r;
 
         if (!c || h->io_source)
                 return;
@@ -440,21 +428,19 @@ static void helper_start_next(BpfHelper *h)
                                   r == -EAGAIN ? ", a new one starts at a later request" : "");
                 return;
         }
-        fd = h->conn_fd;
-
-        r = bpf_protocol_send(fd, &c->req, sizeof c->req, c->fds, c->n_fds);
+        r = bpf_protocol_send(h->conn_fd, &c->req, sizeof c->req, c->fds, c->n_fds);
         if (r < 0 && reused && h->socket_path) {
                 /* The instance behind a kept connection ended (RuntimeMaxSec=): a new one. */
                 h->conn_fd = safe_close(h->conn_fd);
                 r = helper_connect(h);
                 if (r >= 0)
-                        r = bpf_protocol_send(fd = h->conn_fd, &c->req, sizeof c->req, c->fds, c->n_fds);
+                        r = bpf_protocol_send(h->conn_fd, &c->req, sizeof c->req, c->fds, c->n_fds);
         }
         if (r < 0) {
                 call_fail(h, r, "sending to the BPF helper (%s) failed: %s", h->description, strerror(-r));
                 return;
         }
-        r = sd_event_add_io(h->event, &h->io_source, fd, EPOLLIN, on_reply, h);
+        r = sd_event_add_io(h->event, &h->io_source, h->conn_fd, EPOLLIN, on_reply, h);
         if (r >= 0)
                 r = sd_event_add_time_relative(h->event, &h->timeout_source, CLOCK_MONOTONIC,
                                                BPF_HELPER_TIMEOUT_USEC, 0, on_timeout, h);

@@ -282,7 +282,7 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
                 .n_pids = 1,
                 .pids = { (uint32_t) getpid() },
         };
-        int fds[2] = { -EBADF, -EBADF }, r;
+        int r;
 
         r = bpf_helper_new(d->event, NULL, NULL, &d->helper, reason, size);
         if (r < 0) {
@@ -291,14 +291,11 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
                 return r;
         }
         /* The helper watches igmpd's network namespace and leaves igmpd's own writes out. */
-        fds[0] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-        fds[1] = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-        if (fds[0] < 0 || fds[1] < 0)
-                r = -errno;
-        else
-                r = bpf_helper_call(d->helper, &req, fds, ELEMENTSOF(fds), drift_on_attached, d, &d->call);
-        safe_close(fds[0]);
-        safe_close(fds[1]);
+        _cleanup_close_ int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        _cleanup_close_ int pid = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+
+        r = net < 0 || pid < 0 ? -errno
+                               : bpf_helper_call(d->helper, &req, (int[]) { net, pid }, 2, drift_on_attached, d, &d->call);
         if (r < 0) {
                 snprintf(reason, size, "cannot ask the BPF helper: %s", strerror(-r));
                 d->helper = bpf_helper_free(d->helper);
