@@ -40,8 +40,8 @@ static int append_event(sd_bus_message *m, const AuditEvent *e)
 
 void audit_bus_on_event(const AuditEvent *e, void *userdata)
 {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
         BusContext *c = userdata;
-        sd_bus_message *s = NULL;
         int r;
 
         if (!bus_is_up(c->bus))
@@ -58,7 +58,6 @@ void audit_bus_on_event(const AuditEvent *e, void *userdata)
                 r = append_event(s, e);
         if (r >= 0)
                 r = sd_bus_send(c->bus, s, NULL);
-        sd_bus_message_unref(s);
         if (r < 0)
                 log_warning_errno(r, "Failed to send the DeprecatedSysctl signal, ignoring: %m");
 }

@@ -392,21 +392,19 @@ int audit_coalescer_submit(AuditCoalescer *c, AuditEvent *e, uint64_t now)
                 return 0;
         }
 
-        /* A new key: publish now and open its window. */
-        if (c->n >= AUDIT_COALESCE_KEYS_MAX) {
-                e->repeats = 1;
+        /* A new key: publish now (as one call, also uncoalesced) and open its window. */
+        e->repeats = 1;
+        if (c->n >= AUDIT_COALESCE_KEYS_MAX)
                 return 1;
-        }
         if (ARRAY_GROW(c->entries, c->allocated, c->n, 8) < 0)
                 return -ENOMEM;
         x = &c->entries[c->n];
-        *x = (AuditCoalesceEntry) { .pid = e->pid, .n_name = e->n_name, .last_usec = now };
-        x->comm = strdup(e->comm ?: "");
+        *x = (AuditCoalesceEntry) { .pid = e->pid, .comm = strdup(e->comm ?: ""), .n_name = e->n_name,
+                                    .last_usec = now };
         if (!x->comm)
                 return -ENOMEM;
         memcpy(x->name, e->name, e->n_name * sizeof e->name[0]);
         c->n++;
-        e->repeats = 1;
         return 1;
 }
 

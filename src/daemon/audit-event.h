@@ -137,7 +137,7 @@ void audit_coalescer_done(AuditCoalescer *c);
 /*
  * Offers an event at monotonic time now. Returns 1: publish *e now (repeats set to 1, e is
  * still the caller's); 0: folded into a pending event for its key (*e taken over, left zeroed);
- * -ENOMEM (e untouched; publish it uncoalesced).
+ * -ENOMEM (repeats set to 1 too; publish it uncoalesced).
  */
 int audit_coalescer_submit(AuditCoalescer *c, AuditEvent *e, uint64_t now);
 

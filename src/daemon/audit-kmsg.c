@@ -61,26 +61,6 @@ typedef struct AuditKmsg {
         bool line_overlong;   /* discarding the rest of a too-long line */
 } AuditKmsg;
 
-static void kmsg_save_seq(AuditKmsg *k);
-
-/* Also the stop hook: on shutdown and on a reload that restarts the sources, the cursor is
- * brought up to date here (a half-built object has read nothing and writes nothing). */
-static AuditSource *audit_kmsg_free(AuditSource *s)
-{
-        AuditKmsg *k = (AuditKmsg *) s;
-
-        if (!k)
-                return NULL;
-        kmsg_save_seq(k);
-        sd_event_source_disable_unref(k->save_timer);
-        sd_event_source_disable_unref(k->source);
-        safe_close(k->fd);
-        free(k->seq_dir);
-        free(k->seq_path);
-        free(k);
-        return NULL;
-}
-
 /* Reads "SEQ BOOT_ID" — only a file written in this boot counts (seq restarts at boot). */
 static void kmsg_load_seq(AuditKmsg *k)
 {
@@ -145,6 +125,24 @@ static void kmsg_save_seq(AuditKmsg *k)
         k->event_unsaved = false;
         if (k->save_timer)
                 (void) sd_event_source_set_enabled(k->save_timer, SD_EVENT_OFF);
+}
+
+/* Also the stop hook: on shutdown and on a reload that restarts the sources, the cursor is
+ * brought up to date here (a half-built object has read nothing and writes nothing). */
+static AuditSource *audit_kmsg_free(AuditSource *s)
+{
+        AuditKmsg *k = (AuditKmsg *) s;
+
+        if (!k)
+                return NULL;
+        kmsg_save_seq(k);
+        sd_event_source_disable_unref(k->save_timer);
+        sd_event_source_disable_unref(k->source);
+        safe_close(k->fd);
+        free(k->seq_dir);
+        free(k->seq_path);
+        free(k);
+        return NULL;
 }
 
 static int kmsg_on_save_timer(sd_event_source *s, uint64_t usec, void *userdata)

@@ -253,8 +253,9 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 drift_watch_fail(d, reason);
                 return;
         }
-        r = bpf_reader_open(d->event, reply, fds, sizeof(struct drift_counters), offsetof(struct drift_counters, lost),
-                            SD_EVENT_PRIORITY_NORMAL, SIZE_MAX, drift_on_record, d, &d->reader, what, sizeof what);
+        r = bpf_reader_open(d->event, reply, fds, sizeof(struct drift_counters),
+                            offsetof(struct drift_counters, lost), SD_EVENT_PRIORITY_NORMAL, SIZE_MAX,
+                            drift_on_record, d, &d->reader, what, sizeof what);
         d->link_fd = bpf_reply_take_fd(reply, fds, BPF_FD_LINK, &link);
         if (link)
                 snprintf(d->where, sizeof d->where, "%s", link->path);
@@ -294,8 +295,8 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
         _cleanup_close_ int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         _cleanup_close_ int pid = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 
-        r = net < 0 || pid < 0 ? -errno
-                               : bpf_helper_call(d->helper, &req, (int[]) { net, pid }, 2, drift_on_attached, d, &d->call);
+        r = net < 0 || pid < 0 ? -errno : bpf_helper_call(d->helper, &req, (int[]) { net, pid }, 2,
+                                                          drift_on_attached, d, &d->call);
         if (r < 0) {
                 snprintf(reason, size, "cannot ask the BPF helper: %s", strerror(-r));
                 d->helper = bpf_helper_free(d->helper);

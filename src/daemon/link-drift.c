@@ -61,7 +61,7 @@ static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *
 {
         const KnobInfo *i = knob_info(o->knob);
         const char *source = strempty(knob_value_source(&l->effective[o->knob]));
-        char who[160], old[16], more[96] = "", f[8][64];
+        char who[160], old[16] = "?", more[96] = "", f[8][64];
         const char *fields[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], NULL };
 
         if (w)
@@ -72,8 +72,6 @@ static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *
                          "while the watch was not active)");
         if (o->old_known)
                 snprintf(old, sizeof old, "%" PRIi32, o->old_value);
-        else
-                snprintf(old, sizeof old, "?");
         if (suppressed > 0)
                 snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
                          suppressed == 1 ? "" : "s");

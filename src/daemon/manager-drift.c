@@ -52,7 +52,7 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
                 .old_known = w->old_known,
                 .old_value = w->old_value,
         };
-        char value[16];
+        char value[16] = "?";
         Link *l;
 
         if (m->check_only)
@@ -82,8 +82,6 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
 
         if (w->new_known)
                 snprintf(value, sizeof value, "%" PRIi32, w->new_value);
-        else
-                snprintf(value, sizeof value, "?");
         log_notice("net.%s.conf.%s.%s set to %s by process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")%s; reading it "
                    "back on every link.", knob_family_dir(i->family), w->ifname, i->name, value, e->comm, w->pid,
                    w->uid,
