@@ -53,7 +53,7 @@ struct BpfHelper {
         uint64_t spawn_usec;
         char description[sizeof(struct sockaddr_un) + 32];
 
-        BpfHelperCall *head, *tail; /* head is the running call, while io_source exists */
+        BpfHelperCall *head;       /* the running call, while io_source exists, then the queued ones */
         int conn_fd;               /* the child's socketpair, or a connection to the socket; -EBADF
                                       when gone, out of step or idle */
         sd_event_source *io_source, *timeout_source; /* the latter closes an idle connection too */
@@ -267,8 +267,6 @@ static void call_complete(BpfHelper *h, int error, const char *reason, const Bpf
         assert(c);
         call_stop_io(h);
         h->head = c->next;
-        if (!h->head)
-                h->tail = NULL;
         if (c->cb)
                 c->cb(error, reason, reply, fds, n_fds, c->userdata);
         else
@@ -457,7 +455,7 @@ static int on_kick(sd_event_source *s, void *userdata)
 int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t n_fds, BpfHelperReplyFn cb,
                     void *userdata, BpfHelperCall **ret_call)
 {
-        BpfHelperCall *c;
+        BpfHelperCall *c, **p;
 
         assert(h);
         assert(req);
@@ -486,11 +484,9 @@ int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t 
                 }
                 c->fds[c->n_fds++] = fd;
         }
-        if (h->tail)
-                h->tail->next = c;
-        else
-                h->head = c;
-        h->tail = c;
+        for (p = &h->head; *p; p = &(*p)->next)
+                ;
+        *p = c;
         if (ret_call)
                 *ret_call = c;
         /* Never from here: a call that fails at once must not reach its callback before the
