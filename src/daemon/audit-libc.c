@@ -227,10 +227,9 @@ static void audit_libc_on_rescanned(int error, const char *reason, const BpfRepl
 
 static void audit_libc_rescan_now(AuditLibc *l)
 {
-        BpfRequest req = { .op = BPF_OP_LIBC_RESCAN };
+        BpfRequest req = { .op = BPF_OP_LIBC_RESCAN, .flags = l->sweep ? BPF_REQUEST_SWEEP : 0 };
         int r;
 
-        req.flags = l->sweep ? BPF_REQUEST_SWEEP : 0;
         for (size_t i = 0; i < l->n_pending; i++)
                 req.pids[req.n_pids++] = l->pending[i].pid;
         audit_libc_fill_request(l, &req);

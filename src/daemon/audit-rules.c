@@ -64,7 +64,6 @@ static int audit_control(int fd, uint16_t type, const void *data, size_t len, ui
         struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
         struct nlmsghdr *h = &req.h;
         uint32_t seq = ++seq_counter;
-        bool got_reply = want_type == 0;
 
         if (NLMSG_SPACE(len) > sizeof req)
                 return -EINVAL;
@@ -93,14 +92,13 @@ static int audit_control(int fd, uint16_t type, const void *data, size_t len, ui
                                 if (e < 0)
                                         return e;
                                 /* The ack may come before the reply (AUDIT_GET). */
-                                if (got_reply)
+                                if (want_type == 0)
                                         return 0;
                                 continue;
                         }
                         if (want_type > 0 && m->nlmsg_type == want_type) {
                                 memset(reply, 0, reply_size);
                                 memcpy(reply, NLMSG_DATA(m), MIN(reply_size, (size_t) NLMSG_PAYLOAD(m, 0)));
-                                got_reply = true;
                                 return 0;
                         }
                 }
