@@ -397,9 +397,9 @@ static void scan_root(LibcScan *s, const char *pid)
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct audit_libc_bpf *, audit_libc_bpf__destroy);
 
-static int libc_scan(LibcScan *s)
+static int libc_scan(HelperReply *r, const BpfRequest *req, int program_fd)
 {
-        HelperReply *r = s->reply;
+        LibcScan scan = { .reply = r, .req = req, .program_fd = program_fd }, *s = &scan;
 
         s->deadline = now_usec() + LIBC_DEADLINE_USEC;
         for (size_t i = 0; i < s->req->n_pids && !scan_stopped(s); i++, s->n_pids++) {
@@ -441,7 +441,6 @@ static int libc_scan(LibcScan *s)
 int helper_libc_attach(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r)
 {
         _cleanup_(audit_libc_bpf__destroyp) struct audit_libc_bpf *skel = audit_libc_bpf__open();
-        LibcScan s = { .reply = r, .req = req };
         int err;
 
         if (!skel)
@@ -453,21 +452,17 @@ int helper_libc_attach(const BpfRequest *req, const int *fds, size_t n_fds, Help
                                NULL, NULL);
         if (err < 0)
                 return helper_reply_error(r, err, "Building the reply failed");
-
-        s.program_fd = bpf_program__fd(skel->progs.igmpd_libc_sysctl);
-        return libc_scan(&s);
+        return libc_scan(r, req, bpf_program__fd(skel->progs.igmpd_libc_sysctl));
 }
 
 int helper_libc_rescan(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r)
 {
         struct bpf_prog_info info = {};
         uint32_t len = sizeof info;
-        LibcScan s = { .reply = r, .req = req };
 
         /* The program comes from igmpd, which got it from us: check it is that one. */
         if (n_fds != 1 || bpf_obj_get_info_by_fd(fds[0], &info, &len) < 0 ||
             info.type != BPF_PROG_TYPE_KPROBE || strncmp(info.name, LIBC_PROGRAM_NAME, sizeof info.name - 1) != 0)
                 return helper_reply_error(r, -EINVAL, "a rescan needs igmpd's libc uprobe program");
-        s.program_fd = fds[0];
-        return libc_scan(&s);
+        return libc_scan(r, req, fds[0]);
 }
