@@ -85,8 +85,6 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_KMSG_PATH:
                         arg_kmsg_path = optarg;
                         break;
-                case '?':
-                        return -EINVAL;
                 default:
                         return -EINVAL;
                 }
@@ -162,7 +160,7 @@ static int run(int argc, char *argv[])
         if (r < 0)
                 return r;
 
-        r = manager_run(m);
+        r = sd_event_loop(m->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
         return 0;

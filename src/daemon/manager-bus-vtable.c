@@ -397,15 +397,9 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
                 json_key(&w, ns_knob_info(k)->name);
                 json_begin_object(&w);
                 json_key(&w, "kernel");
-                if (s->available && s->kernel_known)
-                        json_int(&w, s->kernel);
-                else
-                        json_null(&w);
+                s->available && s->kernel_known ? json_int(&w, s->kernel) : json_null(&w);
                 json_key(&w, "wanted");
-                if (s->want.set)
-                        json_int(&w, s->want.value);
-                else
-                        json_null(&w);
+                s->want.set ? json_int(&w, s->want.value) : json_null(&w);
                 json_field_string(&w, "source", knob_value_source(&s->want));
                 json_end_object(&w);
         }

@@ -102,18 +102,14 @@ static int on_request_name(sd_bus_message *reply, void *userdata, sd_bus_error *
         }
         if (sd_bus_message_read(reply, "u", &ret) < 0)
                 ret = 0;
-        switch (ret) {
-        case REQUEST_NAME_PRIMARY_OWNER:
-                break; /* the bus says so with NameAcquired too, which on_name_acquired() logs */
-        case REQUEST_NAME_IN_QUEUE:
-                /* Said once: the bus tells us (NameAcquired) when the owner lets it go. */
+        /* PRIMARY_OWNER: the bus says so with NameAcquired too, which on_name_acquired() logs.
+         * IN_QUEUE, said once: the bus tells us (NameAcquired) when the owner lets it go. */
+        if (ret == REQUEST_NAME_IN_QUEUE)
                 log_error("Failed to acquire the bus name %s (another process owns it), applying policy "
                           "without a D-Bus face; taking it over when that process releases it.", BUS_NAME);
-                break;
-        default:
+        else if (ret != REQUEST_NAME_PRIMARY_OWNER)
                 log_error("Failed to acquire the bus name %s (unexpected reply %" PRIu32 "), applying policy "
                           "without a D-Bus face.", BUS_NAME, ret);
-        }
         return 0;
 }
 

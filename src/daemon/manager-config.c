@@ -148,8 +148,7 @@ static void manager_on_nm_changed(int ifindex, void *userdata)
                 (void) link_reconfigure(l);
 }
 
-/* [Daemon] NetworkManager=: follow NetworkManager's profiles or not (at start and on reload).
- * The follower gets its bus from the D-Bus face (nm_set_bus()), told by the reloaded hook. */
+/* The follower gets its bus from the D-Bus face (nm_set_bus()), told by the reloaded hook. */
 void manager_follow_network_manager(Manager *m)
 {
         int r;

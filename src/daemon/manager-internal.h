@@ -41,11 +41,9 @@ int manager_on_originals_batch_end(sd_event_source *s, void *userdata);
 int manager_forget_record(Manager *m, int ifindex);
 /* Writes what changed in the record (or all of it, with rewrite); a failure is said once. */
 void manager_write_originals(Manager *m, bool rewrite);
-/* The end of a batch: writes the record, then configures the links that waited for it. */
 void manager_end_batch(Manager *m, bool notify);
-/* Its second half, for the links of links[] (the first pass takes them a few at a time). */
+/* manager_end_batch()'s second half, for links[] (the first pass takes them a few at a time). */
 void manager_configure_waiting(Manager *m, Link **links, size_t n, bool notify);
-/* At start: what the last run recorded, and this run's record. */
 void manager_load_originals(Manager *m);
 
 /* manager-config.c */

@@ -16,8 +16,6 @@
 #include "manager.h"
 #include "netlink.h"
 
-/* Every link, each with a reference: a configuration pass may drop any of them from the table
- * (the kernel no longer has it) while the caller still walks the array. */
 int manager_ref_links(Manager *m, Link ***ret, size_t *ret_n)
 {
         void **links = NULL;
@@ -123,8 +121,6 @@ static int compare_links(const void *a, const void *b)
         return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
-/* igmpd's own namespace's links by ifindex, then each followed namespace's (unless own_only), in
- * the order they were found. */
 int manager_sorted_links_full(Manager *m, bool own_only, Link ***ret, size_t *ret_n)
 {
         size_t n = intmap_size(&m->links), k = 0, i = 0, n_ns = own_only ? 0 : manager_netns_count(m);
@@ -171,11 +167,8 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
                 const OriginalEntry *saved;
 
                 r = link_new(&m->link_ctx, msg, &l);
-                if (r < 0) {
-                        log_oom();
-                        return;
-                }
-                r = manager_add_link(m, l);
+                if (r >= 0)
+                        r = manager_add_link(m, l);
                 if (r < 0) {
                         log_oom();
                         return;

@@ -204,7 +204,6 @@ int manager_link_record(Link *l, bool before_write, void *userdata)
         return before_write ? -EAGAIN : 0;
 }
 
-/* ROOT/run/igmpd, and ROOT/run/igmpd/netns/NAME for a followed namespace. NULL on ENOMEM. */
 char *manager_originals_path(Manager *m)
 {
         _cleanup_free_ char *dir = path_join_root(m->root, ORIGINALS_DIR);

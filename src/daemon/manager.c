@@ -44,6 +44,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+static const int manager_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
 static void manager_link_effective(const LinkInfo *info, KnobValue out[_KNOB_MAX], const PolicyFile **matched,
                                    size_t max_matched, size_t *ret_n_matched, void *userdata)
 {
@@ -87,7 +89,6 @@ Manager *manager_alloc(void)
 int manager_new(const char *root, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
-        sigset_t mask;
         int r;
 
         m = manager_alloc();
@@ -110,21 +111,14 @@ int manager_new(const char *root, Manager **ret)
         if (r < 0)
                 return r;
 
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGHUP);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return negative_errno();
-        r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_sigterm, m);
-        if (r < 0)
-                return r;
-        r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_sigterm, m);
-        if (r < 0)
-                return r;
-        r = sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < ELEMENTSOF(manager_signals); i++) {
+                int sig = manager_signals[i];
+
+                r = sd_event_add_signal(m->event, &m->signal_sources[i], sig | SD_EVENT_SIGNAL_PROCMASK,
+                                        sig == SIGHUP ? on_sighup : on_sigterm, m);
+                if (r < 0)
+                        return r;
+        }
         r = sd_event_add_defer(m->event, &m->originals_source, manager_on_originals_batch_end, m);
         if (r < 0)
                 return r;
@@ -203,9 +197,8 @@ Manager *manager_free(Manager *m)
         runtime_config_free(m->runtime);
         config_problems_done(&m->problems);
 
-        sd_event_source_unref(m->sigterm_source);
-        sd_event_source_unref(m->sigint_source);
-        sd_event_source_unref(m->sighup_source);
+        for (size_t i = 0; i < ELEMENTSOF(m->signal_sources); i++)
+                sd_event_source_unref(m->signal_sources[i]);
         sd_event_unref(m->event);
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
@@ -397,9 +390,4 @@ void manager_on_first_pass(Manager *m, int r)
                 r = sd_event_source_set_priority(m->first_pass_source, SD_EVENT_PRIORITY_NORMAL + 1);
         if (r < 0)
                 (void) sd_event_exit(m->event, r); /* said */
-}
-
-int manager_run(Manager *m)
-{
-        return sd_event_loop(m->event);
 }

@@ -149,7 +149,7 @@ struct Manager {
         size_t n_first_pass_links, first_pass_next;
         sd_event_source *first_pass_source;
 
-        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+        sd_event_source *signal_sources[3]; /* SIGTERM, SIGINT, SIGHUP */
 
         /* Network namespaces (manager-netns.c). The Manager of igmpd's own namespace (parent
          * NULL) follows the namespaces bound under /run/netns with [Daemon] Namespaces=named,
@@ -209,7 +209,6 @@ char *manager_originals_path(Manager *m);
  * record is removed and said so. Returns how many namespaces with a record were left as is
  * because they could not be entered (each said). */
 unsigned manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *userdata), void *userdata);
-int manager_run(Manager *m);
 
 /* Opens the netlink sockets, which feed the link table from then on. */
 int manager_open_netlink(Manager *m);
@@ -221,8 +220,8 @@ int manager_enumerate_start(Manager *m);
 Link *manager_get_link(Manager *m, int ifindex);
 /* The link carrying name as its name or an alternative name, or NULL. O(1). */
 Link *manager_get_link_by_name(Manager *m, const char *name);
-/* All links ordered by ifindex (borrowed), igmpd's own namespace's, then each followed one's
- * (unless own_only); the caller frees the array. 0 or -ENOMEM. */
+/* All links ordered by ifindex (borrowed), igmpd's own namespace's, then each followed one's in
+ * the order they were found (unless own_only); the caller frees the array. 0 or -ENOMEM. */
 int manager_sorted_links_full(Manager *m, bool own_only, Link ***ret, size_t *ret_n);
 static inline int manager_sorted_links(Manager *m, Link ***ret, size_t *ret_n)
 {
