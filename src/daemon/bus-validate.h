@@ -52,13 +52,11 @@ int knob_args_check(const KnobArg *args, size_t n, const bool supported[_KNOB_MA
  * with their values, for messages; with set NULL, the names of every knob. Returns buf. */
 const char *knob_settings_describe(const KnobSetting *set, char *buf, size_t size);
 
-/* Checks that flags has no bits outside allowed. */
 int bus_flags_check(const char *field, uint32_t flags, uint32_t allowed, char *msg, size_t msg_size);
 
 /* Checks an interface name given by a caller (primary or alternative name). */
 int bus_ifname_check(const char *field, const char *name, char *msg, size_t msg_size);
 
-/* Checks an ifindex given by a caller (positive). */
 int bus_ifindex_check(const char *field, int32_t ifindex, char *msg, size_t msg_size);
 
 /* Copies untrusted s into buf for a message: at most 64 characters, non-printable ASCII as '?',

@@ -60,7 +60,6 @@ const char *link_mac_string(const Link *l, char buf[static 18])
 
 void link_bus_status(Link *l, LinkStatus *ret, const char **matched)
 {
-
         *ret = (LinkStatus) {
                 .ifindex = l->ifindex,
                 .name = l->ifname,

@@ -9,21 +9,20 @@
 #include "fnv.h"
 #include "link.h"
 
+#define HASH(ret, change) (ret)->hash[__builtin_ctz(change)]
+_Static_assert(LINK_CHANGE_IGNORED == 1 << (LINK_CHANGE_BITS - 1), "a LinkChange bit without its hash");
+
 void link_snapshot(const Link *l, LinkSnapshot *ret)
 {
-        uint64_t h;
+        uint64_t h = FNV1A64_INIT;
 
-        *ret = (LinkSnapshot) {
-                .name = fnv1a64_str(FNV1A64_INIT, l->ifname),
-                .kind = fnv1a64_str(FNV1A64_INIT, l->kind),
-                .type = fnv1a64_str(FNV1A64_INIT, l->type),
-                .mac = l->has_mac ? fnv1a64(FNV1A64_INIT, &l->mac, sizeof l->mac) : 0,
-                .state = fnv1a64_str(FNV1A64_INIT, link_state_to_string(link_get_state(l))),
-                .last_error = fnv1a64_str(FNV1A64_INIT, l->last_error),
-                .ignored = fnv1a64_str(FNV1A64_INIT, l->ignored_source),
-        };
-
-        h = FNV1A64_INIT;
+        HASH(ret, LINK_CHANGE_NAME) = fnv1a64_str(FNV1A64_INIT, l->ifname);
+        HASH(ret, LINK_CHANGE_KIND) = fnv1a64_str(FNV1A64_INIT, l->kind);
+        HASH(ret, LINK_CHANGE_TYPE) = fnv1a64_str(FNV1A64_INIT, l->type);
+        HASH(ret, LINK_CHANGE_MAC) = l->has_mac ? fnv1a64(FNV1A64_INIT, &l->mac, sizeof l->mac) : 0;
+        HASH(ret, LINK_CHANGE_STATE) = fnv1a64_str(FNV1A64_INIT, link_state_to_string(link_get_state(l)));
+        HASH(ret, LINK_CHANGE_LAST_ERROR) = fnv1a64_str(FNV1A64_INIT, l->last_error);
+        HASH(ret, LINK_CHANGE_IGNORED) = fnv1a64_str(FNV1A64_INIT, l->ignored_source);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 int32_t kernel = l->kernel_known[k] ? l->kernel[k] : -1;
                 int32_t policy = l->effective[k].set ? l->effective[k].value : -1;
@@ -32,34 +31,29 @@ void link_snapshot(const Link *l, LinkSnapshot *ret)
                 h = fnv1a64(h, &policy, sizeof policy);
                 h = fnv1a64_str(h, strempty(knob_value_source(&l->effective[k])));
         }
-        ret->knobs = h;
+        HASH(ret, LINK_CHANGE_KNOBS) = h;
 
         h = FNV1A64_INIT;
         for (size_t i = 0; i < l->n_matched; i++)
                 h = fnv1a64_str(h, l->matched[i]->path);
-        ret->matched_files = h;
+        HASH(ret, LINK_CHANGE_MATCHED_FILES) = h;
 
         h = FNV1A64_INIT;
         for (char **a = l->altnames; a && *a; a++)
                 h = fnv1a64_str(h, *a);
-        ret->altnames = h;
+        HASH(ret, LINK_CHANGE_ALTNAMES) = h;
 }
 
 unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before)
 {
         LinkSnapshot now;
+        unsigned changes = 0;
 
         link_snapshot(l, &now);
-        return (now.name != before->name ? LINK_CHANGE_NAME : 0) |
-               (now.kind != before->kind ? LINK_CHANGE_KIND : 0) |
-               (now.state != before->state ? LINK_CHANGE_STATE : 0) |
-               (now.knobs != before->knobs ? LINK_CHANGE_KNOBS : 0) |
-               (now.matched_files != before->matched_files ? LINK_CHANGE_MATCHED_FILES : 0) |
-               (now.last_error != before->last_error ? LINK_CHANGE_LAST_ERROR : 0) |
-               (now.altnames != before->altnames ? LINK_CHANGE_ALTNAMES : 0) |
-               (now.type != before->type ? LINK_CHANGE_TYPE : 0) |
-               (now.mac != before->mac ? LINK_CHANGE_MAC : 0) |
-               (now.ignored != before->ignored ? LINK_CHANGE_IGNORED : 0);
+        for (unsigned b = 0; b < LINK_CHANGE_BITS; b++)
+                if (now.hash[b] != before->hash[b])
+                        changes |= 1U << b;
+        return changes;
 }
 
 void link_begin_change(const Link *l, LinkSnapshot *ret)

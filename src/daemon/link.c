@@ -104,35 +104,24 @@ void link_detach(Link *l)
 int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new)
 {
         _cleanup_free_ char *old_ifname = NULL, *new_ifname = NULL;
-        char **old_altnames = NULL, **new_altnames = NULL;
+        _cleanup_strv_free_ char **old_altnames = NULL, **new_altnames = NULL;
         bool name_changed = ifname && !streq_ptr(l->ifname, ifname),
              altnames_changed = altnames != LINK_KEEP_ALTNAMES && !strv_equal(l->altnames, altnames);
 
-        if (!name_changed && !altnames_changed)
-                return 0;
-        if (name_changed) {
-                new_ifname = strdup(ifname);
-                if (!new_ifname)
-                        return -ENOMEM;
-        }
-        if (altnames_changed && altnames) {
-                new_altnames = strv_copy(altnames);
-                if (!new_altnames)
-                        return -ENOMEM;
-        }
-
+        if ((name_changed && !(new_ifname = strdup(ifname))) ||
+            (altnames_changed && altnames && !(new_altnames = strv_copy(altnames))))
+                return -ENOMEM;
         if (name_changed) {
                 old_ifname = l->ifname;
                 l->ifname = TAKE_PTR(new_ifname);
         }
         if (altnames_changed) {
                 old_altnames = l->altnames;
-                l->altnames = new_altnames;
+                l->altnames = TAKE_PTR(new_altnames);
         }
-        if (!is_new && !l->gone && l->ctx->renamed)
+        if ((name_changed || altnames_changed) && !is_new && !l->gone && l->ctx->renamed)
                 l->ctx->renamed(l, name_changed ? old_ifname : l->ifname,
                                 altnames_changed ? old_altnames : l->altnames, l->ctx->table_userdata);
-        strv_freep(&old_altnames);
         return 0;
 }
 

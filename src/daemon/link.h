@@ -40,11 +40,6 @@ typedef enum LinkEvent {
                              * says whether it was ever announced) */
 } LinkEvent;
 
-/* What a link shows, as hashes, to tell what changed (link_snapshot_diff()). Plain data. */
-typedef struct LinkSnapshot {
-        uint64_t name, altnames, kind, type, mac, state, knobs, matched_files, last_error, ignored;
-} LinkSnapshot;
-
 typedef enum LinkChange {
         LINK_CHANGE_NAME = 1 << 0,
         LINK_CHANGE_KIND = 1 << 1,
@@ -57,6 +52,13 @@ typedef enum LinkChange {
         LINK_CHANGE_MAC = 1 << 8,
         LINK_CHANGE_IGNORED = 1 << 9,
 } LinkChange;
+#define LINK_CHANGE_BITS 10
+
+/* What a link shows, as hashes, to tell what changed (link_snapshot_diff()): the hash of what
+ * LinkChange bit b covers at hash[b]. Plain data. */
+typedef struct LinkSnapshot {
+        uint64_t hash[LINK_CHANGE_BITS];
+} LinkSnapshot;
 
 /* before is NULL for LINK_EVENT_ADDED and LINK_EVENT_REMOVED. */
 typedef void (*LinkObserver)(Link *l, LinkEvent event, const LinkSnapshot *before, void *userdata);
@@ -244,7 +246,6 @@ void link_record_entry(const Link *l, OriginalEntry *ret);
 /* Whether igmpd changed any knob of the link (it has a record). */
 bool link_has_record(const Link *l);
 
-/* Fills info for policy matching. */
 void link_to_info(const Link *l, LinkInfo *ret);
 
 /* The one way kernel[k] takes a value: what igmpd read, wrote, or was told. */
@@ -266,7 +267,6 @@ LinkState link_get_state(const Link *l);
 
 /* The name the kernel gives l's ifindex now (SIOCGIFNAME). 0, -ENODEV if gone, or -errno. */
 int link_current_name(Link *l, char ret[IF_NAMESIZE]);
-/* Sets LastError (formatted). */
 void link_set_error(Link *l, const char *fmt, ...) _printf_(2, 3);
 
 /* ---- link-configure.c: the write path ---- */
