@@ -73,14 +73,6 @@ void bus_polkit_registry_done(BusPolkitRegistry *reg)
                 polkit_query_free(reg->queries);
 }
 
-static BusPolkitQuery *polkit_find(BusPolkitRegistry *reg, sd_bus_message *call)
-{
-        for (BusPolkitQuery *q = reg->queries; q; q = q->next)
-                if (q->request == call)
-                        return q;
-        return NULL;
-}
-
 static int deny(sd_bus_error *error, const char *action)
 {
         return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
@@ -215,7 +207,8 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         }
 
         /* Second dispatch: the answer is in. */
-        q = polkit_find(reg, call);
+        for (q = reg->queries; q && q->request != call; q = q->next)
+                ;
         if (q) {
                 bool authorized;
 

@@ -101,15 +101,14 @@ int manager_new(const char *root, Manager **ret)
         if (!m->root || !m->proc_root)
                 return -ENOMEM;
 
+        /* Under systemd with WatchdogSec=, the loop itself sends WATCHDOG=1: a hung loop is
+         * restarted. Without $WATCHDOG_USEC this adds no timer, so idle stays idle. */
         r = sd_event_default(&m->event);
+        if (r >= 0)
+                r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 return r;
         m->link_ctx.event = m->event;
-        /* Under systemd with WatchdogSec=, the loop itself sends WATCHDOG=1: a hung loop is
-         * restarted. Without $WATCHDOG_USEC this adds no timer, so idle stays idle. */
-        r = sd_event_set_watchdog(m->event, true);
-        if (r < 0)
-                return r;
 
         for (size_t i = 0; i < ELEMENTSOF(manager_signals); i++) {
                 int sig = manager_signals[i];
@@ -164,13 +163,13 @@ Manager *manager_free(Manager *m)
         manager_netns_done(m);
         /* A clean stop leaves the record whole and compact (or none, with nothing to undo). One
          * the last rewrite left as it is already is (no change since: a write and two fsync()
-         * spared at every restart). */
-        if (m->ready && !m->check_only && !m->netns_forget &&
-            (m->originals_dirty || m->originals_failed || !originals_journal_compact(&m->originals)))
-                manager_write_originals(m, true);
-        /* Unlike a link's knobs, the namespace's are given back at a stop: nothing else owns them. */
-        if (m->ready && !m->check_only && !m->netns_forget)
+         * spared at every restart). Unlike a link's knobs, the namespace's are given back at a
+         * stop: nothing else owns them. */
+        if (m->ready && !m->check_only && !m->netns_forget) {
+                if (m->originals_dirty || m->originals_failed || !originals_journal_compact(&m->originals))
+                        manager_write_originals(m, true);
                 (void) ns_knobs_restore(&m->ns_knobs, NULL);
+        }
         ns_knobs_done(&m->ns_knobs);
         originals_done(&m->saved_originals);
         originals_journal_done(&m->originals);

@@ -70,7 +70,6 @@ PolicyFile *policy_file_free(PolicyFile *f)
         match_done(&f->match);
         free(f->path);
         refstr_unref(f->source);
-        free(f->name);
         free(f);
         return NULL;
 }
@@ -253,7 +252,6 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
                       PolicyFile **ret, unsigned *ret_n_errors)
 {
         _cleanup_(policy_file_freep) PolicyFile *f = NULL;
-        const char *slash;
         int r;
 
         f = calloc(1, sizeof *f);
@@ -261,9 +259,7 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
                 return -ENOMEM;
         f->path = strdup(path);
         f->source = refstr_new(path);
-        slash = strrchr(path, '/');
-        f->name = strdup(slash ? slash + 1 : path);
-        if (!f->path || !f->source || !f->name)
+        if (!f->path || !f->source)
                 return -ENOMEM;
 
         ParseState state = { .match = &f->match, .knobs = f->knobs, .ns_knobs = f->ns_knobs };

@@ -42,7 +42,6 @@ typedef struct KnobSetting {
 typedef struct PolicyFile {
         char *path;
         RefStr *source; /* path again, for the knob values it sets (KnobValue.source) */
-        char *name;
         PolicyMatch match;
         KnobSetting knobs[_KNOB_MAX];
         /* [IGMP]/[MLD] Robustness=: only in a file whose [Match] names no link (else a problem,

@@ -47,7 +47,8 @@ Test(policy, every_key_and_unit)
         cr_expect_eq(f->knobs[KNOB_MLDV2_INTERVAL].value, 250);
         cr_expect_eq(f->knobs[KNOB_MLD_VERSION].value, 0);
         cr_expect_eq(f->knobs[KNOB_MLD_VERSION].line, 8);
-        cr_expect_str_eq(f->name, "t.conf");
+        cr_expect_str_eq(f->path, "/etc/igmpd/conf.d/t.conf");
+        cr_expect_str_eq(refstr_str(f->source), "/etc/igmpd/conf.d/t.conf");
 }
 
 static const struct {
@@ -385,10 +386,9 @@ Test(policy, directories_override_mask_and_order, .init = setup_root, .fini = te
 
         cr_assert_eq(policy_load(root, diag, NULL, NULL, &p), 0);
         cr_assert_eq(p->n_files, 3);
-        cr_expect_str_eq(p->files[0]->name, "05-early.conf");
-        cr_expect_str_eq(p->files[1]->name, "10-site.conf");
+        cr_expect(strstr(p->files[0]->path, "/usr/lib/igmpd/conf.d/05-early.conf") != NULL);
         cr_expect(strstr(p->files[1]->path, "/etc/igmpd/conf.d/10-site.conf") != NULL);
-        cr_expect_str_eq(p->files[2]->name, "50-iptv.conf");
+        cr_expect(strstr(p->files[2]->path, "/run/igmpd/conf.d/50-iptv.conf") != NULL);
         cr_expect_eq(p->n_masked, 2);
 
         LinkInfo l = { .name = "x", .type = "ether" };
