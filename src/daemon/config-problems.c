@@ -22,13 +22,11 @@ int config_problems_add(ConfigProblems *p, const char *file, unsigned line, cons
                         return -ENOMEM;
         }
         x = &p->items[p->n];
-        *x = (ConfigProblem) { .line = line, .message = strdup(strempty(message)) };
-        if (file)
-                x->file = strdup(file);
+        *x = (ConfigProblem) { .file = file ? strdup(file) : NULL, .line = line,
+                               .message = strdup(strempty(message)) };
         if (!x->message || (file && !x->file)) {
-                free(x->file);
+                free(x->file); /* the slot stays outside the n kept */
                 free(x->message);
-                *x = (ConfigProblem) {};
                 return -ENOMEM;
         }
         p->n++;

@@ -208,7 +208,8 @@ bool link_ipv6_dir_exists(Link *l)
 
 int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned *ret_suspects)
 {
-        bool renamed, went_up, ipv6_appeared, rematch, drift = false, ipv6_now, mtu_up;
+        bool renamed, went_up, ipv6_appeared, rematch, drift = false, ipv6_now, mtu_up,
+             revert = l->ctx->drift_action == DRIFT_ACTION_REVERT;
         int32_t known[_KNOB_MAX];
         bool was_known[_KNOB_MAX];
         unsigned suspects = 0;
@@ -246,21 +247,19 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned
          * igmpd's own last write. Keep what igmpd knew: link_check_knobs() reads the knob back to
          * tell. A new IPv6 device starts from the defaults: nobody wrote those. */
         for (Knob k = 0; k < _KNOB_MAX; k++) {
-                if (!msg->devconf_known[k] || !was_known[k] || knob_value_matches(k, known[k], msg->devconf[k]))
-                        continue;
-                if (knob_info(k)->family == KNOB_FAMILY_IPV6 && ipv6_appeared)
-                        continue;
-                suspects |= 1U << k;
-                link_set_kernel(l, k, true, known[k]);
-                l->kernel_fresh[k] = false;
-        }
+                bool ipv6_new = knob_info(k)->family == KNOB_FAMILY_IPV6 && ipv6_appeared;
 
-        /* The message carries the current values for free: with DriftAction=revert, correct
-         * drift whenever we see it (also a write of igmpd's that failed before). */
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (l->ctx->drift_action == DRIFT_ACTION_REVERT && l->kernel_fresh[k] && l->effective[k].set &&
-                    !knob_value_matches(k, l->effective[k].value, l->kernel[k]))
-                        drift = true;
+                if (msg->devconf_known[k] && was_known[k] && !ipv6_new &&
+                    !knob_value_matches(k, known[k], msg->devconf[k])) {
+                        suspects |= 1U << k;
+                        link_set_kernel(l, k, true, known[k]);
+                        l->kernel_fresh[k] = false;
+                }
+                /* The message carries the current values for free: with DriftAction=revert,
+                 * correct drift whenever we see it (also a write of igmpd's that failed before). */
+                drift = drift || (revert && l->kernel_fresh[k] && l->effective[k].set &&
+                                  !knob_value_matches(k, l->effective[k].value, l->kernel[k]));
+        }
 
         if (renamed) {
                 log_link_debug(l, "Link %d renamed, matching policy by the new name.", l->ifindex);
@@ -405,7 +404,8 @@ void link_read_knobs(Link *l)
 void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq)
 {
         int32_t value[_KNOB_MAX];
-        bool known[_KNOB_MAX], differs = false;
+        bool known[_KNOB_MAX];
+        unsigned differs = 0;
         LinkSnapshot before;
 
         if (l->kernel_seq > since_seq)
@@ -421,15 +421,15 @@ void link_take_refreshed(Link *l, const LinkMessage *msg, uint64_t since_seq)
                         known[k] = true;
                 } else if (knob_info(k)->family == KNOB_FAMILY_IPV6 && !msg->has_ipv6_conf)
                         known[k] = false; /* no IPv6 device (MTU < 1280, disabled): unavailable */
-                differs = differs || known[k] != l->kernel_known[k] ||
-                          (known[k] && value[k] != l->kernel[k]);
+                if (known[k] != l->kernel_known[k] || (known[k] && value[k] != l->kernel[k]))
+                        differs |= 1U << k;
         }
         if (!differs)
                 return;
 
         link_begin_change(l, &before);
         for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (known[k] != l->kernel_known[k] || (known[k] && value[k] != l->kernel[k])) {
+                if (differs & (1U << k)) {
                         log_link_debug(l, "%s is %d in the kernel (was %d as far as igmpd knew).",
                                        knob_info(k)->name, known[k] ? value[k] : -1,
                                        l->kernel_known[k] ? l->kernel[k] : -1);

@@ -143,12 +143,9 @@ static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message
         return 1;
 }
 
-/* Reads never write (manager-refresh.c). A link's Get/GetAll reads that link's six knobs first
- * (microseconds), so what igmpctl status LINK shows is the kernel's now. The bulk reads —
- * GetManagedObjects, Describe, ListLinksState — answer from igmpd's state at once and only ask
- * for an asynchronous, rate-limited refresh (nothing while the drift watch keeps it true; its
- * age is KernelValuesAgeUSec), whose news goes out as PropertiesChanged. GetManagedObjects is
- * answered here. */
+/* A link's Get/GetAll reads that link's six knobs first (microseconds), so what igmpctl status
+ * LINK shows is the kernel's now; the bulk reads ask for a refresh (manager-refresh.c).
+ * GetManagedObjects is answered here. */
 static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;

@@ -2,12 +2,8 @@
 #pragma once
 
 /*
- * What the parts of the Manager call of each other, and nobody else does: manager.c (its life:
- * new, free, start, signals), manager-config.c (configuration sets, reload, effective values,
- * NetworkManager), manager-links.c (the link table, netlink events), manager-originals.c (the
- * record of originals and the batches it is written for). See manager.h for the layering.
- *
- * Not for the D-Bus face or any other layer. It does not include manager.h: manager.c includes
+ * What the parts of the Manager (manager.h lists them) call of each other, and nobody else does:
+ * not the D-Bus face nor any other layer. It does not include manager.h: manager.c includes
  * it, and tests/style/check-include-graph.py counts manager.c and manager.h as one module, so
  * including manager.h back would be a circle. Each part includes both.
  */

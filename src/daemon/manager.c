@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The Manager: its life (new, free, start, run), the signals, the kernel probe and the audit's
- * start. Its other parts: manager-config.c (configuration sets, reload, effective values,
- * NetworkManager), manager-links.c (the link table and the netlink events that feed it),
- * manager-originals.c (the record of the knob values found), manager-refresh.c,
- * manager-drift.c. See manager.h for the layering.
+ * The Manager: its life (new, free, start), the signals, the kernel probe and the audit's start.
+ * manager.h lists its other parts and the layering.
  */
 
 #include <errno.h>
