@@ -10,7 +10,6 @@
  * is never used as a gate: through dbus-daemon it cannot see the caller's capabilities.
  */
 
-#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <errno.h>

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "bus-util.h"
-#include "conf-parser.h"
 #include "link-bus.h"
 #include "log.h"
 #include "manager.h"

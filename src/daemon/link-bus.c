@@ -24,7 +24,6 @@
 #include "link-bus.h"
 #include "log.h"
 #include "manager.h"
-#include "strv.h"
 
 /* igmpd's own namespace's links keep the paths they always had (…/link/_3N); a followed
  * namespace's carry the namespace's inode too (…/link/ns4026532001_2fN): unique, and the same
@@ -118,19 +117,6 @@ static const struct {
 #define LINK_PROPERTY_ROW(id, name, signature, change) [LINK_PROPERTY_##id] = { name, signature, change },
         LINK_PROPERTIES(LINK_PROPERTY_ROW)
 };
-
-/* The names of the properties that the changes (LinkChange bits) touch, into names (room for
- * every property and a NULL); returns how many. */
-static size_t link_bus_changed_properties(unsigned changes, char **names)
-{
-        size_t n = 0;
-
-        for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
-                if (changes & link_properties[p].change)
-                        names[n++] = (char *) link_properties[p].name;
-        names[n] = NULL;
-        return n;
-}
 
 /* Kernel values as igmpd knows them (manager-refresh.c). */
 static int append_knobs(sd_bus_message *reply, const Link *l)
@@ -316,15 +302,23 @@ void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void
         };
         BusContext *c = userdata;
         _cleanup_free_ char *path = NULL;
-        char *names[_LINK_PROPERTY_MAX + 1];
+        char *names[_LINK_PROPERTY_MAX + 1]; /* of the properties the changes touch */
+        unsigned changes;
+        size_t n = 0;
         int r;
 
         /* Calls about the link that wait for polkit fail now, not when polkit answers (which,
          * with an authentication dialog open, may be minutes). */
         if (event == LINK_EVENT_REMOVED)
                 bus_polkit_release_link(&c->polkit_registry, l->ifindex);
-        if (!bus_is_up(c->bus) || (event == LINK_EVENT_REMOVED && !l->announced) ||
-            (event == LINK_EVENT_CHANGED && link_bus_changed_properties(link_snapshot_diff(l, before), names) == 0))
+        if (!bus_is_up(c->bus) || (event == LINK_EVENT_REMOVED && !l->announced))
+                return;
+        changes = event == LINK_EVENT_CHANGED ? link_snapshot_diff(l, before) : 0;
+        for (LinkProperty p = 0; p < _LINK_PROPERTY_MAX; p++)
+                if (changes & link_properties[p].change)
+                        names[n++] = (char *) link_properties[p].name;
+        names[n] = NULL;
+        if (event == LINK_EVENT_CHANGED && n == 0)
                 return;
 
         r = link_bus_path(l, &path);

@@ -22,7 +22,6 @@
  * Idle means idle: the timer is armed only while a refresh waits for its turn.
  */
 
-#include <errno.h>
 #include <time.h>
 
 #include "link.h"

@@ -5,7 +5,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -257,17 +256,6 @@ static int manager_resolve_ifindex(int ifindex, char *buf, size_t len, void *use
         return 0;
 }
 
-/* The deprecated sysctl(2) audit: optional, never stops the daemon. Made before the D-Bus face,
- * which observes it, started after the first pass. */
-static void manager_new_audit(Manager *m)
-{
-        int r;
-
-        r = audit_manager_new(m->event, m->root, m->config.audit_history, manager_resolve_ifindex, m, &m->audit);
-        if (r < 0)
-                log_warning_errno(r, "Failed to set up the deprecated sysctl(2) audit, continuing without: %m");
-}
-
 /* "Configured 3 of 4 links, ready; 1 failed (see above); 2 unmanaged (…)." Only links some
  * source sets a knob on count: loopback and links no policy matches are not failures. The
  * "Configured N of M links" and "links, ready" parts are what scripts and tests look for. */
@@ -311,7 +299,11 @@ int manager_start(Manager *m)
                 drift_watch_start(m->drift, m->config.drift_watch);
         }
         manager_configure_namespace(m);
-        manager_new_audit(m);
+        /* The deprecated sysctl(2) audit: optional, never stops the daemon. Made before the D-Bus
+         * face, which observes it, started after the first pass. */
+        r = audit_manager_new(m->event, m->root, m->config.audit_history, manager_resolve_ifindex, m, &m->audit);
+        if (r < 0)
+                log_warning_errno(r, "Failed to set up the deprecated sysctl(2) audit, continuing without: %m");
         return 0;
 }
 

@@ -227,9 +227,9 @@ static int policy_item(ConfigContext *ctx, const char *section, const char *key,
         return parse_knob(ctx, s, section, key, value);
 }
 
+/* A policy file (with [Match]) or a runtime file. */
 static int parse_common(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
-                        ParseState *state, const char *const *sections, const char *const *strict_sections,
-                        bool *ret_invalid)
+                        ParseState *state)
 {
         ConfigContext ctx = {
                 .filename = path,
@@ -237,14 +237,14 @@ static int parse_common(const char *path, const char *buf, size_t len, ConfigDia
                 .diag = diag,
                 .userdata = userdata,
                 .item_userdata = state,
-                .sections = sections,
-                .strict_sections = strict_sections,
+                .sections = state->match ? policy_sections : knob_sections,
+                .strict_sections = state->match ? policy_strict_sections : NULL,
         };
         int r;
 
         r = config_parse_buffer(&ctx, buf, len);
-        if (ret_invalid)
-                *ret_invalid = ctx.invalid;
+        if (state->match)
+                state->match->invalid = ctx.invalid;
         return r;
 }
 
@@ -263,7 +263,7 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
                 return -ENOMEM;
 
         ParseState state = { .match = &f->match, .knobs = f->knobs, .ns_knobs = f->ns_knobs };
-        r = parse_common(path, buf, len, diag, userdata, &state, policy_sections, policy_strict_sections, &f->match.invalid);
+        r = parse_common(path, buf, len, diag, userdata, &state);
         if (r < 0)
                 return r;
 
@@ -292,7 +292,7 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
         ParseState state = { .knobs = knobs };
         int r;
 
-        r = parse_common(path, buf, len, diag, userdata, &state, knob_sections, NULL, NULL);
+        r = parse_common(path, buf, len, diag, userdata, &state);
         if (r < 0)
                 return r;
         memcpy(ret, knobs, sizeof knobs);

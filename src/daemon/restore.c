@@ -10,11 +10,9 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "conf-parser.h"
 #include "fs-util.h"
 #include "log.h"
 #include "originals.h"
