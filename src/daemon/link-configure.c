@@ -165,12 +165,6 @@ typedef struct LinkPass {
         int error;          /* opening an IPv4 knob failed otherwise */
 } LinkPass;
 
-static void link_pass_close(LinkPass *p)
-{
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                p->fd[k] = safe_close(p->fd[k]);
-}
-
 /* Whether the pass does knob k: its family's files opened, and the knob's too where it needs one. */
 static bool link_pass_has(const LinkPass *p, Knob k)
 {
@@ -552,7 +546,8 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
                         } else
                                 failed = (unsigned) k;
                 }
-                link_pass_close(p);
+                for (Knob k = 0; k < _KNOB_MAX; k++)
+                        p->fd[k] = safe_close(p->fd[k]);
 
                 if (r == -ENODEV)
                         return link_vanished(l);

@@ -337,6 +337,7 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
         _cleanup_free_ Link **links = NULL;
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, n = 0;
+        char note[512];
         JsonWriter w;
         FILE *f;
         int r;
@@ -378,17 +379,12 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
         const char *audit_sources[_AUDIT_EVENT_SOURCE_MAX + 1];
         audit_bus_active_sources(m->audit, audit_sources);
         json_field_strv(&w, "audit_sources", audit_sources);
-        {
-                char note[512];
-                DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
-
-                json_key(&w, "drift_watch");
-                json_begin_object(&w);
-                json_field_string(&w, "state", run_state_to_string(state));
-                json_field_string(&w, "note", note);
-                json_field_string(&w, "action", drift_action_to_string(m->config.drift_action));
-                json_end_object(&w);
-        }
+        json_key(&w, "drift_watch");
+        json_begin_object(&w);
+        json_field_string(&w, "state", run_state_to_string(drift_watch_state(m->drift, note, sizeof note)));
+        json_field_string(&w, "note", note);
+        json_field_string(&w, "action", drift_action_to_string(m->config.drift_action));
+        json_end_object(&w);
         json_key(&w, "namespace");
         json_begin_object(&w);
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {

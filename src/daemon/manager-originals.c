@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "array-util.h"
 #include "conf-parser.h"
@@ -216,19 +215,14 @@ char *manager_originals_path(Manager *m)
 }
 
 /* Where m's records live (manager_originals_path()), and in netns "DEV:INO" of the network
- * namespace they are of, or "" if unknown. NULL on ENOMEM. */
+ * namespace they are of (a followed one's: the one its fd holds), or "" if unknown. NULL on
+ * ENOMEM. */
 static char *manager_record_place(Manager *m, char netns[ORIGINALS_NETNS_MAX])
 {
-        _cleanup_free_ char *path = NULL;
-        struct stat st;
-
         netns[0] = '\0';
-        if (m->parent) /* a followed namespace: the one its fd holds */
+        if (m->parent || m->link_ctx.netns_ino != 0)
                 snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
                          (unsigned long long) m->link_ctx.netns_ino);
-        else if (asprintf(&path, "%s/self/ns/net", m->proc_root) >= 0 && stat(path, &st) >= 0)
-                snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) st.st_dev,
-                         (unsigned long long) st.st_ino);
         return manager_originals_path(m);
 }
 

@@ -85,6 +85,8 @@ Manager *manager_alloc(void)
 int manager_new(const char *root, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_free_ char *ns = NULL;
+        struct stat st;
         int r;
 
         m = manager_alloc();
@@ -132,11 +134,9 @@ int manager_new(const char *root, Manager **ret)
         m->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
-        {
-                _cleanup_free_ char *ns = NULL;
-                struct stat st;
-                if (asprintf(&ns, "%s/self/ns/net", m->proc_root) >= 0 && stat(ns, &st) >= 0)
-                        m->link_ctx.netns_ino = (uint64_t) st.st_ino; /* the Link's NamespaceId */
+        if (asprintf(&ns, "%s/self/ns/net", m->proc_root) >= 0 && stat(ns, &st) >= 0) {
+                m->netns_dev = (uint64_t) st.st_dev;
+                m->link_ctx.netns_ino = (uint64_t) st.st_ino; /* the Link's NamespaceId */
         }
 
         r = drift_watch_new(m->event, manager_on_drift_write, manager_on_drift_lost, manager_on_drift_state, m,
