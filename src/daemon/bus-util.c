@@ -237,13 +237,11 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         if (r < 0)
                 return r;
 
-        q = calloc(1, sizeof *q);
+        q = malloc(sizeof *q);
         if (!q)
                 return -ENOMEM;
-        q->uid = uid;
-        q->ifindex = ifindex;
-        q->action = strdup(action);
-        q->sender = strdup(sender);
+        *q = (BusPolkitQuery) { .uid = uid, .ifindex = ifindex,
+                                .action = strdup(action), .sender = strdup(sender) };
         if (!q->action || !q->sender) {
                 polkit_query_free(q); /* not in the registry yet */
                 return -ENOMEM;

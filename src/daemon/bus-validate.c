@@ -15,8 +15,7 @@
 
 #define SANITIZE_MAX 64
 
-static int fail(int error, char *msg, size_t size, const char *fmt, ...) _printf_(4, 5);
-static int fail(int error, char *msg, size_t size, const char *fmt, ...)
+static _printf_(4, 5) int fail(int error, char *msg, size_t size, const char *fmt, ...)
 {
         va_list ap;
 

@@ -35,8 +35,6 @@ int config_problems_add(ConfigProblems *p, const char *file, unsigned line, cons
 
 void config_problems_done(ConfigProblems *p)
 {
-        if (!p)
-                return;
         for (size_t i = 0; i < p->n; i++) {
                 free(p->items[i].file);
                 free(p->items[i].message);

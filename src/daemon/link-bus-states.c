@@ -98,9 +98,7 @@ static int link_state_append(sd_bus_message *reply, const Link *l, const LinkSta
         if (r >= 0)
                 r = sd_bus_message_append_array(reply, 'u', extra + row->first + row->n_altnames + row->n_matched,
                                                 row->n_ignored * sizeof *extra);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        return bus_message_close_containers(reply, 1, r);
 }
 
 int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n)
@@ -125,8 +123,7 @@ int link_bus_append_states(sd_bus_message *reply, Link *const *links, size_t n)
                 r = sd_bus_message_open_container(reply, 'a', "(" LINK_STATE_SIGNATURE ")");
         for (size_t i = 0; r >= 0 && i < n; i++)
                 r = link_state_append(reply, links[i], &rows[i], extra.v ?: (const uint32_t[1]) { 0 });
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+        r = bus_message_close_containers(reply, 1, r);
         strpool_done(&pool);
         free(extra.v);
         return r;

@@ -53,21 +53,15 @@ int parse_ether_addr(const char *s, struct ether_addr *ret)
         return 0;
 }
 
-static void match_done(PolicyMatch *m)
-{
-        strv_freep(&m->names);
-        strv_freep(&m->kinds);
-        strv_freep(&m->types);
-        strv_freep(&m->namespaces);
-        free(m->macs);
-        *m = (PolicyMatch) {};
-}
-
 PolicyFile *policy_file_free(PolicyFile *f)
 {
         if (!f)
                 return NULL;
-        match_done(&f->match);
+        strv_free(f->match.names);
+        strv_free(f->match.kinds);
+        strv_free(f->match.types);
+        strv_free(f->match.namespaces);
+        free(f->match.macs);
         free(f->path);
         refstr_unref(f->source);
         free(f);
