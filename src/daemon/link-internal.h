@@ -28,7 +28,6 @@ int link_open_family_dir(Link *l, KnobFamily f);
 /* The record changed in a way the owner may write later. */
 void link_record_touch(Link *l);
 
-/* Whether /proc/sys/net/ipv6/conf/IF exists now. */
 bool link_ipv6_dir_exists(Link *l);
 
 /* Recomputes the effective values and remembers exactly which files matched. 0 or -ENOMEM. */

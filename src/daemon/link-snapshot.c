@@ -12,7 +12,7 @@
 #define HASH(ret, change) (ret)->hash[__builtin_ctz(change)]
 _Static_assert(LINK_CHANGE_IGNORED == 1 << (LINK_CHANGE_BITS - 1), "a LinkChange bit without its hash");
 
-void link_snapshot(const Link *l, LinkSnapshot *ret)
+static void link_snapshot(const Link *l, LinkSnapshot *ret)
 {
         uint64_t h = FNV1A64_INIT;
 

@@ -294,7 +294,6 @@ int link_reconfigure(Link *l);
 void link_begin_change(const Link *l, LinkSnapshot *ret);
 void link_end_change(Link *l, const LinkSnapshot *before);
 void link_notify(Link *l, LinkEvent event);
-void link_snapshot(const Link *l, LinkSnapshot *ret);
 /* LinkChange bits of what differs between before and now. */
 unsigned link_snapshot_diff(const Link *l, const LinkSnapshot *before);
 

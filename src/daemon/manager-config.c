@@ -229,9 +229,9 @@ void manager_configure_namespace(Manager *m)
 void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched)
 {
-        /* A followed namespace's Manager has the policy of igmpd's own, and no NetworkManager. */
+        /* A followed namespace's Manager has the policy of igmpd's own, and no NetworkManager (nm
+         * NULL). */
         policy_merge(m->parent ? m->parent->policy : m->policy, info, out, matched, max_matched, ret_n_matched);
-        if (!m->parent)
-                nm_merge(m->nm, info->ifindex, out);
+        nm_merge(m->nm, info->ifindex, out);
         runtime_config_merge(m->runtime, info->name, out);
 }

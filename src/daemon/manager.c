@@ -48,15 +48,10 @@ static void manager_link_effective(const LinkInfo *info, KnobValue out[_KNOB_MAX
         manager_effective(userdata, info, out, matched, max_matched, ret_n_matched);
 }
 
+/* A followed namespace's Manager has no NetworkManager (nm NULL): nothing is ignored there. */
 static int manager_link_ignored(int ifindex, char **ret, void *userdata)
 {
-        Manager *m = userdata;
-
-        if (m->parent) {
-                *ret = NULL; /* NetworkManager is igmpd's own namespace's only */
-                return 0;
-        }
-        return nm_ignored_source(m->nm, ifindex, ret);
+        return nm_ignored_source(((Manager *) userdata)->nm, ifindex, ret);
 }
 
 Manager *manager_alloc(void)

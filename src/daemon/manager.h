@@ -184,7 +184,6 @@ int manager_load_config(Manager *m);
 /* Reload: parse everything anew, swap it in, reconfigure every link. */
 int manager_reload(Manager *m);
 
-/* Probes which knobs this kernel has. */
 void manager_probe_kernel(Manager *m);
 
 /* Opens netlink, takes the record of originals, starts the drift watch, sets the namespace
