@@ -282,11 +282,10 @@ int bus_link_node_enumerator(sd_bus *bus, const char *path, void *userdata, char
         l = calloc(n + 1, sizeof *l);
         if (!l)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; r >= 0 && i < n; i++)
                 r = link_bus_path(links[i], &l[i]);
-                if (r < 0)
-                        return r;
-        }
+        if (r < 0)
+                return r;
         *nodes = TAKE_PTR(l);
         return 1;
 }

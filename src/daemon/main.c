@@ -143,10 +143,8 @@ static int run(int argc, char *argv[])
                                   arg_config_root);
 
         r = manager_load_config(m);
-        if (r < 0)
-                return r;
-
-        r = manager_start(m);
+        if (r >= 0)
+                r = manager_start(m);
         if (r < 0)
                 return r;
 

@@ -70,19 +70,6 @@ static void manager_unindex_names(Manager *m, Link *l, const char *ifname, char 
                 (void) namemap_remove_value(&m->links_by_name, *a, l);
 }
 
-/* The table takes a reference. 0 or -ENOMEM. */
-static int manager_add_link(Manager *m, Link *l)
-{
-        int r;
-
-        r = intmap_put(&m->links, l->ifindex, l);
-        if (r < 0)
-                return r;
-        link_ref(l);
-        manager_index_names(m, l);
-        return 0;
-}
-
 /* Announces the removal, takes the link out of both maps and drops the table's reference. */
 static void manager_drop_link(Manager *m, Link *l)
 {
@@ -168,11 +155,13 @@ static void manager_handle_link_message(Manager *m, const LinkMessage *msg)
 
                 r = link_new(&m->link_ctx, msg, &l);
                 if (r >= 0)
-                        r = manager_add_link(m, l);
+                        r = intmap_put(&m->links, l->ifindex, l);
                 if (r < 0) {
                         log_oom();
                         return;
                 }
+                link_ref(l); /* the table's */
+                manager_index_names(m, l);
                 log_link_debug(l, "New link %d.", l->ifindex);
                 is_new = true;
                 saved = originals_find(&m->saved_originals, l->ifindex);

@@ -141,10 +141,8 @@ void manager_end_batch(Manager *m, bool notify)
 
         manager_write_originals(m, false);
         /* With a reference each: configuring a link may find it gone and drop it from the table. */
-        if (manager_ref_links(m, &links, &n) < 0) {
-                log_oom();
-                return;
-        }
+        if (manager_ref_links(m, &links, &n) < 0)
+                log_oom(); /* none then */
         manager_configure_waiting(m, links, n, notify);
         links_unref(links, n);
 }
