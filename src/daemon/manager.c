@@ -145,8 +145,8 @@ int manager_new(const char *root, Manager **ret)
 
 Manager *manager_free(Manager *m)
 {
-        void **links = NULL;
-        size_t n = 0;
+        size_t i = 0;
+        void *v;
 
         if (!m)
                 return NULL;
@@ -172,12 +172,9 @@ Manager *manager_free(Manager *m)
         manager_refresh_done(m);
         m->drift = drift_watch_free(m->drift);   /* detaches the program */
         netlink_free(m->netlink);
-        if (intmap_values(&m->links, &links, &n) >= 0) {
-                for (size_t i = 0; i < n; i++) {
-                        link_detach(links[i]);
-                        link_unref(links[i]);
-                }
-                free(links);
+        while (intmap_iterate(&m->links, &i, &v)) {
+                link_detach(v);
+                link_unref(v);
         }
         intmap_done(&m->links);
         namemap_done(&m->links_by_name);
@@ -187,8 +184,8 @@ Manager *manager_free(Manager *m)
         runtime_config_free(m->runtime);
         config_problems_done(&m->problems);
 
-        for (size_t i = 0; i < ELEMENTSOF(m->signal_sources); i++)
-                sd_event_source_unref(m->signal_sources[i]);
+        for (size_t s = 0; s < ELEMENTSOF(m->signal_sources); s++)
+                sd_event_source_unref(m->signal_sources[s]);
         sd_event_unref(m->event);
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
