@@ -4,9 +4,9 @@
  *
  * Authorization follows systemd's bus_verify_polkit_async(), simplified: uid 0 passes at once.
  * Anyone else is checked with polkit's CheckAuthorization, sent asynchronously; the pending
- * query is kept in a registry keyed by the method call. When polkit answers, the call is put
+ * query is kept in a list keyed by the method call. When polkit answers, the call is put
  * back into the bus's read queue (sd_bus_enqueue_for_read), its handler runs again from the
- * start, finds the answer in the registry and proceeds or fails. sd-bus's own capability check
+ * start, finds the answer in the list and proceeds or fails. sd-bus's own capability check
  * is never used as a gate: through dbus-daemon it cannot see the caller's capabilities.
  */
 
@@ -28,7 +28,7 @@
 #define POLKIT_DONE_STALE_USEC (30ULL * 1000000ULL)
 
 struct BusPolkitQuery {
-        BusPolkitRegistry *registry;
+        BusPolkitQuery **list; /* the list it is in, or NULL */
         BusPolkitQuery *next;
         sd_bus_message *request;
         sd_bus_slot *slot;
@@ -54,7 +54,7 @@ static void polkit_query_free(BusPolkitQuery *q)
 {
         if (!q)
                 return;
-        for (BusPolkitQuery **p = q->registry ? &q->registry->queries : NULL; p && *p; p = &(*p)->next)
+        for (BusPolkitQuery **p = q->list; p && *p; p = &(*p)->next)
                 if (*p == q) {
                         *p = q->next;
                         break;
@@ -66,10 +66,10 @@ static void polkit_query_free(BusPolkitQuery *q)
         free(q);
 }
 
-void bus_polkit_registry_done(BusPolkitRegistry *reg)
+void bus_polkit_queries_done(BusPolkitQuery **queries)
 {
-        while (reg->queries)
-                polkit_query_free(reg->queries);
+        while (*queries)
+                polkit_query_free(*queries);
 }
 
 static int deny(sd_bus_error *error, const char *action)
@@ -119,12 +119,12 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 /* 0 if a new query of sender (uid) stays within the caps, else -errno with error set. Only
  * queries still waiting for polkit count: answered ones are gone within the next dispatch, or
  * dropped here once stale. */
-static int polkit_check_caps(BusPolkitRegistry *reg, const char *sender, uid_t uid, uint64_t now,
+static int polkit_check_caps(BusPolkitQuery **queries, const char *sender, uid_t uid, uint64_t now,
                              sd_bus_error *error)
 {
         size_t n = 0, n_sender = 0, n_uid = 0;
 
-        for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
+        for (BusPolkitQuery *q = *queries, *next; q; q = next) {
                 next = q->next;
                 if (q->done && now - q->done_usec > POLKIT_DONE_STALE_USEC) {
                         polkit_query_free(q);
@@ -145,9 +145,9 @@ static int polkit_check_caps(BusPolkitRegistry *reg, const char *sender, uid_t u
         return 0;
 }
 
-void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex)
+void bus_polkit_release_link(BusPolkitQuery **queries, int ifindex)
 {
-        for (BusPolkitQuery *q = reg->queries, *next; q; q = next) {
+        for (BusPolkitQuery *q = *queries, *next; q; q = next) {
                 next = q->next;
                 /* An answered query's call is on its way back: its handler finds no link. */
                 if (ifindex <= 0 || q->ifindex != ifindex || q->done)
@@ -186,7 +186,7 @@ const char *bus_describe_sender(sd_bus_message *call, char *buf, size_t size)
 int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flags, uint32_t allowed,
                          const char *action, int ifindex, sd_bus_error *error)
 {
-        BusPolkitRegistry *reg = &c->polkit_registry;
+        BusPolkitQuery **queries = &c->polkit_queries;
         sd_bus_message *pk = NULL;
         sd_bus_creds *creds = NULL;
         BusPolkitQuery *q;
@@ -206,7 +206,7 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         }
 
         /* Second dispatch: the answer is in. */
-        for (q = reg->queries; q && q->request != call; q = q->next)
+        for (q = *queries; q && q->request != call; q = q->next)
                 ;
         if (q) {
                 bool authorized;
@@ -233,7 +233,7 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         if (!sender)
                 return deny(error, action);
 
-        r = polkit_check_caps(reg, sender, uid, now_usec(call), error);
+        r = polkit_check_caps(queries, sender, uid, now_usec(call), error);
         if (r < 0)
                 return r;
 
@@ -243,7 +243,7 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         *q = (BusPolkitQuery) { .uid = uid, .ifindex = ifindex,
                                 .action = strdup(action), .sender = strdup(sender) };
         if (!q->action || !q->sender) {
-                polkit_query_free(q); /* not in the registry yet */
+                polkit_query_free(q); /* not in the list yet */
                 return -ENOMEM;
         }
 
@@ -263,14 +263,14 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         sd_bus_message_unref(pk);
         if (r < 0) {
                 log_debug_errno(r, "Cannot ask polkit, denying: %m");
-                polkit_query_free(q); /* not in the registry yet */
+                polkit_query_free(q); /* not in the list yet */
                 return deny(error, action);
         }
 
         q->request = sd_bus_message_ref(call);
-        q->registry = reg;
-        q->next = reg->queries;
-        reg->queries = q;
+        q->list = queries;
+        q->next = *queries;
+        *queries = q;
         return 1;
 }
 

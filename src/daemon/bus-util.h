@@ -34,10 +34,6 @@
 typedef struct BusPolkitQuery BusPolkitQuery;
 typedef struct Manager Manager;
 
-typedef struct BusPolkitRegistry {
-        BusPolkitQuery *queries; /* singly linked */
-} BusPolkitRegistry;
-
 /* What the D-Bus faces share, owned by manager-bus.c and handed to every vtable, filter and
  * hook of the faces as userdata: the core, the connection to the system bus (NULL while there
  * is none; it may be waiting for the bus, see bus_is_up()), and the polkit queries pending on
@@ -45,7 +41,7 @@ typedef struct BusPolkitRegistry {
 typedef struct BusContext {
         Manager *manager;
         sd_bus *bus;
-        BusPolkitRegistry polkit_registry;
+        BusPolkitQuery *polkit_queries; /* singly linked */
 } BusContext;
 
 /* Whether what is sent on bus goes out now: the connection is up, not waiting for the bus
@@ -68,10 +64,10 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
 
 /* The link ifindex is gone: every call about it still waiting for polkit is answered with
  * NoSuchLink now and its query dropped (polkit's answer, if it ever comes, is ignored). */
-void bus_polkit_release_link(BusPolkitRegistry *reg, int ifindex);
+void bus_polkit_release_link(BusPolkitQuery **queries, int ifindex);
 
 /* Frees every query (on shutdown or when the bus goes away). */
-void bus_polkit_registry_done(BusPolkitRegistry *reg);
+void bus_polkit_queries_done(BusPolkitQuery **queries);
 
 /* Reads an a{sv} of knobs from message into args (names point into the message). Stops with
  * InvalidArgument past KNOB_ARGS_MAX entries, so a huge dictionary costs nothing. */

@@ -309,7 +309,7 @@ void link_bus_on_link(Link *l, LinkEvent event, const LinkSnapshot *before, void
         /* Calls about the link that wait for polkit fail now, not when polkit answers (which,
          * with an authentication dialog open, may be minutes). */
         if (event == LINK_EVENT_REMOVED)
-                bus_polkit_release_link(&c->polkit_registry, l->ifindex);
+                bus_polkit_release_link(&c->polkit_queries, l->ifindex);
         if (!bus_is_up(c->bus) || (event == LINK_EVENT_REMOVED && !l->announced))
                 return;
         changes = event == LINK_EVENT_CHANGED ? link_snapshot_diff(l, before) : 0;

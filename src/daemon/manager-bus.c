@@ -312,7 +312,7 @@ static void manager_bus_reconnect(ManagerBus *b)
 
 static void manager_bus_drop(ManagerBus *b)
 {
-        bus_polkit_registry_done(&b->ctx.polkit_registry);
+        bus_polkit_queries_done(&b->ctx.polkit_queries);
         b->up = false;
         (void) sd_event_source_set_enabled(b->stall_source, SD_EVENT_OFF);
         if (!b->ctx.bus)
