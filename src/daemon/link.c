@@ -369,13 +369,11 @@ int link_update_effective(Link *l)
             (n_matched == 0 || memcmp(matched, l->matched, n_matched * sizeof *matched) == 0))
                 return 0;
 
-        const PolicyFile **copy = NULL;
-        if (n_matched > 0) {
-                copy = malloc(n_matched * sizeof *copy);
-                if (!copy)
-                        return -ENOMEM;
+        const PolicyFile **copy = n_matched > 0 ? malloc(n_matched * sizeof *copy) : NULL;
+        if (n_matched > 0 && !copy)
+                return -ENOMEM;
+        if (copy)
                 memcpy(copy, matched, n_matched * sizeof *copy);
-        }
         free(l->matched);
         l->matched = copy;
         l->n_matched = n_matched;

@@ -110,7 +110,7 @@ static int compare_links(const void *a, const void *b)
 
 int manager_sorted_links_full(Manager *m, bool own_only, Link ***ret, size_t *ret_n)
 {
-        size_t n = intmap_size(&m->links), k = 0, i = 0, n_ns = own_only ? 0 : manager_netns_count(m);
+        size_t n = intmap_size(&m->links), k = 0, n_ns = own_only ? 0 : manager_netns_count(m);
         Link **links;
         void *v;
 
@@ -123,8 +123,7 @@ int manager_sorted_links_full(Manager *m, bool own_only, Link ***ret, size_t *re
                 Manager *c = j == 0 ? m : manager_netns_get(m, j - 1);
                 size_t start = k;
 
-                i = 0;
-                while (k < n && intmap_iterate(&c->links, &i, &v))
+                for (size_t i = 0; k < n && intmap_iterate(&c->links, &i, &v);)
                         links[k++] = v;
                 if (k - start > 1)
                         qsort(links + start, k - start, sizeof *links, compare_links);
