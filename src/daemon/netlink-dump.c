@@ -226,8 +226,3 @@ int netlink_refresh(Netlink *n)
 {
         return dump_start(n, NETLINK_DUMP_REFRESH);
 }
-
-bool netlink_refresh_running(const Netlink *n)
-{
-        return n && n->dumps[NETLINK_DUMP_REFRESH].running;
-}

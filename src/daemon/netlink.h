@@ -96,4 +96,3 @@ int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *n
  * each link goes to handlers->refreshed, then handlers->refresh_done says it is over. 0,
  * -EBUSY while one runs, or -errno. */
 int netlink_refresh(Netlink *n);
-bool netlink_refresh_running(const Netlink *n);

@@ -151,7 +151,9 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
                                                order[i] == RUNTIME_SCOPE_PERSIST ? &persistent_source : &runtime_source);
 }
 
-char *runtime_config_format(const char *netns, const char *ifname, const KnobSetting knobs[_KNOB_MAX])
+/* The text of the runtime file of ifname (of the followed namespace netns, or NULL for igmpd's
+ * own). NULL on ENOMEM. */
+static char *runtime_config_format(const char *netns, const char *ifname, const KnobSetting knobs[_KNOB_MAX])
 {
         char *buf = NULL;
         size_t size = 0;

@@ -71,7 +71,3 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
 #define RUNTIME_SCOPES_ALL ((1U << _RUNTIME_SCOPE_MAX) - 1)
 int runtime_config_revert(RuntimeConfig *c, const char *root, const char *ifname, unsigned scopes, unsigned knobs,
                           KnobSetting removed[_RUNTIME_SCOPE_MAX][_KNOB_MAX]);
-
-/* Renders the text of the runtime file of ifname (of the followed namespace netns, or NULL for
- * igmpd's own). Caller frees. NULL on ENOMEM. */
-char *runtime_config_format(const char *netns, const char *ifname, const KnobSetting knobs[_KNOB_MAX]);
