@@ -10,6 +10,7 @@
 
 #include "conf-parser.h"
 #include "daemon-config.h"
+#include "parse-util.h"
 
 typedef struct DaemonKey DaemonKey;
 typedef int (*DaemonParser)(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data);
@@ -50,21 +51,6 @@ const char *drift_action_to_string(DriftAction a)
         return a >= 0 && a < _DRIFT_ACTION_MAX ? drift_action_table[a] : NULL;
 }
 
-DriftAction drift_action_from_string(const char *s)
-{
-        return string_table_lookup(drift_action_table, s);
-}
-
-const char *netns_mode_to_string(NetnsMode m)
-{
-        return m >= 0 && m < _NETNS_MODE_MAX ? netns_mode_table[m] : NULL;
-}
-
-NetnsMode netns_mode_from_string(const char *s)
-{
-        return string_table_lookup(netns_mode_table, s);
-}
-
 static int parse_rcvbuf(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         unsigned long long v;
@@ -80,6 +66,8 @@ static int parse_rcvbuf(ConfigContext *ctx, const DaemonKey *k, const char *valu
 
 static int parse_audit_sources(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
+        static const char *const names[] = { "kmsg", "audit", "libc", "syscall", "none", NULL };
+        static const unsigned masks[] = { AUDIT_SOURCE_KMSG, AUDIT_SOURCE_AUDIT, AUDIT_SOURCE_LIBC, AUDIT_SOURCE_SYSCALL, 0 };
         unsigned mask = 0;
         _cleanup_free_ char *copy = strdup(value);
         char *save = NULL;
@@ -87,21 +75,14 @@ static int parse_audit_sources(ConfigContext *ctx, const DaemonKey *k, const cha
         if (!copy)
                 return -ENOMEM;
         for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                if (streq(w, "kmsg"))
-                        mask |= AUDIT_SOURCE_KMSG;
-                else if (streq(w, "audit"))
-                        mask |= AUDIT_SOURCE_AUDIT;
-                else if (streq(w, "libc"))
-                        mask |= AUDIT_SOURCE_LIBC;
-                else if (streq(w, "syscall"))
-                        mask |= AUDIT_SOURCE_SYSCALL;
-                else if (streq(w, "none"))
-                        ;
-                else {
+                int i = string_table_lookup(names, w);
+
+                if (i < 0) {
                         config_diag(ctx, "Unknown audit source '%.32s' in %s= (expected kmsg, audit, libc, syscall or none), ignoring.",
                                     w, k->key);
                         return -EINVAL;
                 }
+                mask |= masks[i];
         }
         *(unsigned *) data = mask;
         return 0;
@@ -121,12 +102,9 @@ static int parse_bool_key(ConfigContext *ctx, const DaemonKey *k, const char *va
 
 static int parse_history(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
-        unsigned long long v;
-        char *end;
+        uint64_t v;
 
-        errno = 0;
-        v = strtoull(value, &end, 10);
-        if (errno != 0 || end == value || *end || v < 1 || v > AUDIT_HISTORY_MAX || *value == '-') {
+        if (parse_unsigned_range(value, value + strlen(value), 10, AUDIT_HISTORY_MAX, &v) < 0 || v < 1) {
                 config_diag(ctx, "Invalid %s=%.64s (expected 1…%d), ignoring.", k->key, value, AUDIT_HISTORY_MAX);
                 return -EINVAL;
         }

@@ -47,11 +47,8 @@ typedef enum NetnsMode {
         _NETNS_MODE_INVALID = -22,
 } NetnsMode;
 
-/* The values' names, as in the files ("revert", "named"). NULL or _X_INVALID if there is none. */
+/* The action's name, as in the files ("revert"). NULL if there is none. */
 const char *drift_action_to_string(DriftAction a);
-DriftAction drift_action_from_string(const char *s);
-const char *netns_mode_to_string(NetnsMode m);
-NetnsMode netns_mode_from_string(const char *s);
 
 typedef struct DaemonConfig {
         size_t netlink_rcvbuf;   /* NetlinkReceiveBufferSize= */
