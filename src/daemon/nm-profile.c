@@ -4,7 +4,6 @@
  */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,36 +92,23 @@ int nm_profile_read_settings(sd_bus_message *reply, const char *fallback_id, NMA
         return 0;
 }
 
-static void nm_diag(ConfigDiagFn diag, void *userdata, const char *profile, const char *fmt, ...) _printf_(4, 5);
-
-static void nm_diag(ConfigDiagFn diag, void *userdata, const char *profile, const char *fmt, ...)
-{
-        char where[512], msg[1024];
-        va_list ap;
-
-        if (!diag)
-                return;
-        snprintf(where, sizeof where, "NetworkManager profile '%s'", profile ?: "");
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        diag(userdata, where, 0, msg);
-}
-
 int nm_user_data_apply(const char *profile, const char *key, const char *value, KnobSetting knobs[_KNOB_MAX],
                        ConfigDiagFn diag, void *userdata)
 {
+        char where[512];
         int32_t v;
         Knob k;
         int r;
 
         r = nm_user_data_parse(key, value, &k, &v);
+        if (r < 0)
+                snprintf(where, sizeof where, "NetworkManager profile '%s'", profile ?: "");
         if (r == -ENOENT)
-                nm_diag(diag, userdata, profile, "user.data %s=%s: unknown knob '%s', ignoring.", key, value ?: "",
-                        key + STRLEN(NM_USER_DATA_PREFIX));
+                config_diagf(diag, userdata, where, 0, "user.data %s=%s: unknown knob '%s', ignoring.", key,
+                             value ?: "", key + STRLEN(NM_USER_DATA_PREFIX));
         else if (r < 0)
-                nm_diag(diag, userdata, profile, "user.data %s=%s: invalid value, expected %s, ignoring.", key,
-                        value ?: "", knob_range_string(k));
+                config_diagf(diag, userdata, where, 0, "user.data %s=%s: invalid value, expected %s, ignoring.", key,
+                             value ?: "", knob_range_string(k));
         if (r <= 0)
                 return r < 0 ? -EINVAL : 0;
         knobs[k] = (KnobSetting) { .value = v, .line = 1 };
