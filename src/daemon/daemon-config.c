@@ -248,16 +248,12 @@ int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, Con
         main_path = path_join_root(root, "/etc/igmpd/igmpd.conf");
         if (!main_path)
                 return -ENOMEM;
-        r = load_one(c, main_path, diag, file, userdata);
-        if (r < 0)
-                return r;
-        problems += r;
-
         r = conf_files_list(root, dropin_dirs, ".conf", &list);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < list.n; i++) {
-                r = load_one(c, list.files[i].path, diag, file, userdata);
+        /* The main file first, then the drop-ins. */
+        for (size_t i = 0; i <= list.n; i++) {
+                r = load_one(c, i == 0 ? main_path : list.files[i - 1].path, diag, file, userdata);
                 if (r < 0)
                         return r;
                 problems += r;

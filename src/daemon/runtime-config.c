@@ -164,21 +164,17 @@ static char *runtime_config_format(const char *netns, const char *ifname, const 
         /* A followed namespace's link is NETNS/IFNAME to igmpctl. */
         fprintf(f, "# Written by igmpd (igmpctl link / SetLinkKnobs). Remove with: igmpctl link %s%s%s --revert\n",
                 strempty(netns), netns ? "/" : "", ifname);
-        const char *sections[] = { "IGMP", "MLD" };
-        for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
-                bool header = false;
-                for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        const KnobInfo *i = knob_info(k);
-                        if (!streq(i->section, sections[s]) || knobs[k].line == 0)
-                                continue;
-                        if (!header) {
-                                fprintf(f, "\n[%s]\n", sections[s]);
-                                header = true;
-                        }
-                        char v[32];
+        /* knob_table[] lists each section's knobs together. */
+        const char *section = NULL;
+        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                const KnobInfo *i = knob_info(k);
+                char v[32];
 
-                        fprintf(f, "%s=%s\n", i->key, knob_format(k, knobs[k].value, v));
-                }
+                if (knobs[k].line == 0)
+                        continue;
+                if (!streq_ptr(section, i->section))
+                        fprintf(f, "\n[%s]\n", section = i->section);
+                fprintf(f, "%s=%s\n", i->key, knob_format(k, knobs[k].value, v));
         }
         if (fclose(f) != 0) {
                 free(buf);
