@@ -25,12 +25,6 @@
 #define NETLINK_DISCARD_MAX (1024 * 1024)
 #define ALTNAMES_MAX 32
 
-static void altnames_free(char **l)
-{
-        for (char **p = l; p && *p; p++)
-                free(*p);
-}
-
 /* Attributes are walked with the kernel header's inline macros: libnl's nla_*() were calls into
  * the library, 44 of them for every link of a dump. */
 #define RTA_TYPE(a) ((a)->rta_type & NLA_TYPE_MASK)
@@ -64,23 +58,19 @@ static void rta_strlcpy(char *dst, const struct rtattr *a, size_t size)
         dst[n] = '\0';
 }
 
-/* IFLA_PROP_LIST: the alternative names. */
+/* IFLA_PROP_LIST: the alternative names, in the message itself (the kernel ends each with a NUL;
+ * one without is skipped). */
 static void parse_altnames(const struct rtattr *list, char *ret[ALTNAMES_MAX + 1])
 {
         const struct rtattr *a;
         size_t n = 0;
         int rem;
 
-        ret[0] = NULL;
-        if (!list)
-                return;
-        rta_for_each_nested(a, list, rem) {
-                if (RTA_TYPE(a) != IFLA_ALT_IFNAME || n >= ALTNAMES_MAX)
-                        continue;
-                ret[n] = strndup(RTA_DATA(a), RTA_PAYLOAD(a));
-                if (ret[n])
-                        n++;
-        }
+        if (list)
+                rta_for_each_nested(a, list, rem)
+                        if (RTA_TYPE(a) == IFLA_ALT_IFNAME && n < ALTNAMES_MAX &&
+                            memchr(RTA_DATA(a), '\0', RTA_PAYLOAD(a)))
+                                ret[n++] = RTA_DATA(a);
         ret[n] = NULL;
 }
 
@@ -176,7 +166,6 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
         };
         parse_devconf(spec, &msg);
         handler(&msg, n->userdata);
-        altnames_free(altnames);
 }
 
 static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
