@@ -4,7 +4,6 @@
  */
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +12,8 @@
 #include "parse-util.h"
 
 typedef struct DaemonKey DaemonKey;
+/* -EINVAL for a bad value: said by daemon_item() with k->expected, or by the parser where that is
+ * NULL. */
 typedef int (*DaemonParser)(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data);
 
 struct DaemonKey {
@@ -20,12 +21,13 @@ struct DaemonKey {
         DaemonParser parse;
         size_t offset;
         size_t size;
+        const char *expected;       /* "Invalid KEY=VALUE (expected …), ignoring." */
         const char *const *choices; /* parse_choice(): the names of an enum's values */
 };
 
-#define DAEMON_KEY(name, parser, field, ...) \
+#define DAEMON_KEY(name, parser, field, what, ...) \
         { .key = name, .parse = parser, .offset = offsetof(DaemonConfig, field), \
-          .size = sizeof(((DaemonConfig *) 0)->field), __VA_ARGS__ }
+          .size = sizeof(((DaemonConfig *) 0)->field), .expected = what, __VA_ARGS__ }
 
 static const char *const drift_action_table[_DRIFT_ACTION_MAX + 1] = {
         [DRIFT_ACTION_REVERT] = "revert",
@@ -54,12 +56,9 @@ const char *drift_action_to_string(DriftAction a)
 static int parse_rcvbuf(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         unsigned long long v;
-        int r = parse_size(value, &v);
 
-        if (r < 0 || v < NETLINK_RCVBUF_MIN || v > NETLINK_RCVBUF_MAX) {
-                config_diag(ctx, "Invalid %s=%.64s (expected a size between 4K and 1G), ignoring.", k->key, value);
+        if (parse_size(value, &v) < 0 || v < NETLINK_RCVBUF_MIN || v > NETLINK_RCVBUF_MAX)
                 return -EINVAL;
-        }
         *(size_t *) data = (size_t) v;
         return 0;
 }
@@ -92,10 +91,8 @@ static int parse_bool_key(ConfigContext *ctx, const DaemonKey *k, const char *va
 {
         int r = parse_boolean(value);
 
-        if (r < 0) {
-                config_diag(ctx, "Invalid %s=%.64s (expected yes or no), ignoring.", k->key, value);
-                return r;
-        }
+        if (r < 0)
+                return -EINVAL;
         *(bool *) data = r;
         return 0;
 }
@@ -115,16 +112,11 @@ static int parse_history(ConfigContext *ctx, const DaemonKey *k, const char *val
 /* "yes" means what "auto" does: igmpd can only use NetworkManager while it is on the bus. */
 static int parse_nm_mode(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
-        int b = parse_boolean(value);
+        int b = streq(value, "auto") ? 1 : parse_boolean(value);
 
-        if (streq(value, "auto") || b > 0)
-                *(NMMode *) data = NM_MODE_AUTO;
-        else if (b == 0)
-                *(NMMode *) data = NM_MODE_NO;
-        else {
-                config_diag(ctx, "Invalid %s=%.64s (expected auto, yes or no), ignoring.", k->key, value);
+        if (b < 0)
                 return -EINVAL;
-        }
+        *(NMMode *) data = b ? NM_MODE_AUTO : NM_MODE_NO;
         return 0;
 }
 
@@ -132,29 +124,24 @@ static int parse_nm_mode(ConfigContext *ctx, const DaemonKey *k, const char *val
 static int parse_choice(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         int i = string_table_lookup(k->choices, value);
-        char expected[128] = "";
-        size_t off = 0;
 
-        if (i >= 0) {
-                *(int *) data = i;
-                return 0;
-        }
-        for (size_t j = 0; k->choices[j] && off < sizeof expected; j++) /* "a, b or c" */
-                off += (size_t) snprintf(expected + off, sizeof expected - off, "%s%s",
-                                         j == 0 ? "" : k->choices[j + 1] ? ", " : " or ", k->choices[j]);
-        config_diag(ctx, "Invalid %s=%.64s (expected %s), ignoring.", k->key, value, expected);
-        return -EINVAL;
+        if (i < 0)
+                return -EINVAL;
+        *(int *) data = i;
+        return 0;
 }
 
 static const DaemonKey daemon_keys[] = {
-        DAEMON_KEY("NetlinkReceiveBufferSize", parse_rcvbuf,        netlink_rcvbuf),
-        DAEMON_KEY("AuditSources",             parse_audit_sources, audit_sources),
-        DAEMON_KEY("AuditRule",                parse_bool_key,      audit_rule),
-        DAEMON_KEY("AuditHistory",             parse_history,       audit_history),
-        DAEMON_KEY("NetworkManager",           parse_nm_mode,       network_manager),
-        DAEMON_KEY("DriftAction",              parse_choice,        drift_action, .choices = drift_action_table),
-        DAEMON_KEY("DriftWatch",               parse_bool_key,      drift_watch),
-        DAEMON_KEY("Namespaces",               parse_choice,        namespaces, .choices = netns_mode_table),
+        DAEMON_KEY("NetlinkReceiveBufferSize", parse_rcvbuf,        netlink_rcvbuf,  "a size between 4K and 1G"),
+        DAEMON_KEY("AuditSources",             parse_audit_sources, audit_sources,   NULL),
+        DAEMON_KEY("AuditRule",                parse_bool_key,      audit_rule,      "yes or no"),
+        DAEMON_KEY("AuditHistory",             parse_history,       audit_history,   NULL),
+        DAEMON_KEY("NetworkManager",           parse_nm_mode,       network_manager, "auto, yes or no"),
+        DAEMON_KEY("DriftAction",              parse_choice,        drift_action,    "revert or warn",
+                   .choices = drift_action_table),
+        DAEMON_KEY("DriftWatch",               parse_bool_key,      drift_watch,     "yes or no"),
+        DAEMON_KEY("Namespaces",               parse_choice,        namespaces,      "self or named",
+                   .choices = netns_mode_table),
 };
 _Static_assert(sizeof(DriftAction) == sizeof(int) && sizeof(NetnsMode) == sizeof(int), "parse_choice() stores an int");
 
@@ -181,8 +168,14 @@ static int daemon_item(ConfigContext *ctx, const char *section, const char *key,
                         DaemonConfig d;
 
                         /* A parser writes nothing when it fails: the value before stays. */
-                        if (!isempty(value))
-                                return k->parse(ctx, k, value, (char *) c + k->offset);
+                        if (!isempty(value)) {
+                                int r = k->parse(ctx, k, value, (char *) c + k->offset);
+
+                                if (r == -EINVAL && k->expected)
+                                        config_diag(ctx, "Invalid %s=%.64s (expected %s), ignoring.", k->key, value,
+                                                    k->expected);
+                                return r;
+                        }
                         /* Empty: back to the built-in default. */
                         daemon_config_defaults(&d);
                         memcpy((char *) c + k->offset, (char *) &d + k->offset, k->size);
