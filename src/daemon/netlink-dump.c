@@ -15,7 +15,6 @@
 #include "log.h"
 #include "netlink.h"
 #include "netlink-internal.h"
-#include "netns-util.h"
 
 /* A full dump the kernel flags as interrupted by concurrent changes is taken again, up to this
  * many times in all. */
@@ -75,11 +74,7 @@ static void dump_finish(Netlink *n, NetlinkDumpKind kind, int r)
                 d->fd = safe_close(d->fd);
         } else
                 (void) sd_event_source_set_enabled(d->io, SD_EVENT_OFF);
-        if (kind == NETLINK_DUMP_REFRESH) {
-                n->handlers->refresh_done(r, n->userdata);
-                return;
-        }
-        n->handlers->enumerated(r, n->userdata);
+        (kind == NETLINK_DUMP_REFRESH ? n->handlers->refresh_done : n->handlers->enumerated)(r, n->userdata);
 }
 
 /* Hands on the links of one datagram. Returns 1 at the end of the dump (NLMSG_DONE), 0 to go
@@ -147,7 +142,8 @@ void netlink_set_netns(Netlink *n, int netns_fd, int home_netns_fd)
 
 static int dump_open(Netlink *n, NetlinkDump *d)
 {
-        int fd, r;
+        _cleanup_close_ int fd = -EBADF;
+        int r;
 
         if (n->netns_fd >= 0 && setns(n->netns_fd, CLONE_NEWNET) < 0)
                 return -errno;
@@ -170,10 +166,9 @@ static int dump_open(Netlink *n, NetlinkDump *d)
                 r = sd_event_source_set_enabled(d->io, SD_EVENT_OFF);
         if (r < 0) {
                 d->io = sd_event_source_disable_unref(d->io);
-                safe_close(fd);
                 return r;
         }
-        d->fd = fd;
+        d->fd = TAKE_FD(fd);
         return 0;
 }
 

@@ -425,26 +425,19 @@ static int events_open(void)
 {
         static const int groups[] = { RTNLGRP_LINK, RTNLGRP_IPV6_IFINFO };
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-        int fd, r;
+        _cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-        if (fd < 0)
+        if (fd < 0 || bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
                 return negative_errno();
-        if (bind(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
-                goto fail;
         for (size_t i = 0; i < ELEMENTSOF(groups); i++)
                 if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &groups[i], sizeof groups[i]) < 0)
-                        goto fail;
-        return fd;
-fail:
-        r = negative_errno();
-        safe_close(fd);
-        return r;
+                        return negative_errno();
+        return TAKE_FD(fd);
 }
 
 int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret)
 {
-        Netlink *n;
+        _cleanup_(netlink_freep) Netlink *n = NULL;
         int r;
 
         n = calloc(1, sizeof *n);
@@ -459,7 +452,7 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
 
         r = n->events_fd = events_open();
         if (r < 0)
-                goto fail;
+                return r;
         n->rcvbuf = rcvbuf;
         r = set_rcvbuf(n->events_fd, rcvbuf, &n->rcvbuf);
         if (r < 0)
@@ -467,19 +460,14 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
         log_debug("Netlink receive buffer: %zu bytes.", n->rcvbuf);
 
         r = sd_event_add_io(event, &n->io, n->events_fd, EPOLLIN, on_netlink_io, n);
+        if (r >= 0)
+                r = sd_event_add_defer(event, &n->stash_source, on_stash, n);
         if (r < 0)
-                goto fail;
-        r = sd_event_add_defer(event, &n->stash_source, on_stash, n);
-        if (r < 0)
-                goto fail;
+                return r;
         (void) sd_event_source_set_enabled(n->stash_source, SD_EVENT_OFF);
 
-        *ret = n;
+        *ret = TAKE_PTR(n);
         return 0;
-
-fail:
-        netlink_free(n);
-        return r;
 }
 
 Netlink *netlink_free(Netlink *n)

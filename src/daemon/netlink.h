@@ -66,6 +66,7 @@ typedef struct NetlinkHandlers {
 /* handlers (static storage) and userdata are used for every message from then on. */
 int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret);
 Netlink *netlink_free(Netlink *n);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Netlink *, netlink_free);
 /* For a Netlink made in another network namespace (netlink_new() called while switched into
  * it): the sockets it makes later (the refresh dump's) are made there too. Both fds are
  * borrowed and must outlive n. */
