@@ -66,7 +66,8 @@ static int parse_rcvbuf(ConfigContext *ctx, const DaemonKey *k, const char *valu
 static int parse_audit_sources(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)
 {
         static const char *const names[] = { "kmsg", "audit", "libc", "syscall", "none", NULL };
-        static const unsigned masks[] = { AUDIT_SOURCE_KMSG, AUDIT_SOURCE_AUDIT, AUDIT_SOURCE_LIBC, AUDIT_SOURCE_SYSCALL, 0 };
+        static const unsigned masks[] = { AUDIT_SOURCE_KMSG, AUDIT_SOURCE_AUDIT, AUDIT_SOURCE_LIBC,
+                                          AUDIT_SOURCE_SYSCALL, 0 };
         unsigned mask = 0;
         _cleanup_free_ char *copy = strdup(value);
         char *save = NULL;

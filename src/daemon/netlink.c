@@ -168,33 +168,22 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
         handler(&msg, n->userdata);
 }
 
-static void on_nlmsghdr(Netlink *n, struct nlmsghdr *nlh)
-{
-        struct ifinfomsg *ifi;
-
-        if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
-                return;
-        if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
-                return;
-        ifi = NLMSG_DATA(nlh);
-
-        /* AF_BRIDGE messages describe bridge ports (a DELLINK there is "left the bridge"), and
-         * AF_INET6 ones IPv6 state; only AF_UNSPEC messages describe the link itself. */
-        if (ifi->ifi_family == AF_INET6) {
-                if (nlh->nlmsg_type == RTM_NEWLINK)
-                        n->handlers->ipv6_changed(ifi->ifi_index, n->userdata);
-                return;
-        }
-        if (ifi->ifi_family != AF_UNSPEC)
-                return;
-
-        netlink_on_link_message(n, nlh, ifi, n->handlers->link);
-}
-
+/* The messages of one datagram of the event socket. */
 static void on_datagram(Netlink *n, struct nlmsghdr *nlh, size_t len)
 {
-        for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len))
-                on_nlmsghdr(n, nlh);
+        for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+                const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
+
+                if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
+                    nlh->nlmsg_len < NLMSG_LENGTH(sizeof *ifi))
+                        continue;
+                /* AF_BRIDGE messages describe bridge ports (a DELLINK there is "left the bridge"), and
+                 * AF_INET6 ones IPv6 state; only AF_UNSPEC messages describe the link itself. */
+                if (ifi->ifi_family == AF_INET6 && nlh->nlmsg_type == RTM_NEWLINK)
+                        n->handlers->ipv6_changed(ifi->ifi_index, n->userdata);
+                else if (ifi->ifi_family == AF_UNSPEC)
+                        netlink_on_link_message(n, nlh, ifi, n->handlers->link);
+        }
 }
 
 ssize_t netlink_recv(int fd, NetlinkBuffer *b, size_t min_size)
