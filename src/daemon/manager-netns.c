@@ -260,12 +260,15 @@ static void netns_watch_dir(NetnsWatch *w)
                                   "table changes only: %m");
 }
 
-static void netns_schedule_rescan(NetnsWatch *w);
+static void netns_schedule_rescan(NetnsWatch *w)
+{
+        (void) sd_event_source_set_enabled(w->rescan_source, SD_EVENT_ONESHOT);
+}
 
 static void netns_rescan(NetnsWatch *w)
 {
         _cleanup_free_ bool *seen = NULL;
-        DIR *d = NULL;
+        _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
         int dfd;
 
@@ -287,7 +290,7 @@ static void netns_rescan(NetnsWatch *w)
                 Manager *c = NULL;
                 NetnsId id;
                 size_t i;
-                int fd;
+                _cleanup_close_ int fd = -EBADF;
 
                 if (!netns_name_valid(de->d_name))
                         continue;
@@ -306,35 +309,29 @@ static void netns_rescan(NetnsWatch *w)
                 }
                 if (c && c->netns_dev == id.dev && c->link_ctx.netns_ino == id.ino) {
                         seen[i] = true;
-                        safe_close(fd);
                         continue;
                 }
                 if (c) {
-                        safe_close(fd); /* bound to another namespace now: forgotten below, followed anew */
-                        netns_schedule_rescan(w); /* …by the next rescan */
+                        /* Bound to another namespace now: forgotten below, followed anew by the next rescan. */
+                        netns_schedule_rescan(w);
                         continue;
                 }
                 Manager *same = manager_netns_by_ino(w->manager, id.ino);
 
-                if (netns_id_equal(id, w->home_id) || (same && same->netns_dev == id.dev)) {
-                        safe_close(fd); /* igmpd's own namespace, or one already followed by another name */
-                        continue;
-                }
+                if (netns_id_equal(id, w->home_id) || (same && same->netns_dev == id.dev))
+                        continue; /* igmpd's own namespace, or one already followed by another name */
                 if (w->n_children >= NETNS_MAX) {
                         if (!w->full_warned)
                                 log_warning("Already following %d network namespaces (the most igmpd follows); "
                                             "%s and any further one are left alone.", NETNS_MAX, de->d_name);
                         w->full_warned = true;
-                        safe_close(fd);
                         continue;
                 }
                 if (netns_failed(w, id) || w->denied)
-                        safe_close(fd); /* said when it failed; a new bind is another namespace */
-                else if (netns_follow(w, de->d_name, fd, id) < 0 && !w->denied)
+                        continue; /* said when it failed; a new bind is another namespace */
+                if (netns_follow(w, de->d_name, TAKE_FD(fd), id) < 0 && !w->denied)
                         w->failed[w->n_failed++ % NETNS_MAX] = id;
         }
-        if (d)
-                closedir(d);
 
         /* What was followed before and was not found the same: gone. */
         for (size_t i = n_before; i-- > 0;)
@@ -351,11 +348,6 @@ static int netns_on_rescan(sd_event_source *s, void *userdata)
          * table changes: nothing to poll. */
         netns_rescan(userdata);
         return 0;
-}
-
-static void netns_schedule_rescan(NetnsWatch *w)
-{
-        (void) sd_event_source_set_enabled(w->rescan_source, SD_EVENT_ONESHOT);
 }
 
 static int netns_on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
