@@ -29,9 +29,7 @@ typedef struct NMProfileReports {
         size_t n;
 } NMProfileReports;
 
-/* What igmpd takes from a connection as NetworkManager applied it on a device
- * (Device.GetAppliedConnection: the settings as of the last activation or reapply, not the
- * saved profile). */
+/* What igmpd takes from a connection as NetworkManager applied it on a device. */
 typedef struct NMApplied {
         char *id;     /* connection.id */
         char *owner;  /* the first connection.permissions entry ("user:alice:"), NULL for a system profile */

@@ -7,15 +7,11 @@
  * A full read asks for the manager's ActiveConnections, then per active connection its Id,
  * Connection, Devices, State and Vpn, and per device its Ifindex (the link it maps to: igmpd's
  * namespace is NetworkManager's) and Interface, and the connection NetworkManager applied there
- * (Device.GetAppliedConnection: a saved edit counts after a reapply or reactivation, as
- * NetworkManager's own settings do). A device read asks one device for its Ifindex, Interface
- * and ActiveConnection, then that connection and
- * the device's applied connection. When the last reply is in, done() gets what was found per
- * device. Freeing an NMSync cancels its calls.
- *
- * Only system profiles count: an applied connection with connection.permissions (a user's
- * profile; NetworkManager refuses it to igmpd's own user with PermissionDenied) sets nothing,
- * and its device is reported with the reason it is ignored.
+ * (Device.GetAppliedConnection, see nm.c). A device read asks one device for its Ifindex,
+ * Interface and ActiveConnection, then that connection and the device's applied connection.
+ * When the last reply is in, done() gets what was found per device. Freeing an NMSync cancels
+ * its calls. A user's profile (connection.permissions; NetworkManager refuses it to igmpd's own
+ * user with PermissionDenied) sets nothing: its device is reported with the reason.
  */
 
 #include <stdbool.h>
