@@ -60,31 +60,20 @@ static int parse_int32(const char **p, int32_t *ret)
         return 0;
 }
 
-/* The knob named by [s, e), or _KNOB_INVALID. */
-static Knob knob_from_range(const char *s, const char *e)
-{
-        size_t n = (size_t) (e - s);
-
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                const char *name = knob_to_string(k);
-
-                if (strncmp(name, s, n) == 0 && name[n] == '\0')
-                        return k;
-        }
-        return _KNOB_INVALID;
-}
-
 /* "KNOB=ORIGINAL/WRITTEN[/PREVIOUS]" at *p into e, ending at a blank or the end. */
 static int parse_item(const char **p, OriginalEntry *e)
 {
         const char *s = *p, *eq = s + strcspn(s, "= \t");
+        char name[64];
         int32_t original, written, previous = 0;
         bool has_previous;
         Knob k;
 
-        if (*eq != '=')
+        if (*eq != '=' || (size_t) (eq - s) >= sizeof name)
                 return -EINVAL;
-        k = knob_from_range(s, eq);
+        memcpy(name, s, (size_t) (eq - s));
+        name[eq - s] = '\0';
+        k = knob_from_string(name);
         if (k < 0 || e->set[k])
                 return -EINVAL;
         s = eq + 1;
