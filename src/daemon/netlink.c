@@ -116,8 +116,6 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
         const struct rtattr *a, *name = NULL, *linkinfo = NULL, *address = NULL, *mtu_attr = NULL, *props = NULL,
                             *spec = NULL, *info_kind = NULL;
         char ifname[IFNAMSIZ], kind[64], *altnames[ALTNAMES_MAX + 1];
-        struct ether_addr mac;
-        bool has_mac = false;
         uint32_t mtu = 0;
         int rem;
 
@@ -145,10 +143,6 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
                 info_kind = rta_find_nested(linkinfo, IFLA_INFO_KIND);
         if (info_kind)
                 rta_strlcpy(kind, info_kind, sizeof kind);
-        if (address && RTA_PAYLOAD(address) == ETH_ALEN) {
-                memcpy(&mac, RTA_DATA(address), ETH_ALEN);
-                has_mac = true;
-        }
         if (mtu_attr && RTA_PAYLOAD(mtu_attr) >= sizeof(uint32_t))
                 memcpy(&mtu, RTA_DATA(mtu_attr), sizeof mtu);
         parse_altnames(props, altnames);
@@ -159,7 +153,7 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
                 .altnames = altnames[0] ? altnames : NULL,
                 .kind = info_kind ? kind : NULL,
                 .arphrd = ifi->ifi_type,
-                .mac = has_mac ? &mac : NULL,
+                .mac = address && RTA_PAYLOAD(address) == ETH_ALEN ? RTA_DATA(address) : NULL,
                 .flags = ifi->ifi_flags,
                 .mtu = mtu,
                 .full = true,

@@ -317,7 +317,7 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         unsigned suppressed = 0;
         bool old_known;
         int32_t now, old_value;
-        int r;
+        int r = 0;
 
         if (!s->available || ns_knobs_read(n, k, &now) < 0)
                 return;
@@ -334,7 +334,6 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
                 return;
         }
 
-        r = 0;
         if (action == DRIFT_ACTION_WARN)
                 result = "kept (DriftAction=warn)";
         else {
