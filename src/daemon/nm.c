@@ -202,11 +202,9 @@ static int nm_on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_er
         NMState *nm = userdata;
         const char *name, *old, *new;
 
-        if (sd_bus_message_read(m, "sss", &name, &old, &new) < 0 || !streq(name, NM_BUS_NAME))
-                return 0;
-        if (!streq_ptr(sd_bus_message_get_sender(m), "org.freedesktop.DBus"))
-                return 0;
-        nm_set_owner(nm, new);
+        if (sd_bus_message_read(m, "sss", &name, &old, &new) >= 0 && streq(name, NM_BUS_NAME) &&
+            streq_ptr(sd_bus_message_get_sender(m), "org.freedesktop.DBus"))
+                nm_set_owner(nm, new);
         return 0;
 }
 
@@ -222,9 +220,8 @@ static int nm_on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_er
                 nm->first_done = true;
                 return 0;
         }
-        if (sd_bus_message_read(reply, "s", &owner) < 0)
-                return 0;
-        nm_set_owner(nm, owner);
+        if (sd_bus_message_read(reply, "s", &owner) >= 0)
+                nm_set_owner(nm, owner);
         return 0;
 }
 
@@ -242,9 +239,7 @@ static int nm_on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_er
         const char *iface;
         bool relevant = false;
 
-        if (!nm_from_owner(nm, m))
-                return 0;
-        if (sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, NM_IFACE))
+        if (!nm_from_owner(nm, m) || sd_bus_message_read(m, "s", &iface) < 0 || !streq(iface, NM_IFACE))
                 return 0;
         (void) bus_read_dict(m, nm_relevant_property, &relevant);
         if (relevant)
