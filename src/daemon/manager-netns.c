@@ -357,11 +357,9 @@ static int netns_on_inotify(sd_event_source *s, int fd, uint32_t revents, void *
                 struct inotify_event ev;
                 char buf[4096];
         } u;
+        ssize_t n;
 
-        for (;;) {
-                ssize_t n = read(fd, &u, sizeof u);
-                if (n < 0)
-                        break; /* EAGAIN: drained */
+        while ((n = read(fd, &u, sizeof u)) > 0) /* until EAGAIN: drained */
                 for (char *p = u.buf; p < u.buf + n;) {
                         struct inotify_event *e = (struct inotify_event *) p;
                         if (e->wd == w->dir_wd && (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))) {
@@ -371,7 +369,6 @@ static int netns_on_inotify(sd_event_source *s, int fd, uint32_t revents, void *
                         }
                         p += sizeof *e + e->len;
                 }
-        }
         netns_schedule_rescan(w);
         return 0;
 }
