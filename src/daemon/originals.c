@@ -416,29 +416,24 @@ int originals_journal_adopt(OriginalsJournal *j, const Originals *o)
 int originals_journal_append(OriginalsJournal *j, const char *lines, size_t len)
 {
         size_t done = 0;
-        int r;
+        int r = 0;
 
         if (j->fd < 0)
                 return -EBADF;
-        while (done < len) {
+        while (r == 0 && done < len) {
                 ssize_t n = write(j->fd, lines + done, len - done);
 
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0) {
+                if (n > 0)
+                        done += (size_t) n;
+                else if (n == 0 || errno != EINTR)
                         r = n < 0 ? -errno : -EIO;
-                        goto fail;
-                }
-                done += (size_t) n;
         }
-        if (fdatasync(j->fd) < 0) {
+        if (r == 0 && fdatasync(j->fd) < 0)
                 r = -errno;
-                goto fail;
+        if (r == 0) {
+                j->size += len;
+                return 0;
         }
-        j->size += len;
-        return 0;
-
-fail:
         /* Cut a partial line off, so that the next append does not glue onto it. */
         (void) ftruncate(j->fd, (off_t) j->size);
         j->fd = safe_close(j->fd);
