@@ -136,12 +136,6 @@ static bool nm_reply_failed(sd_bus_message *reply, const char *what, const char 
         return true;
 }
 
-/* A connection without igmpd keys is no source; one that is ignored is reported as such. */
-static bool device_applies(const SyncDevice *d)
-{
-        return d->read && d->applied && (d->ignored || nm_count_knobs(d->conn.knobs) > 0);
-}
-
 static void sync_finish(NMSync *s)
 {
         _cleanup_free_ NMDeviceResult *results = NULL;
@@ -157,12 +151,13 @@ static void sync_finish(NMSync *s)
 
                 for (size_t j = 0; j < a->n_devices; j++) {
                         const SyncDevice *d = &a->devices[j];
-                        bool applies = a->usable && device_applies(d);
+                        /* A connection without igmpd keys is no source; one that is ignored is
+                         * reported as such. */
+                        bool applies = a->usable && d->read && d->applied &&
+                                       (d->ignored || nm_count_knobs(d->conn.knobs) > 0);
 
-                        if (!d->read)
-                                continue; /* gone, or the reply was bad */
-                        if (!applies && !s->device_read)
-                                continue;
+                        if (!d->read || (!applies && !s->device_read))
+                                continue; /* gone, the reply was bad, or (full read) no source */
                         results[n++] = (NMDeviceResult) {
                                 .path = d->path,
                                 .ifname = d->ifname,
