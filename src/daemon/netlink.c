@@ -43,11 +43,6 @@ static const struct rtattr *rta_find(const struct rtattr *first, size_t len, int
         return NULL;
 }
 
-static const struct rtattr *rta_find_nested(const struct rtattr *parent, int type)
-{
-        return rta_find(RTA_DATA(parent), RTA_PAYLOAD(parent), type);
-}
-
 /* The string in a, cut at its NUL, at size - 1 bytes, or at its end. */
 static void rta_strlcpy(char *dst, const struct rtattr *a, size_t size)
 {
@@ -91,7 +86,7 @@ static void parse_devconf(const struct rtattr *spec, LinkMessage *msg)
 
                 if (family != AF_INET && family != AF_INET6)
                         continue;
-                conf = rta_find_nested(af, want);
+                conf = rta_find(RTA_DATA(af), RTA_PAYLOAD(af), want);
                 if (!conf)
                         continue;
                 if (family == AF_INET6)
@@ -140,7 +135,7 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
         }
         rta_strlcpy(ifname, name, sizeof ifname);
         if (linkinfo)
-                info_kind = rta_find_nested(linkinfo, IFLA_INFO_KIND);
+                info_kind = rta_find(RTA_DATA(linkinfo), RTA_PAYLOAD(linkinfo), IFLA_INFO_KIND);
         if (info_kind)
                 rta_strlcpy(kind, info_kind, sizeof kind);
         if (mtu_attr && RTA_PAYLOAD(mtu_attr) >= sizeof(uint32_t))
