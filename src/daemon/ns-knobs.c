@@ -312,7 +312,7 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
 {
         NsKnobState *s = &n->knobs[k];
         const char *name = ns_knob_sysctl_name(k), *result;
-        char who[160], old[16], more[96] = "", f[8][64];
+        char who[160] = "another process (unseen by the drift watch)", old[16] = "?", more[96] = "", f[8][64];
         const char *fields[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], NULL };
         unsigned suppressed = 0;
         bool old_known;
@@ -347,12 +347,8 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         if (w)
                 snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")", strempty(w->comm), w->pid,
                          w->uid);
-        else
-                snprintf(who, sizeof who, "another process (unseen by the drift watch)");
         if (old_known)
                 snprintf(old, sizeof old, "%" PRIi32, old_value);
-        else
-                snprintf(old, sizeof old, "?");
         if (suppressed > 0)
                 snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
                          suppressed == 1 ? "" : "s");
