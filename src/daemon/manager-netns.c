@@ -278,12 +278,11 @@ static void netns_rescan(NetnsWatch *w)
                 log_oom();
                 return;
         }
-        if (w->dir_fd >= 0 && (dfd = fcntl(w->dir_fd, F_DUPFD_CLOEXEC, 3)) >= 0) {
+        /* A description of its own: the stream starts at the first entry. */
+        if (w->dir_fd >= 0 && (dfd = openat(w->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
                 d = fdopendir(dfd);
                 if (!d)
                         close(dfd);
-                else
-                        rewinddir(d);
         }
         size_t n_before = w->n_children;
         while (d && (de = readdir(d))) {
