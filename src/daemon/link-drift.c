@@ -57,26 +57,25 @@ int link_open_family_dir(Link *l, KnobFamily f)
         return TAKE_FD(dfd);
 }
 
-static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *w, unsigned suppressed, int error)
+void log_drift_override(const char *netns, const char *ifname, int ifindex, const char *knob, const char *name,
+                        const char *source, const LinkOverride *o, const LinkWriter *w, const char *unseen,
+                        unsigned suppressed, int error)
 {
-        const KnobInfo *i = knob_info(o->knob);
-        const char *source = strempty(knob_value_source(&l->effective[o->knob]));
         char who[160], old[16] = "?", more[96] = "", f[8][64];
         const char *fields[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], NULL };
 
         if (w)
-                snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")%s%s", w->comm, w->pid,
-                         w->uid, w->via ? " through " : "", strempty(w->via));
+                snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")%s%s", strempty(w->comm),
+                         w->pid, w->uid, w->via ? " through " : "", strempty(w->via));
         else
-                snprintf(who, sizeof who, "another process (unseen by the drift watch: set over netlink, or "
-                         "while the watch was not active)");
+                snprintf(who, sizeof who, "%s", unseen);
         if (o->old_known)
                 snprintf(old, sizeof old, "%" PRIi32, o->old_value);
         if (suppressed > 0)
                 snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
                          suppressed == 1 ? "" : "s");
 
-        snprintf(f[0], sizeof f[0], "KNOB=%s", i->name);
+        snprintf(f[0], sizeof f[0], "KNOB=%s", knob);
         snprintf(f[1], sizeof f[1], "OLD_VALUE=%s", old);
         snprintf(f[2], sizeof f[2], "NEW_VALUE=%" PRIi32, o->new_value);
         snprintf(f[3], sizeof f[3], "IGMPD_VALUE=%" PRIi32, o->value);
@@ -85,12 +84,12 @@ static void link_log_override(Link *l, const LinkOverride *o, const LinkWriter *
         snprintf(f[6], sizeof f[6], "WRITER_COMM=%s", o->comm);
         snprintf(f[7], sizeof f[7], "DRIFT_ACTION=%s", link_override_action_to_string(o->action));
 
-        (void) log_internal_link(LOG_WARNING, error, l->ctx->netns_name, l->ifname, l->ifindex, DRIFT_MESSAGE_ID, fields,
-                                   "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
-                                   i->name, old, o->new_value, who, o->value, source,
-                                   o->action == LINK_OVERRIDE_REVERTED ? "reverted" :
-                                   o->action == LINK_OVERRIDE_KEPT ? "kept (DriftAction=warn)" :
-                                   "writing it back failed: %m", more);
+        (void) log_internal_link(LOG_WARNING, error, netns, ifname, ifindex, DRIFT_MESSAGE_ID, fields,
+                                 "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
+                                 name, old, o->new_value, who, o->value, source,
+                                 o->action == LINK_OVERRIDE_REVERTED ? "reverted" :
+                                 o->action == LINK_OVERRIDE_KEPT ? "kept (DriftAction=warn)" :
+                                 "writing it back failed: %m", more);
 }
 
 /* Takes igmpd's write of want over another process's value now into the record of originals (a
@@ -195,7 +194,10 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
         if (l->reported && !event_report_due(ctx->event, LINK_OVERRIDE_REPORT_USEC, &l->reported[k].usec,
                                              &l->reported[k].suppressed, &suppressed))
                 return;
-        link_log_override(l, &o, w, suppressed, r);
+        log_drift_override(ctx->netns_name, l->ifname, l->ifindex, i->name, i->name,
+                           strempty(knob_value_source(&l->effective[k])), &o, w,
+                           "another process (unseen by the drift watch: set over netlink, or while the watch was "
+                           "not active)", suppressed, r);
         if (ctx->overridden)
                 ctx->overridden(l, &o, ctx->overridden_userdata);
 }

@@ -309,3 +309,9 @@ void link_check_knobs(Link *l, unsigned mask, const LinkWriter *writer);
 #define LINK_KNOBS_ALL ((1U << _KNOB_MAX) - 1)
 
 const char *link_override_action_to_string(LinkOverrideAction a);
+/* The report of a knob another process changed (a log line with DRIFT_MESSAGE_ID and its journal
+ * fields), a link's or, with no ifname, a namespace's: knob names it in KNOB=, name in the text;
+ * unseen says who wrote it when w is NULL. ns_knobs_check() shares it. */
+void log_drift_override(const char *netns, const char *ifname, int ifindex, const char *knob, const char *name,
+                        const char *source, const LinkOverride *o, const LinkWriter *w, const char *unseen,
+                        unsigned suppressed, int error);

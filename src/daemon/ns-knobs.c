@@ -311,59 +311,46 @@ void ns_knobs_configure(NsKnobs *n, const KnobValue want[static _NS_KNOB_MAX], b
 void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *w)
 {
         NsKnobState *s = &n->knobs[k];
-        const char *name = ns_knob_sysctl_name(k), *result;
-        char who[160] = "another process (unseen by the drift watch)", old[16] = "?", more[96] = "", f[8][64];
-        const char *fields[] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], NULL };
         unsigned suppressed = 0;
-        bool old_known;
-        int32_t now, old_value;
+        bool writer_old;
+        LinkOverride o;
+        int32_t now;
         int r = 0;
 
         if (!s->available || ns_knobs_read(n, k, &now) < 0)
                 return;
         if (s->kernel_known && s->kernel == now)
                 return; /* rejected by the kernel, or igmpd's own value back */
-        old_known = (w && w->old_known && w->old_value != now) || s->kernel_known;
-        old_value = w && w->old_known && w->old_value != now ? w->old_value : s->kernel;
+        writer_old = w && w->old_known && w->old_value != now;
+        o = (LinkOverride) {
+                .old_known = writer_old || s->kernel_known,
+                .old_value = writer_old ? w->old_value : s->kernel,
+                .new_value = now,
+                .value = s->want.value,
+                .pid = w ? w->pid : 0,
+                .uid = w ? w->uid : 0,
+                .comm = w ? strempty(w->comm) : "",
+                .action = LINK_OVERRIDE_KEPT,
+        };
         s->kernel = now;
         s->kernel_known = true;
 
         if (!s->want.set || s->want.value == now) {
-                log_debug("%s changed to %" PRIi32 " by %s.", name, now, w ? strempty(w->comm) : "another process");
+                log_debug("%s changed to %" PRIi32 " by %s.", ns_knob_sysctl_name(k), now,
+                          w ? strempty(w->comm) : "another process");
                 ns_knobs_notify(n, k);
                 return;
         }
 
-        if (action == DRIFT_ACTION_WARN)
-                result = "kept (DriftAction=warn)";
-        else {
+        if (action != DRIFT_ACTION_WARN) {
                 r = ns_knobs_write_recorded(n, k, now, s->want.value);
-                result = r < 0 ? "writing it back failed: %m" : "reverted";
+                o.action = r < 0 ? LINK_OVERRIDE_FAILED : LINK_OVERRIDE_REVERTED;
         }
         ns_knobs_notify(n, k);
-        if (!event_report_due(n->event, NS_KNOBS_REPORT_USEC, &s->reported_usec, &s->suppressed, &suppressed))
-                return;
-
-        if (w)
-                snprintf(who, sizeof who, "process '%s' (pid %" PRIu32 ", uid %" PRIu32 ")", strempty(w->comm), w->pid,
-                         w->uid);
-        if (old_known)
-                snprintf(old, sizeof old, "%" PRIi32, old_value);
-        if (suppressed > 0)
-                snprintf(more, sizeof more, "; changed %u more time%s since the last report", suppressed,
-                         suppressed == 1 ? "" : "s");
-        snprintf(f[0], sizeof f[0], "KNOB=%s", ns_knob_info(k)->name);
-        snprintf(f[1], sizeof f[1], "OLD_VALUE=%s", old);
-        snprintf(f[2], sizeof f[2], "NEW_VALUE=%" PRIi32, now);
-        snprintf(f[3], sizeof f[3], "IGMPD_VALUE=%" PRIi32, s->want.value);
-        snprintf(f[4], sizeof f[4], "WRITER_PID=%" PRIu32, w ? w->pid : 0);
-        snprintf(f[5], sizeof f[5], "WRITER_UID=%" PRIu32, w ? w->uid : 0);
-        snprintf(f[6], sizeof f[6], "WRITER_COMM=%s", w ? strempty(w->comm) : "");
-        snprintf(f[7], sizeof f[7], "DRIFT_ACTION=%s",
-                 action == DRIFT_ACTION_WARN ? "kept" : r < 0 ? "failed" : "reverted");
-        (void) log_internal_fields(LOG_WARNING, r, NULL, 0, DRIFT_MESSAGE_ID, fields,
-                                   "%s changed from %s to %" PRIi32 " by %s; igmpd's value is %" PRIi32 " (from %s): %s%s.",
-                                   name, old, now, who, s->want.value, refstr_str(s->want.source), result, more);
+        if (event_report_due(n->event, NS_KNOBS_REPORT_USEC, &s->reported_usec, &s->suppressed, &suppressed))
+                log_drift_override(NULL, NULL, 0, ns_knob_info(k)->name, ns_knob_sysctl_name(k),
+                                   refstr_str(s->want.source), &o, w, "another process (unseen by the drift watch)",
+                                   suppressed, r);
 }
 
 unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
