@@ -119,10 +119,3 @@ RefStr *nm_source_new(const char *profile_id)
 {
         return refstr_newf(NM_SOURCE_PREFIX "%s", profile_id ?: "");
 }
-
-void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], RefStr *source, KnobValue out[_KNOB_MAX])
-{
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                if (knobs[k].line > 0)
-                        knob_value_set(&out[k], knobs[k].value, source);
-}

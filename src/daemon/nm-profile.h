@@ -58,7 +58,3 @@ int nm_user_data_apply(const char *profile, const char *key, const char *value, 
 
 /* Builds the source "NetworkManager:<id>", with one reference. NULL on ENOMEM. */
 RefStr *nm_source_new(const char *profile_id);
-
-/* Overlays every set knob of knobs[] onto out[] (valid values, see KnobValue), each taking a
- * reference to source. */
-void nm_knobs_overlay(const KnobSetting knobs[_KNOB_MAX], RefStr *source, KnobValue out[_KNOB_MAX]);

@@ -364,7 +364,7 @@ void nm_merge(const NMState *nm, int ifindex, KnobValue out[_KNOB_MAX])
                 return;
         e = nm_table_find(&nm->table, ifindex);
         if (e && !e->ignored)
-                nm_knobs_overlay(e->knobs, e->source, out);
+                knob_settings_overlay(e->knobs, _KNOB_MAX, e->source, out);
 }
 
 int nm_ignored_source(const NMState *nm, int ifindex, char **ret)

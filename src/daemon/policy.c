@@ -311,9 +311,7 @@ void policy_merge_namespace(const Policy *p, const char *netns, KnobValue out[st
 
                 if (f->match.invalid || policy_match_names_links(&f->match) || !policy_match_netns(&f->match, netns))
                         continue;
-                for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
-                        if (f->ns_knobs[k].line > 0)
-                                knob_value_set(&out[k], f->ns_knobs[k].value, f->source);
+                knob_settings_overlay(f->ns_knobs, _NS_KNOB_MAX, f->source, out);
         }
 }
 
@@ -376,6 +374,13 @@ void knob_value_set(KnobValue *v, int32_t value, RefStr *source)
         refstr_unref(old);
 }
 
+void knob_settings_overlay(const KnobSetting *knobs, size_t n, RefStr *source, KnobValue *out)
+{
+        for (size_t k = 0; k < n; k++)
+                if (knobs[k].line > 0)
+                        knob_value_set(&out[k], knobs[k].value, source);
+}
+
 void knob_values_clear(KnobValue v[_KNOB_MAX])
 {
         for (Knob k = 0; k < _KNOB_MAX; k++) {
@@ -399,9 +404,7 @@ void policy_merge(const Policy *p, const LinkInfo *link, KnobValue out[_KNOB_MAX
                 if (ret_matched && n_matched < max_matched)
                         ret_matched[n_matched] = f;
                 n_matched++;
-                for (Knob k = 0; k < _KNOB_MAX; k++)
-                        if (f->knobs[k].line > 0)
-                                knob_value_set(&out[k], f->knobs[k].value, f->source);
+                knob_settings_overlay(f->knobs, _KNOB_MAX, f->source, out);
         }
         if (ret_n_matched)
                 *ret_n_matched = n_matched;

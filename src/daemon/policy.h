@@ -83,6 +83,9 @@ typedef struct KnobValue {
 
 /* Sets v to value from source (taking a reference to it), dropping what v held. */
 void knob_value_set(KnobValue *v, int32_t value, RefStr *source);
+/* Overlays every set knob of knobs[n] (Knob or NsKnob) onto out[n] (valid values), each taking a
+ * reference to source. */
+void knob_settings_overlay(const KnobSetting *knobs, size_t n, RefStr *source, KnobValue *out);
 /* Unsets every value of v[], dropping the references. */
 void knob_values_clear(KnobValue v[_KNOB_MAX]);
 /* Where v came from, or NULL if it is unset. */

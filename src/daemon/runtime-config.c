@@ -143,10 +143,8 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
         /* /etc (persistent) first, then /run on top: a temporary change beats a persistent one. */
         static const RuntimeScope order[] = { RUNTIME_SCOPE_PERSIST, RUNTIME_SCOPE_RUN };
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
-                for (Knob k = 0; k < _KNOB_MAX; k++)
-                        if (e->knobs[order[i]][k].line > 0)
-                                knob_value_set(&out[k], e->knobs[order[i]][k].value,
-                                               order[i] == RUNTIME_SCOPE_PERSIST ? &persistent_source : &runtime_source);
+                knob_settings_overlay(e->knobs[order[i]], _KNOB_MAX,
+                                      order[i] == RUNTIME_SCOPE_PERSIST ? &persistent_source : &runtime_source, out);
 }
 
 /* The text of the runtime file of ifname (of the followed namespace netns, or NULL for igmpd's

@@ -123,7 +123,7 @@ Test(nm_parse, overlay_precedence)
         knobs[KNOB_IGMPV3_INTERVAL] = (KnobSetting) { .value = 200, .line = 1 };
         knobs[KNOB_MLD_VERSION] = (KnobSetting) { .value = 0, .line = 1 };
 
-        nm_knobs_overlay(knobs, nm, out);
+        knob_settings_overlay(knobs, _KNOB_MAX, nm, out);
         /* The values hold references of their own: the owners may let go. */
         refstr_unref(file);
         refstr_unref(nm);

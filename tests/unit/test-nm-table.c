@@ -30,7 +30,7 @@ static void merge(const NMTable *t, int ifindex, KnobValue out[_KNOB_MAX])
         const NMEntry *e = nm_table_find(t, ifindex);
 
         if (e)
-                nm_knobs_overlay(e->knobs, e->source, out);
+                knob_settings_overlay(e->knobs, _KNOB_MAX, e->source, out);
 }
 
 Test(nm_table, replaced_table_leaves_values_valid, .init = reset)
