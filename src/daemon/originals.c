@@ -370,9 +370,23 @@ bool originals_journal_compact(const OriginalsJournal *j)
         return j->fd >= 0 && j->size == j->rewrite_size;
 }
 
+/* Opens the file for appending to: size bytes long now. */
+static int originals_journal_open(OriginalsJournal *j, size_t size)
+{
+        _cleanup_free_ char *path = NULL;
+
+        if (asprintf(&path, "%s/" ORIGINALS_NAME, j->dir) < 0)
+                return -ENOMEM;
+        j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+        if (j->fd < 0)
+                return -errno;
+        j->size = j->rewrite_size = size;
+        return 0;
+}
+
 int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len)
 {
-        _cleanup_free_ char *header = NULL, *path = NULL;
+        _cleanup_free_ char *header = NULL;
         int r;
 
         j->fd = safe_close(j->fd);
@@ -386,31 +400,14 @@ int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len
                 return -ENOMEM;
         r = write_file_atomic_iov(j->dir, ORIGINALS_NAME,
                                   (const struct iovec[]) { { header, strlen(header) }, { (void *) lines, len } }, 2);
-        if (r < 0)
-                return r;
-
-        if (asprintf(&path, "%s/" ORIGINALS_NAME, j->dir) < 0)
-                return -ENOMEM;
-        j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-        if (j->fd < 0)
-                return -errno;
-        j->size = j->rewrite_size = strlen(header) + len;
-        return 0;
+        return r < 0 ? r : originals_journal_open(j, strlen(header) + len);
 }
 
 int originals_journal_adopt(OriginalsJournal *j, const Originals *o)
 {
-        _cleanup_free_ char *path = NULL;
-
         assert(o->compact);
         j->fd = safe_close(j->fd);
-        if (asprintf(&path, "%s/" ORIGINALS_NAME, j->dir) < 0)
-                return -ENOMEM;
-        j->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-        if (j->fd < 0)
-                return -errno;
-        j->size = j->rewrite_size = o->file_size;
-        return 0;
+        return originals_journal_open(j, o->file_size);
 }
 
 int originals_journal_append(OriginalsJournal *j, const char *lines, size_t len)
