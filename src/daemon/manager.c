@@ -41,6 +41,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 }
 
 static const int manager_signals[] = { SIGTERM, SIGINT, SIGHUP };
+_Static_assert(ELEMENTSOF(manager_signals) == ELEMENTSOF(((Manager *) NULL)->signal_sources),
+               "one event source per signal");
 
 static void manager_link_effective(const LinkInfo *info, KnobValue out[_KNOB_MAX], const PolicyFile **matched,
                                    size_t max_matched, size_t *ret_n_matched, void *userdata)
