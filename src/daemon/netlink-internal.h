@@ -10,12 +10,17 @@
 
 typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
 
-/* A datagram buffer that grows to the biggest datagram read into it; in the stash, one datagram
- * and its length. */
+/* A datagram buffer that grows to the biggest datagram read into it. */
 typedef struct NetlinkBuffer {
         void *data;
         size_t size;
 } NetlinkBuffer;
+
+/* One datagram read ahead, kept in the stash. */
+typedef struct StashedDatagram {
+        void *data;
+        size_t len;
+} StashedDatagram;
 
 /* A dump on a plain socket of its own: opened on first use, its event source enabled only
  * while the dump runs (idle means idle). */
@@ -43,7 +48,7 @@ struct Netlink {
         int netns_fd, home_netns_fd; /* netlink_set_netns(), or -EBADF */
 
         /* Events read ahead of their turn by netlink_pending_links(), handled first. */
-        NetlinkBuffer *stash;
+        StashedDatagram *stash;
         size_t n_stash, stash_off, n_stash_allocated;
         bool stash_overrun; /* the read ahead met ENOBUFS */
         bool events_held;   /* from a full dump's start to netlink_release_events() */
