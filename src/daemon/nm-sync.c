@@ -221,6 +221,18 @@ static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 #define NM_ERROR_PERMISSION_DENIED "org.freedesktop.NetworkManager.PermissionDenied"
 #define NM_IGNORED_WHY "only system profiles (no connection.permissions) may set igmpd values"
 
+/* "user:alice:" → "user:alice (connection.permissions)" (NetworkManager's permission entries end
+ * in a reserved field). */
+static const char *permission_display(const char *p, char *buf, size_t size)
+{
+        size_t len = strlen(p);
+
+        while (len > 0 && p[len - 1] == ':')
+                len--;
+        snprintf(buf, size, "%.*s (connection.permissions)", (int) MIN(len, (size_t) INT_MAX), p);
+        return buf;
+}
+
 /* The connection applied on a device: what it sets, or why it is ignored. */
 static int on_applied(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -228,8 +240,8 @@ static int on_applied(sd_bus_message *reply, void *userdata, sd_bus_error *error
         NMSync *s = c->sync;
         SyncActive *a = &s->actives[c->active];
         SyncDevice *d = &a->devices[c->device];
-        const char *whose = NULL, *suffix = ""; /* a user's connection: "%.*s%s" of len, whose, suffix */
-        int len = INT_MAX;
+        const char *whose = NULL; /* set for a user's connection */
+        char owner[320];
         bool ok;
         int r;
 
@@ -249,17 +261,10 @@ static int on_applied(sd_bus_message *reply, void *userdata, sd_bus_error *error
                 if (r < 0)
                         log_debug_errno(r, "NetworkManager: bad applied connection reply for %s, skipping: %m",
                                         d->path);
-                else if (d->conn.owner && d->conn.n_keys > 0) {
-                        /* "user:alice:" → "user:alice (connection.permissions)" (NetworkManager's
-                         * permission entries end in a reserved field). */
-                        whose = d->conn.owner;
-                        len = (int) strnlen(whose, INT_MAX);
-                        while (len > 0 && whose[len - 1] == ':')
-                                len--;
-                        suffix = " (connection.permissions)";
-                }
+                else if (d->conn.owner && d->conn.n_keys > 0)
+                        whose = permission_display(d->conn.owner, owner, sizeof owner);
         }
-        if (ok && whose && asprintf(&d->ignored, "it belongs to %.*s%s; " NM_IGNORED_WHY, len, whose, suffix) < 0) {
+        if (ok && whose && asprintf(&d->ignored, "it belongs to %s; " NM_IGNORED_WHY, whose) < 0) {
                 d->ignored = NULL;
                 ok = false;
                 log_oom();
