@@ -213,12 +213,12 @@ char *manager_originals_path(Manager *m)
 }
 
 /* Where m's records live (manager_originals_path()), and in netns "DEV:INO" of the network
- * namespace they are of (a followed one's: the one its fd holds), or "" if unknown. NULL on
- * ENOMEM. */
+ * namespace they are of (igmpd's own: read by manager_new(); a followed one's: the one its fd
+ * holds), or "" if unknown. NULL on ENOMEM. */
 static char *manager_record_place(Manager *m, char netns[ORIGINALS_NETNS_MAX])
 {
         netns[0] = '\0';
-        if (m->parent || m->link_ctx.netns_ino != 0)
+        if (m->link_ctx.netns_ino != 0)
                 snprintf(netns, ORIGINALS_NETNS_MAX, "%llu:%llu", (unsigned long long) m->netns_dev,
                          (unsigned long long) m->link_ctx.netns_ino);
         return manager_originals_path(m);
