@@ -233,6 +233,15 @@ igmpd_start() {
         kill -0 "$T_IGMPD_PID" 2>/dev/null || fail "igmpd exited during start-up"
 }
 
+# Fails if igmpd holds a knob file open: once a pass is over, each one it opened is closed (the
+# first pass closes a batch's files together, with close_range(2)).
+expect_no_knob_fds() {
+        local open
+        open=$(ls -l "/proc/$T_IGMPD_PID/fd" | grep -cE '/proc/sys/net/ipv[46]/conf/[^/]+/' || true)
+        [ "$open" -eq 0 ] || fail "igmpd holds $open knob files open: $(ls -l "/proc/$T_IGMPD_PID/fd" |
+                grep -E '/proc/sys/net/ipv[46]/conf/[^/]+/' | head -n 3 | awk '{print $NF}' | tr '\n' ' ')"
+}
+
 # Counts log lines matching a pattern (grep -E).
 log_count() {
         grep -cE "$1" "$T_LOG" || true

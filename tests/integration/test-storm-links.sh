@@ -66,4 +66,5 @@ info "all $total links configured $((SECONDS - start)) s after the first burst"
 resyncs=$(log_count 'ENOBUFS')
 [ "$resyncs" -ge 1 ] || fail "the small buffer never overflowed: the ENOBUFS path was not exercised"
 kill -0 "$T_IGMPD_PID" 2>/dev/null || fail "igmpd died"
+expect_no_knob_fds
 echo "PASS: $T_NAME ($total links configured, $resyncs ENOBUFS resyncs, $((SECONDS - start)) s)"
