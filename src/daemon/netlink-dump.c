@@ -25,11 +25,12 @@
 
 static int dump_send(Netlink *n, NetlinkDump *d)
 {
+        /* No IFLA_EXT_MASK: with one, the kernel first sizes every link's message to size the
+         * dump's buffers (rtnl_calcit()), which costs more than the IPv6 statistics that
+         * RTEXT_FILTER_SKIP_STATS leaves out (8000 links: 3-5 ms against ~2 ms). */
         struct {
                 struct nlmsghdr nh;
                 struct ifinfomsg ifi;
-                struct rtattr ext;
-                uint32_t ext_mask;
         } req = {
                 .nh = {
                         .nlmsg_len = sizeof req,
@@ -38,9 +39,6 @@ static int dump_send(Netlink *n, NetlinkDump *d)
                         .nlmsg_seq = ++d->seq,
                 },
                 .ifi = { .ifi_family = AF_UNSPEC },
-                /* Skip the per-link statistics: most of the dump's size and of the kernel's time. */
-                .ext = { .rta_len = RTA_LENGTH(sizeof(uint32_t)), .rta_type = IFLA_EXT_MASK },
-                .ext_mask = RTEXT_FILTER_SKIP_STATS,
         };
         struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 
