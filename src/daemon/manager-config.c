@@ -210,8 +210,7 @@ int manager_reload(Manager *m)
                 if (m->reloaded)
                         m->reloaded(m, m->reloaded_userdata);
         }
-        manager_notify_status(m);
-        (void) sd_notify(false, "READY=1");
+        manager_notify_status(m, true);
         return r;
 }
 

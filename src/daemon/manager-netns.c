@@ -338,7 +338,7 @@ static void netns_rescan(NetnsWatch *w)
                         netns_forget(w, i);
         if (w->n_children < NETNS_MAX)
                 w->full_warned = false; /* room again: said again when it runs out */
-        manager_notify_status(w->manager);
+        manager_notify_status(w->manager, false);
 }
 
 static int netns_on_rescan(sd_event_source *s, void *userdata)

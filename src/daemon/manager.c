@@ -222,7 +222,7 @@ void manager_probe_kernel(Manager *m)
                  ctx->conf_fd[KNOB_FAMILY_IPV6] < 0 ? " (no IPv6 in this kernel or namespace)" : "");
 }
 
-void manager_notify_status(Manager *m)
+void manager_notify_status(Manager *m, bool ready)
 {
         size_t n = intmap_size(&m->links), n_ns = manager_netns_count(m);
         char ns[64] = "";
@@ -233,7 +233,7 @@ void manager_notify_status(Manager *m)
                 n += intmap_size(&manager_netns_get(m, i)->links);
         if (n_ns > 0)
                 snprintf(ns, sizeof ns, " in %zu network namespaces", n_ns + 1);
-        (void) sd_notifyf(false, "STATUS=Managing %zu links%s, %zu policies", n, ns,
+        (void) sd_notifyf(false, "%sSTATUS=Managing %zu links%s, %zu policies", ready ? "READY=1\n" : "", n, ns,
                           m->policy ? m->policy->n_files : 0);
 }
 
@@ -343,8 +343,7 @@ static int manager_on_first_pass_step(sd_event_source *s, void *userdata)
         if (m->audit)
                 audit_manager_start(m->audit, &m->config, m->kmsg_path);
         manager_log_ready(m);
-        manager_notify_status(m);
-        (void) sd_notify(false, "READY=1");
+        manager_notify_status(m, true);
 
         manager_follow_network_manager(m);
         /* A new NetworkManager follower takes the bus through the reload hook. */

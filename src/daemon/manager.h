@@ -237,7 +237,8 @@ void manager_configure_namespace(Manager *m);
 void manager_effective(Manager *m, const LinkInfo *info, KnobValue out[_KNOB_MAX],
                        const PolicyFile **matched, size_t max_matched, size_t *ret_n_matched);
 
-void manager_notify_status(Manager *m);
+/* STATUS=, with READY=1 in the same message if ready (the end of the first pass, of a reload). */
+void manager_notify_status(Manager *m, bool ready);
 
 /* manager-netns.c. At most NETNS_MAX namespaces are followed besides igmpd's own; each costs
  * up to NETNS_FDS file descriptors (the namespace, two netlink sockets and, while one runs, the
