@@ -69,6 +69,18 @@ int usage_error(const char *fmt, ...)
         return -EINVAL;
 }
 
+int failed_errno(int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        fputs("Failed to ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, ": %s\n", strerror(-r));
+        return r;
+}
+
 int client_connect(sd_bus **ret)
 {
         sd_bus *bus = NULL;
@@ -128,10 +140,8 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
                 fprintf(stderr, "Failed to %s: lost the connection to the system bus %s.\n", what, bus_where);
                 return -ECONNRESET;
         }
-        if (!error || !sd_bus_error_is_set(error)) {
-                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
-                return r;
-        }
+        if (!error || !sd_bus_error_is_set(error))
+                return failed_errno(r, "%s", what);
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
                 fprintf(stderr, "Failed to %s: Permission denied: run as root or authorize via polkit.\n",
                         what);
@@ -215,10 +225,7 @@ int client_call(sd_bus *bus, const char *path, const char *iface, const char *me
 /* A reply that does not read as expected: 0 with CLIENT_CALL_QUIET, else reported. */
 static int client_reply_error(int r, unsigned flags, const char *what)
 {
-        if (flags & CLIENT_CALL_QUIET)
-                return 0;
-        fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
-        return r;
+        return flags & CLIENT_CALL_QUIET ? 0 : failed_errno(r, "%s", what);
 }
 
 int client_get_property(sd_bus *bus, const char *iface, const char *name, const char *type, unsigned flags,
@@ -326,9 +333,7 @@ int json_done(JsonWriter *w)
         fputc('\n', stdout);
         if (fflush(stdout) != 0 && r >= 0)
                 r = -errno;
-        if (r < 0)
-                fprintf(stderr, "Failed to write JSON: %s\n", strerror(-r));
-        return r;
+        return r < 0 ? failed_errno(r, "write JSON") : r;
 }
 
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *error)

@@ -23,7 +23,6 @@ void client_link_init(ClientLink *l)
                 l->kernel[k] = l->policy[k] = KNOB_STATUS_UNKNOWN;
 }
 
-
 static int link_set_knob(ClientLink *l, Knob k, int32_t kernel, int32_t policy, const char *source)
 {
         l->kernel[k] = kernel;
@@ -39,40 +38,16 @@ static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
         int r;
 
         r = sd_bus_message_enter_container(m, 'v', "a{s(iis)}");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', "{s(iis)}");
-        if (r < 0)
-                return r;
-        /* Item by item rather than sd_bus_message_read("{s(iis)}", …): no format string to
-         * parse for each of the 6 knobs of each of thousands of links. */
-        while ((r = sd_bus_message_enter_container(m, 'e', "s(iis)")) > 0) {
-                Knob k;
+        if (r >= 0)
+                r = sd_bus_message_enter_container(m, 'a', "{s(iis)}");
+        while (r >= 0 && (r = sd_bus_message_read(m, "{s(iis)}", &name, &kernel, &policy, &source)) > 0) {
+                Knob k = knob_from_string(name);
 
-                r = sd_bus_message_read_basic(m, 's', &name);
-                if (r >= 0)
-                        r = sd_bus_message_enter_container(m, 'r', "iis");
-                if (r >= 0)
-                        r = sd_bus_message_read_basic(m, 'i', &kernel);
-                if (r >= 0)
-                        r = sd_bus_message_read_basic(m, 'i', &policy);
-                if (r >= 0)
-                        r = sd_bus_message_read_basic(m, 's', &source);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-                k = knob_from_string(name);
                 if (k >= 0) /* else a newer daemon's knob */
                         r = link_set_knob(l, k, kernel, policy, source);
-                if (r < 0)
-                        return r;
         }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
         if (r >= 0)
                 r = sd_bus_message_exit_container(m);
         return r < 0 ? r : 1;
@@ -369,8 +344,7 @@ int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n)
         r = state ? links_from_state(reply, &links) : links_from_objects(reply, &links);
         if (r < 0) {
                 client_links_free(links.v, links.n);
-                fprintf(stderr, "Failed to read the links igmpd sent: %s\n", strerror(-r));
-                return r;
+                return failed_errno(r, "read the links igmpd sent");
         }
         if (links.n > 1)
                 qsort(links.v, links.n, sizeof *links.v, client_link_compare);
@@ -392,7 +366,7 @@ int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret)
         r = client_link_read_properties(reply, ret, NULL);
         if (r < 0) {
                 client_link_done(ret);
-                fprintf(stderr, "Failed to parse the link's properties: %s\n", strerror(-r));
+                failed_errno(r, "parse the link's properties");
         }
         return r;
 }

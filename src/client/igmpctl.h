@@ -62,6 +62,8 @@ extern int client_exit_status;
 
 /* Prints to stderr and makes the exit status EXIT_USAGE. Returns -EINVAL. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "Failed to <fmt>: <strerror(-r)>" to stderr. Returns r. */
+int failed_errno(int r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);

@@ -58,10 +58,8 @@ static bool nm_error_is_denied(const sd_bus_error *e)
  * NetworkManager checks for it (NULL for reads). Returns a negative errno. */
 static int nm_call_error(const sd_bus_error *e, int r, const char *what, const char *permission)
 {
-        if (!sd_bus_error_is_set(e)) {
-                fprintf(stderr, "Failed to %s: %s\n", what, strerror(-r));
-                return r;
-        }
+        if (!sd_bus_error_is_set(e))
+                return failed_errno(r, "%s", what);
         if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
                                    SD_BUS_ERROR_DISCONNECTED)) {
                 client_exit_status = EXIT_NM_NOT_RUNNING;
@@ -132,8 +130,7 @@ static int nm_call(sd_bus *bus, const char *path, const char *iface, const char 
 
 static int nm_parse_error(int r, const char *what)
 {
-        fprintf(stderr, "Failed to parse NetworkManager's answer to %s: %s\n", what, strerror(-r));
-        return r;
+        return failed_errno(r, "parse NetworkManager's answer to %s", what);
 }
 
 /* ---- settings ---- */
@@ -490,19 +487,6 @@ int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret)
         return r;
 }
 
-int nm_profile_reread(sd_bus *bus, NMProfile *p)
-{
-        NMProfile q = {};
-        int r;
-
-        r = nm_profile_resolve(bus, p->path, &q);
-        if (r < 0)
-                return r;
-        nm_profile_done(p);
-        *p = q;
-        return 0;
-}
-
 /* ---- writing ---- */
 
 int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, bool runtime)
@@ -522,10 +506,8 @@ int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, boo
                 r = sd_bus_message_append(m, "a{sv}", 1, "version-id", "t", p->version_id);
         else if (r >= 0)
                 r = sd_bus_message_append(m, "a{sv}", 0);
-        if (r < 0) {
-                fprintf(stderr, "Failed to build the update of profile '%s': %s\n", p->id, strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return failed_errno(r, "build the update of profile '%s'", p->id);
         snprintf(what, sizeof what, "update NetworkManager profile '%s'", p->id);
         return nm_send(bus, m, what,
                        p->permissions && p->permissions[0] ? "org.freedesktop.NetworkManager.settings.modify.own"
@@ -571,10 +553,8 @@ static int nm_reapply_once(sd_bus *bus, const NMProfile *p, const char *device_p
                 r = nm_settings_append(m, applied, &a.data);
         if (r >= 0)
                 r = sd_bus_message_append(m, "tu", version_id, flags);
-        if (r < 0) {
-                fprintf(stderr, "Failed to build the reapply of profile '%s': %s\n", p->id, strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return failed_errno(r, "build the reapply of profile '%s'", p->id);
         r = nm_send(bus, m, what, "org.freedesktop.NetworkManager.network-control", flags != 0 ? NM_QUIET_NO_FLAGS : 0,
                     NULL);
         return r < 0 ? r : 1;

@@ -42,9 +42,6 @@ int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n);
  * name is an error that lists the candidates' UUIDs). */
 int nm_profile_resolve(sd_bus *bus, const char *arg, NMProfile *ret);
 
-/* Re-reads p (by its path) after a refused stale update. */
-int nm_profile_reread(sd_bus *bus, NMProfile *p);
-
 /* Writes data as p's user.data with Update2, every other setting as p->settings has it
  * (secrets are not in there; NetworkManager keeps the stored ones when an update carries
  * none). To disk, or in memory only with runtime. -ESTALE (nothing reported) when

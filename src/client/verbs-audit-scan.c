@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <fts.h>
 #include <inttypes.h>
-#include <search.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -25,6 +24,7 @@
 #include "elf-sysctl.h"
 #include "igmpctl.h"
 #include "macro.h"
+#include "namemap.h"
 #include "output.h"
 #include "terminal.h"
 
@@ -46,8 +46,7 @@ typedef struct Finding {
 typedef struct Scan {
         Finding *findings;
         size_t n_findings, allocated;
-        void *seen; /* files and directories already looked at (FileId, a tsearch() tree) */
-        size_t n_seen;
+        NameMap seen; /* files and directories already looked at, by "dev:ino" */
         size_t n_elf, n_unreadable, n_files;
 } Scan;
 
@@ -56,36 +55,18 @@ static void scan_done(Scan *s)
         for (size_t i = 0; i < s->n_findings; i++)
                 free(s->findings[i].path);
         free(s->findings);
-        tdestroy(s->seen, free);
-}
-
-typedef struct FileId {
-        dev_t dev;
-        ino_t ino;
-} FileId;
-
-static int file_id_compare(const void *a, const void *b)
-{
-        const FileId *x = a, *y = b;
-
-        return x->dev != y->dev ? (x->dev > y->dev) - (x->dev < y->dev) : (x->ino > y->ino) - (x->ino < y->ino);
+        namemap_done(&s->seen);
 }
 
 /* Whether (dev, ino) was seen before (1); remembers it (0). -ENOMEM past the bound. */
 static int scan_seen(Scan *s, const struct stat *st)
 {
-        FileId *id, **found;
+        char key[48];
 
-        if (s->n_seen >= SCAN_SEEN_MAX || !(id = malloc(sizeof *id)))
-                return -ENOMEM;
-        *id = (FileId) { st->st_dev, st->st_ino };
-        found = tsearch(id, &s->seen, file_id_compare);
-        if (!found || *found != id) {
-                free(id);
-                return found ? 1 : -ENOMEM;
-        }
-        s->n_seen++;
-        return 0;
+        snprintf(key, sizeof key, "%jx:%jx", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
+        if (namemap_get(&s->seen, key))
+                return 1;
+        return s->seen.n < SCAN_SEEN_MAX && namemap_put(&s->seen, key, s) >= 0 ? 0 : -ENOMEM;
 }
 
 static int scan_add(Scan *s, const char *path, const char *kind, const char *fmt, ...) _printf_(4, 5);

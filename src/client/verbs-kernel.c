@@ -42,8 +42,7 @@ static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **
         }
         if (r < 0) {
                 free(states);
-                fprintf(stderr, "Failed to parse the audit source states: %s\n", strerror(-r));
-                return r;
+                return failed_errno(r, "parse the audit source states");
         }
         *ret = states;
         *ret_n = n;
@@ -163,10 +162,8 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                         known[k] = true;
                 }
         }
-        if (r < 0) {
-                fprintf(stderr, "Failed to parse the kernel features: %s\n", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return failed_errno(r, "parse the kernel features");
         r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Sources", "as", 0, "read the audit sources",
                                 &sources_reply);
         if (r >= 0)
@@ -303,10 +300,8 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 /* Subscribe first, so nothing falls between the history and the live events. */
                 r = sd_bus_match_signal(bus, NULL, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_AUDIT_INTERFACE,
                                         "DeprecatedSysctl", on_deprecated_sysctl, NULL);
-                if (r < 0) {
-                        fprintf(stderr, "Failed to subscribe to audit events: %s\n", strerror(-r));
-                        return r;
-                }
+                if (r < 0)
+                        return failed_errno(r, "subscribe to audit events");
         }
 
         r = client_call(bus, NULL, IGMPD_AUDIT_INTERFACE, "ListEvents", 0, "list audit events", NULL, &reply, NULL);
@@ -353,10 +348,8 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                         table_add_cellf(t, "%" PRIu32, e.repeats);
                 }
         }
-        if (r < 0) {
-                fprintf(stderr, "Failed to parse the audit events: %s\n", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return failed_errno(r, "parse the audit events");
 
         /* An empty list can mean that nothing can see a call: say so (stderr when stdout is data). */
         get_coverage(bus, &coverage_reply, &coverage, &advice);

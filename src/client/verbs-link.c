@@ -342,7 +342,7 @@ static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const ch
                             flags == 2 ? " in /run/igmpd/runtime.d" : flags == 1 ? " in /etc/igmpd/runtime.d" :
                             " (igmpctl status shows where each value comes from)");
         if (r < 0 && reply)
-                fprintf(stderr, "Failed to read igmpd's answer to the revert: %s\n", strerror(-r));
+                failed_errno(r, "read igmpd's answer to the revert");
         return r;
 }
 
@@ -433,7 +433,7 @@ int verb_reload(int argc, char **argv, sd_bus *bus)
         r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReloadEx", CLIENT_CALL_OPTIONAL, "reload igmpd", NULL,
                         &reply, "u", UINT32_C(0));
         if (r > 0 && (r = sd_bus_message_read(reply, "u", &problems)) < 0)
-                fprintf(stderr, "Failed to read igmpd's answer to the reload: %s\n", strerror(-r));
+                failed_errno(r, "read igmpd's answer to the reload");
         else if (r == 0) /* An igmpd from before ReloadEx: reload, but it cannot say how it went. */
                 r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "Reload", 0, "reload igmpd", NULL, NULL, NULL);
         if (r < 0)

@@ -168,9 +168,7 @@ static int monitor_load(Monitor *m)
                 m->n++;
         }
         client_links_free(links, n);
-        if (r < 0)
-                fprintf(stderr, "Failed to read the links: %s\n", strerror(-r));
-        return r < 0 ? r : 0;
+        return r < 0 ? failed_errno(r, "read the links") : 0;
 }
 
 static void print_json_link_event(const char *event, const ClientLink *l, unsigned changed)
@@ -470,10 +468,8 @@ int verb_monitor(int argc, char **argv, sd_bus *bus)
                         "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
                         "arg0='" IGMPD_BUS_NAME "'",
                         on_name_owner_changed, &m);
-        if (r < 0) {
-                fprintf(stderr, "Failed to subscribe to igmpd's signals: %s\n", strerror(-r));
-                return r;
-        }
+        if (r < 0)
+                return failed_errno(r, "subscribe to igmpd's signals");
 
         r = monitor_load(&m);
         if (r < 0)

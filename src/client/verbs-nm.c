@@ -219,10 +219,14 @@ static int nm_edit(sd_bus *bus, NMProfile *p)
         int r = -ESTALE;
 
         for (unsigned i = 0; i < NM_UPDATE_ATTEMPTS && r == -ESTALE; i++) {
-                if (i > 0) {
-                        r = nm_profile_reread(bus, p);
+                if (i > 0) { /* a fresh read of the profile that changed */
+                        NMProfile fresh;
+
+                        r = nm_profile_resolve(bus, p->path, &fresh);
                         if (r < 0)
                                 return r;
+                        nm_profile_done(p);
+                        *p = fresh;
                 }
                 r = user_data_edit(&p->data, arg_clear, arg_knob_set, arg_knob);
                 if (r >= 0)
