@@ -216,14 +216,11 @@ static int parse_argv(int argc, char *argv[])
                                 return usage_error("--json takes 'pretty' or 'short', not '%s'.", optarg);
                         break;
                 case 'H':
-                        if (isempty(optarg))
-                                return usage_error("option '-H' needs a host name, not an empty string.");
-                        arg_host = optarg;
-                        break;
                 case 'M':
                         if (isempty(optarg))
-                                return usage_error("option '-M' needs a container name, not an empty string.");
-                        arg_machine = optarg;
+                                return usage_error("option '-%c' needs a %s name, not an empty string.", c,
+                                                   c == 'H' ? "host" : "container");
+                        *(c == 'H' ? &arg_host : &arg_machine) = optarg;
                         break;
                 case 'n':
                         if (!netns_name_valid(optarg))

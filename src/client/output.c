@@ -296,6 +296,25 @@ int table_print(Table *t, FILE *f, bool header)
         return ferror(f) ? -EIO : 0;
 }
 
+void output_wrapped(FILE *f, size_t indent, const char *text)
+{
+        size_t columns = output_columns();
+        size_t width = columns == SIZE_MAX ? SIZE_MAX : MAX(columns, indent + 20) - indent;
+
+        for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+                size_t n = utf8_offset(p, width);
+
+                if (p[n] && p[n] != ' ') {
+                        /* Break at the last space that fits; a word longer than the line stays whole. */
+                        const char *space = memrchr(p, ' ', n);
+
+                        n = space ? (size_t) (space - p) : strcspn(p, " ");
+                }
+                fprintf(f, "%*s%.*s\n", (int) indent, "", (int) n, p);
+                p += n;
+        }
+}
+
 void output_line(FILE *f, const char *format, ...)
 {
         _cleanup_free_ char *e = NULL;

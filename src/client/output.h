@@ -60,6 +60,9 @@ size_t output_columns(void);
 /* Display width of a UTF-8 string (code points; no wide characters in igmpctl's output). */
 size_t utf8_width(const char *s);
 
+/* Prints text word-wrapped to the output width, each line indented by indent spaces. */
+void output_wrapped(FILE *f, size_t indent, const char *text);
+
 /* Prints one line formatted like printf, every control character escaped (utf8_escape():
  * names come from the kernel), then a newline. For lines that quote names. */
 void output_line(FILE *f, const char *format, ...) __attribute__((format(printf, 2, 3)));

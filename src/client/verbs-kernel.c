@@ -77,43 +77,6 @@ static void print_coverage(FILE *f, const char *coverage, const char *advice)
                 fprintf(f, "%s\n", advice);
 }
 
-/* Prints text word-wrapped to the output width, each line indented by indent spaces (words longer
- * than a line stay whole). */
-static void print_wrapped(FILE *f, size_t indent, const char *text)
-{
-        size_t columns = output_columns();
-        size_t width = columns == SIZE_MAX ? SIZE_MAX : MAX(columns, indent + 20) - indent;
-        const char *p = text;
-
-        for (;;) {
-                const char *end, *space = NULL;
-                size_t w = 0;
-
-                while (*p == ' ')
-                        p++;
-                if (!*p)
-                        break;
-                for (end = p; *end; end++) {
-                        if ((*end & 0xc0) != 0x80) { /* the first byte of a code point */
-                                if (w == width)
-                                        break;
-                                w++;
-                        }
-                        if (*end == ' ')
-                                space = end;
-                }
-                if (*end && *end != ' ') {
-                        if (space) /* break at the last space that fits */
-                                end = space;
-                        else       /* one word longer than the line: keep it whole */
-                                while (*end && *end != ' ')
-                                        end++;
-                }
-                fprintf(f, "%*s%.*s\n", (int) indent, "", (int) (end - p), p);
-                p = end;
-        }
-}
-
 void drift_info_done(DriftInfo *d)
 {
         sd_bus_message_unref(d->replies[0]);
@@ -241,16 +204,12 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         }
         if (r < 0)
                 return r;
-        printf("\nAudit sources: ");
-        if (!sources || !sources[0])
-                printf("none active\n");
-        else
-                for (char **s = sources; *s; s++)
-                        printf("%s%s", *s, s[1] ? ", " : "\n");
+        _cleanup_free_ char *list = client_strv_join(sources, ", ");
+        printf("\nAudit sources: %s\n", !sources || !sources[0] ? "none active" : strna(list));
         print_coverage(stdout, coverage, advice);
         if (drift.state) {
                 printf("Drift watch: %s, DriftAction=%s\n", drift.state, drift.action);
-                print_wrapped(stdout, 2, drift.note);
+                output_wrapped(stdout, 2, drift.note);
         }
         return 0;
 }
@@ -315,8 +274,6 @@ int verb_audit(int argc, char **argv, sd_bus *bus)
                 json_begin_array(&w);
         } else if (arg_json == JSON_OFF && !arg_follow) {
                 t = table_new((const char *const[]) { "TIME", "SOURCE", "PID", "COMM", "SYSCTL", "CALLS", NULL });
-                if (!t)
-                        return -ENOMEM;
                 table_set_align_right(t, 2);
                 table_set_align_right(t, 5);
                 table_set_ellipsize(t, 4, ELLIPSIZE_PATH);

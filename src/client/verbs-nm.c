@@ -144,10 +144,6 @@ static int nm_list(sd_bus *bus)
         }
 
         t = table_new((const char *const[]) { "PROFILE", "UUID", "DEVICE", "KNOB", "VALUE", NULL });
-        if (!t) {
-                r = -ENOMEM;
-                goto finish;
-        }
         table_set_ellipsize(t, 1, false);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *devices = NULL;

@@ -191,3 +191,20 @@ Test(output, table_fits)
         }
         free(buf);
 }
+
+/* Wrapped at the last space that fits the width past the indent; a longer word stays whole. */
+Test(output, wrapped)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        setenv("COLUMNS", "24", 1);
+        locale_utf8();
+        f = open_memstream(&buf, &size);
+        cr_assert_not_null(f);
+        output_wrapped(f, 2, "  the drift watch is off … no BPF here: averyveryverylongwordthatdoesnotfit end");
+        fclose(f);
+        cr_expect_str_eq(buf, "  the drift watch is off\n  … no BPF here:\n  averyveryverylongwordthatdoesnotfit\n  end\n");
+        free(buf);
+}
