@@ -76,6 +76,7 @@ void client_link_done(ClientLink *l)
                         free(*p);
         }
         free(l->netns);
+        free(l->path);
         for (Knob k = 0; k < _KNOB_MAX; k++)
                 free(l->source[k]);
         client_link_init(l);

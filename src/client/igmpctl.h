@@ -98,6 +98,7 @@ typedef struct ClientLink {
         int ifindex;
         char *name, *kind, *type, *mac_address, *state, *last_error;
         char *netns; /* Namespace (GetAll): NULL or ".host" for igmpd's own */
+        char *path;  /* its object path, where the caller keeps it (monitor) */
         char **alternative_names, **matched_files, **ignored_sources;
         int64_t kernel[_KNOB_MAX], policy[_KNOB_MAX];
         char *source[_KNOB_MAX];

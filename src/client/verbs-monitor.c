@@ -41,14 +41,9 @@
 
 #define MONITOR_LINKS_MAX 65536 /* links remembered for "old → new" display */
 
-typedef struct MonitorLink {
-        char *path;
-        ClientLink link;
-} MonitorLink;
-
 typedef struct Monitor {
         sd_bus *bus;
-        MonitorLink *links;
+        ClientLink *links; /* each with its path */
         size_t n, allocated;
 } Monitor;
 
@@ -83,11 +78,11 @@ static void monitor_line(const char *format, ...)
 }
 
 /* "v0 (3)" for a link monitor knows, else its object path. */
-static const char *link_where(const MonitorLink *ml, const char *path, char buf[static 512])
+static const char *link_where(const ClientLink *ml, const char *path, char buf[static 512])
 {
         if (!ml)
                 return path;
-        snprintf(buf, 512, "%s (%d)", strempty(ml->link.name), ml->link.ifindex);
+        snprintf(buf, 512, "%s (%d)", strempty(ml->name), ml->ifindex);
         return buf;
 }
 
@@ -100,7 +95,7 @@ static void json_begin_event(JsonWriter *w, const char *event)
         json_field_string(w, "event", event);
 }
 
-static MonitorLink *monitor_find(Monitor *m, const char *path)
+static ClientLink *monitor_find(Monitor *m, const char *path)
 {
         for (size_t i = 0; i < m->n; i++)
                 if (streq(m->links[i].path, path))
@@ -109,65 +104,54 @@ static MonitorLink *monitor_find(Monitor *m, const char *path)
 }
 
 /* Keeps l (taken over) as the link at path; NULL (l freed) when it cannot. */
-static MonitorLink *monitor_add(Monitor *m, const char *path, ClientLink *l)
+static ClientLink *monitor_add(Monitor *m, const char *path, ClientLink *l)
 {
-        MonitorLink *ml = monitor_find(m, path);
+        ClientLink *ml = NULL;
 
-        if (ml)
-                client_link_done(&ml->link);
-        else if (m->n < MONITOR_LINKS_MAX && ARRAY_GROW(m->links, m->allocated, m->n, 64) >= 0 &&
-                 (m->links[m->n].path = strdup(path)))
+        if (free_and_strdup(&l->path, path) >= 0 && !(ml = monitor_find(m, path)) && m->n < MONITOR_LINKS_MAX &&
+            ARRAY_GROW(m->links, m->allocated, m->n, 64) >= 0)
                 ml = &m->links[m->n++];
+        else if (ml)
+                client_link_done(ml);
         if (ml)
-                ml->link = *l;
+                *ml = *l;
         else
                 client_link_done(l);
         return ml;
 }
 
-static void monitor_remove(Monitor *m, MonitorLink *l)
+static void monitor_remove(Monitor *m, ClientLink *l)
 {
         size_t i = (size_t) (l - m->links);
 
-        free(l->path);
-        client_link_done(&l->link);
+        client_link_done(l);
         memmove(l, l + 1, (m->n - i - 1) * sizeof *l);
         m->n--;
 }
 
 static void monitor_clear(Monitor *m)
 {
-        while (m->n > 0)
-                monitor_remove(m, &m->links[m->n - 1]);
-        m->links = mfree(m->links);
-        m->allocated = 0;
+        client_links_free(m->links, m->n);
+        *m = (Monitor) { .bus = m->bus };
 }
 
 /* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
  * GetManagedObjects from an igmpd without it); their object paths follow from their ifindexes. */
 static int monitor_load(Monitor *m)
 {
-        ClientLink *links = NULL;
-        size_t n = 0;
         int r;
 
         monitor_clear(m);
-        r = client_links_get_all(m->bus, &links, &n);
+        r = client_links_get_all(m->bus, &m->links, &m->n);
         if (r < 0)
                 return r;
-        r = ARRAY_GROW(m->links, m->allocated, 0, MAX(MIN(n, (size_t) MONITOR_LINKS_MAX), (size_t) 1));
-        /* Ordered by ifindex, each once: no lookups needed. */
-        for (size_t i = 0; r >= 0 && i < n && m->n < MONITOR_LINKS_MAX; i++) {
-                MonitorLink *ml = &m->links[m->n];
-
-                r = client_link_path(links[i].ifindex, &ml->path);
-                if (r < 0)
-                        break;
-                ml->link = links[i]; /* ownership moves */
-                client_link_init(&links[i]);
-                m->n++;
-        }
-        client_links_free(links, n);
+        m->allocated = m->n;
+        while (m->n > MONITOR_LINKS_MAX)
+                client_link_done(&m->links[--m->n]);
+        for (size_t i = 0; r >= 0 && i < m->n; i++)
+                r = client_link_path(m->links[i].ifindex, &m->links[i].path);
+        if (r < 0) /* no link without its path */
+                monitor_clear(m);
         return r < 0 ? failed_errno(r, "read the links") : 0;
 }
 
@@ -273,14 +257,14 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
 {
         Monitor *m = userdata;
         const char *path;
-        MonitorLink *ml;
+        ClientLink *ml;
         char where[512];
 
         if (sd_bus_message_read(msg, "o", &path) < 0)
                 return 0;
         ml = monitor_find(m, path);
         if (arg_json != JSON_OFF)
-                print_simple_event("removed", ml ? ml->link.ifindex : 0, ml ? ml->link.name : NULL);
+                print_simple_event("removed", ml ? ml->ifindex : 0, ml ? ml->name : NULL);
         else
                 monitor_line("- %s: removed", link_where(ml, path, where));
         if (ml)
@@ -321,7 +305,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
         char *before[CLIENT_LINK_FIELDS] = {};
-        MonitorLink *ml;
+        ClientLink *ml;
         ClientLink old, *l;
         unsigned changed = 0;
         int r = 0;
@@ -340,7 +324,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 if (client_link_fetch(m->bus, path, &fresh) < 0 || !(ml = monitor_add(m, path, &fresh)))
                         return 0;
         }
-        l = &ml->link;
+        l = ml;
 
         /* Keep the old values for "old → new". */
         client_link_init(&old);
@@ -387,7 +371,7 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
         const char *path = sd_bus_message_get_path(msg), *knob, *comm, *action;
         int32_t old, new, value;
         char a[32], b[32], c[32], who[96], where[512];
-        MonitorLink *ml;
+        ClientLink *ml;
         uint32_t pid;
         Knob k;
 
@@ -401,8 +385,8 @@ static int on_knob_overridden(sd_bus_message *msg, void *userdata, sd_bus_error 
                 JsonWriter w;
 
                 json_begin_event(&w, "overridden");
-                json_field_int(&w, "index", ml ? ml->link.ifindex : 0);
-                json_fields(&w, "name", ml ? strempty(ml->link.name) : "", "knob", knob, NULL);
+                json_field_int(&w, "index", ml ? ml->ifindex : 0);
+                json_fields(&w, "name", ml ? strempty(ml->name) : "", "knob", knob, NULL);
                 json_key(&w, "old");
                 if (old < 0)
                         json_null(&w);
