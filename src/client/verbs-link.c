@@ -411,14 +411,13 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
 
         r = client_resolve_patterns(bus, argv + 1, (size_t) argc - 1, &sel);
         for (size_t i = 0; r >= 0 && i < sel.n; i++) {
-                sd_bus_message *call = NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
                 char what[64];
 
                 snprintf(what, sizeof what, "%d", sel.links[i].ifindex);
                 r = link_method_new(bus, sel.links[i].path, sel.links[i].ifindex, "Reconfigure", "ReconfigureLink",
                                     &call);
                 r = client_send(bus, call, r, 0, "reconfigure the link", what, NULL);
-                sd_bus_message_unref(call);
         }
         return r;
 }

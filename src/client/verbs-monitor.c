@@ -279,7 +279,7 @@ static int manager_property(sd_bus_message *msg, const char *name, void *userdat
 
 static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 {
-        char **files = NULL;
+        _cleanup_strv_free_ char **files = NULL;
         int r;
 
         r = bus_read_dict(msg, manager_property, &files);
@@ -296,7 +296,6 @@ static int on_manager_changed(Monitor *m, sd_bus_message *msg)
                 } else
                         monitor_line("igmpd: configuration reloaded, %zu policy file%s", n, n == 1 ? "" : "s");
         }
-        strv_freep(&files);
         return 0;
 }
 

@@ -239,7 +239,7 @@ static int nm_edit(sd_bus *bus, NMProfile *p)
  * says what to run when igmpd could not be told. */
 static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         const char *path;
         int32_t ifindex = 0;
         int r = 0;
@@ -266,13 +266,12 @@ static void nm_tell_igmpd(sd_bus *bus, const char *ifname)
                         "NetworkManager applied the values on %s, but igmpd could not be told to read them (%s); "
                         "run: igmpctl reconfigure %s\n",
                         ifname, error.message ?: strerror(-r), ifname);
-        sd_bus_error_free(&error);
 }
 
 int verb_nm(int argc, char **argv, sd_bus *bus)
 {
         bool edit = arg_knobs_given || arg_clear;
-        NMProfile p = {};
+        _cleanup_(nm_profile_done) NMProfile p = {};
         char quoted[512];
         int r;
 
@@ -294,10 +293,8 @@ int verb_nm(int argc, char **argv, sd_bus *bus)
         if (r < 0)
                 return r;
 
-        if (!edit && !arg_reapply) {
-                r = nm_show(&p, argv[1]);
-                goto finish;
-        }
+        if (!edit && !arg_reapply)
+                return nm_show(&p, argv[1]);
 
         /* Checked before anything is written: a --reapply that cannot happen changes nothing. */
         if (arg_reapply && !p.devices) {
@@ -305,30 +302,25 @@ int verb_nm(int argc, char **argv, sd_bus *bus)
                         "NetworkManager profile '%s' is not active on any device, so there is nothing to reapply%s. "
                         "Its values apply when it is activated (nmcli connection up %s).\n",
                         p.id, edit ? "; nothing was changed" : "", p.uuid);
-                r = -ENOLINK;
-                goto finish;
+                return -ENOLINK;
         }
 
         if (edit) {
                 r = nm_edit(bus, &p);
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
 
-        if (arg_reapply) {
-                for (size_t i = 0; p.devices[i] && p.device_paths[i]; i++) {
-                        r = nm_device_reapply_igmpd(bus, &p, p.device_paths[i], p.devices[i], &p.data);
-                        if (r < 0)
-                                goto finish;
-                        nm_tell_igmpd(bus, p.devices[i]);
-                }
-                r = 0;
-        } else if (p.devices)
+        for (size_t i = 0; arg_reapply && p.devices[i] && p.device_paths[i]; i++) {
+                r = nm_device_reapply_igmpd(bus, &p, p.device_paths[i], p.devices[i], &p.data);
+                if (r < 0)
+                        return r;
+                nm_tell_igmpd(bus, p.devices[i]);
+        }
+        if (!arg_reapply && p.devices)
                 fprintf(stderr,
                         "Profile '%s' changed. NetworkManager applies it on %s at the next activation, or now "
                         "with: igmpctl nm %s --reapply\n",
                         p.id, p.devices[0], shell_word(argv[1], quoted, sizeof quoted));
-finish:
-        nm_profile_done(&p);
-        return r;
+        return 0;
 }

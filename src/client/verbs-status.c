@@ -239,8 +239,9 @@ static int status_summary(sd_bus *bus)
         static const char *const states[] = { "configured", "drifted", "pending", "failed", "unmanaged" };
         static const char *const labels[] = { NULL, "Drifted", "Pending", "Failed", NULL };
         _cleanup_(drift_info_done) DriftInfo drift = {};
+        _cleanup_strv_free_ char **files = NULL;
         ClientLink *links = NULL;
-        char **files = NULL, line[256] = "", age[64];
+        char line[256] = "", age[64];
         size_t n = 0, off = 0;
         Color color = COLOR_GREEN;
         bool old;
@@ -290,7 +291,6 @@ static int status_summary(sd_bus *bus)
         }
         if (arg_legend)
                 printf("\nigmpctl status LINK... shows each knob of a link and where its value comes from.\n");
-        strv_free(files);
         client_links_free(links, n);
         return 0;
 }
