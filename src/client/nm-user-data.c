@@ -37,19 +37,15 @@ const char *user_data_get(const UserData *d, const char *key)
 
 int user_data_set(UserData *d, const char *key, const char *value)
 {
-        _cleanup_free_ char *k = NULL, *v = strdup(value);
+        _cleanup_free_ char *k = NULL, *v = NULL;
         UserDataEntry *a;
 
-        if (!v)
-                return -ENOMEM;
         for (size_t i = 0; i < d->n; i++)
-                if (streq(d->entries[i].key, key)) {
-                        free(d->entries[i].value);
-                        d->entries[i].value = TAKE_PTR(v);
-                        return 0;
-                }
+                if (streq(d->entries[i].key, key))
+                        return free_and_strdup(&d->entries[i].value, value);
         k = strdup(key);
-        if (!k)
+        v = strdup(value);
+        if (!k || !v)
                 return -ENOMEM;
         a = realloc(d->entries, (d->n + 1) * sizeof *a);
         if (!a)

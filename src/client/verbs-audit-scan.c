@@ -69,8 +69,7 @@ static int scan_seen(Scan *s, const struct stat *st)
         return s->seen.n < SCAN_SEEN_MAX && namemap_put(&s->seen, key, s) >= 0 ? 0 : -ENOMEM;
 }
 
-static int scan_add(Scan *s, const char *path, const char *kind, const char *fmt, ...) _printf_(4, 5);
-static int scan_add(Scan *s, const char *path, const char *kind, const char *fmt, ...)
+static _printf_(4, 5) int scan_add(Scan *s, const char *path, const char *kind, const char *fmt, ...)
 {
         Finding *f;
         va_list ap;

@@ -58,8 +58,7 @@ static uint64_t now_usec(void)
 
 /* Prints a text line after the time ("2024-05-01 12:00:00.123 "), every control character
  * escaped (names come from the kernel, comm from any process), and flushes it. */
-static void monitor_line(const char *format, ...) _printf_(1, 2);
-static void monitor_line(const char *format, ...)
+static _printf_(1, 2) void monitor_line(const char *format, ...)
 {
         _cleanup_free_ char *text = NULL;
         uint64_t usec = now_usec();
