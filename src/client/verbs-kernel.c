@@ -105,7 +105,7 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *sources_reply = NULL, *states_reply = NULL,
                                                        *coverage_reply = NULL;
         _cleanup_(drift_info_done) DriftInfo drift = {};
-        bool present[_KNOB_MAX] = {}, known[_KNOB_MAX] = {};
+        int present[_KNOB_MAX] = { [0 ... _KNOB_MAX - 1] = -1 }; /* -1: igmpd does not say */
         const char *name, *coverage, *advice;
         _cleanup_free_ SourceState *states = NULL;
         _cleanup_strv_free_ char **sources = NULL;
@@ -120,10 +120,8 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         r = sd_bus_message_enter_container(reply, 'a', "{sb}");
         while (r >= 0 && (r = sd_bus_message_read(reply, "{sb}", &name, &b)) > 0) {
                 Knob k = knob_from_string(name);
-                if (k >= 0) {
+                if (k >= 0)
                         present[k] = b;
-                        known[k] = true;
-                }
         }
         if (r < 0)
                 return failed_errno(r, "parse the kernel features");
@@ -148,7 +146,7 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 json_key(&w, "knobs");
                 json_begin_object(&w);
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
-                        if (!known[k])
+                        if (present[k] < 0)
                                 continue;
                         json_key(&w, knob_to_string(k));
                         json_begin_object(&w);
@@ -182,7 +180,7 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
 
         t = table_new((const char *const[]) { "KNOB", "PRESENT", "NOTE", NULL });
         for (Knob k = 0; k < _KNOB_MAX; k++) {
-                if (!known[k])
+                if (present[k] < 0)
                         continue;
                 table_add_cell(t, knob_to_string(k));
                 table_add_cell_color(t, present[k] ? "yes" : "no", present[k] ? COLOR_NORMAL : COLOR_RED);
