@@ -256,11 +256,9 @@ static int links_from_state(sd_bus_message *reply, LinkArray *out)
 
         /* The string table, borrowed from the reply. */
         r = sd_bus_message_enter_container(reply, 'a', "s");
-        while (r >= 0 && (r = sd_bus_message_read_basic(reply, 's', &s)) > 0) {
-                if (ARRAY_GROW(tab, n_tab_alloc, n_tab, 64) < 0)
-                        return -ENOMEM;
+        while (r >= 0 && (r = sd_bus_message_read_basic(reply, 's', &s)) > 0 &&
+               (r = ARRAY_GROW(tab, n_tab_alloc, n_tab, 64)) >= 0)
                 tab[n_tab++] = s;
-        }
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
         if (r >= 0 && n_tab == 0)

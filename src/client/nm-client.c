@@ -392,29 +392,28 @@ static int nm_profiles_read(sd_bus *bus, char *const *paths, unsigned quiet, NMP
 {
         NMProfile *profiles = NULL;
         size_t n = 0, allocated = 0;
-        int r;
+        int r = 0;
 
-        for (char *const *p = paths; p && *p; p++) {
+        for (char *const *p = paths; r >= 0 && p && *p; p++) {
                 r = ARRAY_GROW(profiles, allocated, n, 8);
                 if (r >= 0)
                         r = nm_profile_read(bus, *p, &profiles[n], quiet);
-                if (r == -ENXIO || r == -EACCES)
-                        continue;
-                if (r < 0)
-                        goto fail;
-                n++;
+                if (r >= 0)
+                        n++;
+                else if (r == -ENXIO || r == -EACCES) /* deleted meanwhile, or not ours to see */
+                        r = 0;
         }
-        r = nm_profiles_find_active(bus, profiles, n);
-        if (r < 0)
-                goto fail;
+        if (r >= 0)
+                r = nm_profiles_find_active(bus, profiles, n);
+        if (r < 0) {
+                nm_profiles_free(profiles, n);
+                return r;
+        }
         if (n > 1)
                 qsort(profiles, n, sizeof *profiles, nm_profile_compare);
         *ret = profiles;
         *ret_n = n;
         return 0;
-fail:
-        nm_profiles_free(profiles, n);
-        return r;
 }
 
 int nm_profiles_list(sd_bus *bus, NMProfile **ret, size_t *ret_n)

@@ -120,8 +120,9 @@ size_t utf8_width(const char *s)
         return w;
 }
 
-/* Asked once per run, as systemd's columns() does: status of 4000 links asks for every table. */
-size_t output_columns(void)
+/* The output width (output.h), SIZE_MAX when unlimited. Asked once per run, as systemd's
+ * columns() does: status of 4000 links asks for every table. */
+static size_t output_columns(void)
 {
         static size_t cached;
         const char *e = getenv("COLUMNS");

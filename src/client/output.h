@@ -54,9 +54,6 @@ int table_print(Table *t, FILE *f, bool header);
 void output_field_color(FILE *f, size_t label_width, const char *label, const char *value, Color color);
 #define output_field(f, width, label, value) output_field_color(f, width, label, value, COLOR_NORMAL)
 
-/* The output width as described above; SIZE_MAX when unlimited. */
-size_t output_columns(void);
-
 /* Display width of a UTF-8 string (code points; no wide characters in igmpctl's output). */
 size_t utf8_width(const char *s);
 

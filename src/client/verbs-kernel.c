@@ -21,32 +21,24 @@ typedef struct SourceState {
         const char *source, *state, *note;
 } SourceState;
 
-/* Every audit source's state and note (SourceStates); *ret_n = 0 from a daemon without it. */
-static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **ret, size_t *ret_n)
+/* Every audit source's state and note (SourceStates), appended to *states (the caller frees it,
+ * even on failure); none from a daemon without it. */
+static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **states, size_t *n)
 {
-        SourceState s, *states = NULL;
-        size_t n = 0, allocated = 0;
+        size_t allocated = 0;
+        SourceState s;
         int r;
 
         /* A daemon from before SourceStates: the Sources line is all there is. */
         r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "SourceStates", "a(sss)", CLIENT_CALL_OPTIONAL,
                                 "read the audit source states", reply);
-        if (r > 0)
-                r = sd_bus_message_enter_container(*reply, 'a', "(sss)");
-        while (r > 0 && (r = sd_bus_message_read(*reply, "(sss)", &s.source, &s.state, &s.note)) > 0) {
-                if (ARRAY_GROW(states, allocated, n, 8) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                states[n++] = s;
-        }
-        if (r < 0) {
-                free(states);
-                return failed_errno(r, "parse the audit source states");
-        }
-        *ret = states;
-        *ret_n = n;
-        return 0;
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_enter_container(*reply, 'a', "(sss)");
+        while (r >= 0 && (r = sd_bus_message_read(*reply, "(sss)", &s.source, &s.state, &s.note)) > 0 &&
+               (r = ARRAY_GROW(*states, allocated, *n, 8)) >= 0)
+                (*states)[(*n)++] = s;
+        return r < 0 ? failed_errno(r, "parse the audit source states") : 0;
 }
 
 /* The Audit Coverage property: "some", "starting", "uncertain" or "none", and what to change;
