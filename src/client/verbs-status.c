@@ -148,14 +148,12 @@ static void print_state_names(const ClientLink *links, size_t n, const char *sta
         char line[512] = "";
         size_t shown = 0, total = 0, off = 0;
 
+        /* Names as they are: output_field_color() escapes the line. */
         for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *name = NULL;
-
                 if (!streq_ptr(links[i].state, state) || total++ >= NAMES_SHOWN)
                         continue;
-                name = utf8_escape_dup(strempty(links[i].name), UTF8_ESCAPE_SHOWN);
                 off += (size_t) snprintf(line + off, sizeof line - MIN(off, sizeof line), "%s%s", shown++ ? ", " : "",
-                                         name ?: "?");
+                                         strempty(links[i].name));
         }
         if (total > shown)
                 snprintf(line + MIN(off, sizeof line - 1), sizeof line - MIN(off, sizeof line - 1), " %s and %zu more",
