@@ -142,15 +142,10 @@ bool user_data_igmpd_equal(const UserData *a, const UserData *b)
 {
         if (user_data_count_igmpd(a) != user_data_count_igmpd(b))
                 return false;
-        for (size_t i = 0; i < a->n; i++) {
-                const char *v;
-
-                if (!user_data_key_is_igmpd(a->entries[i].key))
-                        continue;
-                v = user_data_get(b, a->entries[i].key);
-                if (!v || !streq(v, a->entries[i].value))
+        for (size_t i = 0; i < a->n; i++)
+                if (user_data_key_is_igmpd(a->entries[i].key) &&
+                    !streq_ptr(user_data_get(b, a->entries[i].key), a->entries[i].value))
                         return false;
-        }
         return true;
 }
 

@@ -31,14 +31,10 @@ static void print_field(const char *label, const char *value)
 
 static void print_field_list(const char *label, char **values, const char *none)
 {
-        if (!values || !values[0]) {
-                if (none)
-                        print_field(label, none);
-                return;
-        }
-        print_field(label, values[0]);
-        for (char **v = values + 1; *v; v++)
-                print_field("", *v);
+        if ((!values || !values[0]) && none)
+                print_field(label, none);
+        for (char **v = values; v && *v; v++)
+                print_field(v == values ? label : "", *v);
 }
 
 static int print_link_status(const ClientLink *l)
