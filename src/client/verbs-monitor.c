@@ -107,6 +107,7 @@ static ClientLink *monitor_add(Monitor *m, const char *path, ClientLink *l)
 {
         ClientLink *ml = NULL;
 
+        /* The path first: no link is kept without it. */
         if (free_and_strdup(&l->path, path) >= 0 && !(ml = monitor_find(m, path)) && m->n < MONITOR_LINKS_MAX &&
             ARRAY_GROW(m->links, m->allocated, m->n, 64) >= 0)
                 ml = &m->links[m->n++];
