@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * What the audit BPF programs share: the ring buffer, the counters and building a
+ * What the audit BPF programs share: the counters and building a
  * struct audit_record_call for the current task (pid, uid, comm, the executable's path walked
  * in BPF — bpf_d_path() is not callable from uprobes or tracepoints, and user space cannot read
  * another user's /proc/PID/exe without CAP_SYS_PTRACE — and the caller's name vector).
@@ -10,20 +10,9 @@
  */
 
 #include <stdbool.h>
-#include <linux/bpf.h>
-#include <bpf/bpf_core_read.h>
-#include <bpf/bpf_helpers.h>
 
 #include "bpf-audit-record.h"
 #include "bpf-kernel.h"
-
-char LICENSE[] SEC("license") = "GPL";
-
-/* The loader sets the size (a power of two, in bytes) before loading. */
-struct {
-        __uint(type, BPF_MAP_TYPE_RINGBUF);
-        __uint(max_entries, 1 << 20);
-} events SEC(".maps");
 
 /* One record under construction per CPU (too large for the 512-byte BPF stack). */
 struct {

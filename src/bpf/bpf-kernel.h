@@ -9,10 +9,22 @@
  * versions. A type named foo___suffix matches the kernel's foo (libbpf's "flavour" rule); it
  * keeps these apart from the UAPI types of the same name.
  *
- * BPF side only: include after <linux/bpf.h>.
+ * And what every object has: its license and the ring buffer it reports through. BPF side only,
+ * included once by each object.
  */
 
+#include <linux/bpf.h>
 #include <linux/types.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* The loader sets the size (a power of two, in bytes) before loading. */
+struct {
+        __uint(type, BPF_MAP_TYPE_RINGBUF);
+        __uint(max_entries, 1 << 20);
+} events SEC(".maps");
 
 #define CORE __attribute__((preserve_access_index))
 

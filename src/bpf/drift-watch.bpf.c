@@ -21,20 +21,8 @@
  * drained before the ring fills. Reading the writer's task (netns) needs CAP_PERFMON.
  */
 
-#include <linux/bpf.h>
-#include <bpf/bpf_core_read.h>
-#include <bpf/bpf_helpers.h>
-
 #include "bpf-drift-record.h"
 #include "bpf-kernel.h"
-
-char LICENSE[] SEC("license") = "GPL";
-
-/* The loader sets the size (a power of two, in bytes) before loading. */
-struct {
-        __uint(type, BPF_MAP_TYPE_RINGBUF);
-        __uint(max_entries, 1 << 20);
-} events SEC(".maps");
 
 struct drift_counters counters;
 
