@@ -16,16 +16,6 @@
 #include "parse-util.h"
 #include "range-util.h"
 
-static int parse_u32(const char *s, const char *e, uint32_t *ret)
-{
-        uint64_t v;
-
-        if (parse_unsigned_range(s, e, 10, UINT32_MAX, &v) < 0)
-                return -EBADMSG;
-        *ret = (uint32_t) v;
-        return 0;
-}
-
 /*
  * Decodes a string value into buf (size bytes incl. the NUL); *ret_has is false for "(null)".
  * 0, or -EBADMSG for a value the kernel would not have written.
@@ -87,8 +77,9 @@ static int parse_header(const char **p, const char *end, AuditRecord *a)
         a->time_msec = (unsigned) v;
         s = q + 1;
         q = memchr(s, ')', (size_t) (end - s));
-        if (!q || parse_u32(s, q, &a->serial) < 0)
+        if (!q || parse_unsigned_range(s, q, 10, UINT32_MAX, &v) < 0)
                 return -EBADMSG;
+        a->serial = (uint32_t) v;
 
         s = q + 1;
         if (s >= end || *s != ':')
@@ -97,57 +88,48 @@ static int parse_header(const char **p, const char *end, AuditRecord *a)
         return 0;
 }
 
-typedef enum Field {
-        FIELD_ARCH,
-        FIELD_SYSCALL,
-        FIELD_PID,
-        FIELD_PPID,
-        FIELD_UID,
-        FIELD_AUID,
+/* The fields read, arch and syscall (which a record needs) first. */
+typedef enum FieldKind {
+        FIELD_U32,
+        FIELD_HEX32,
+        FIELD_INT,
         FIELD_COMM,
         FIELD_EXE,
-        _FIELD_MAX,
-} Field;
+} FieldKind;
 
-static const char *const field_names[_FIELD_MAX] = {
-        [FIELD_ARCH] = "arch",
-        [FIELD_SYSCALL] = "syscall",
-        [FIELD_PID] = "pid",
-        [FIELD_PPID] = "ppid",
-        [FIELD_UID] = "uid",
-        [FIELD_AUID] = "auid",
-        [FIELD_COMM] = "comm",
-        [FIELD_EXE] = "exe",
+static const struct {
+        const char *name;
+        FieldKind kind;
+        size_t offset;
+} fields[] = {
+        { "arch", FIELD_HEX32, offsetof(AuditRecord, arch) },
+        { "syscall", FIELD_INT, offsetof(AuditRecord, syscall) },
+        { "pid", FIELD_U32, offsetof(AuditRecord, pid) },
+        { "ppid", FIELD_U32, offsetof(AuditRecord, ppid) },
+        { "uid", FIELD_U32, offsetof(AuditRecord, uid) },
+        { "auid", FIELD_U32, offsetof(AuditRecord, auid) },
+        { "comm", FIELD_COMM },
+        { "exe", FIELD_EXE },
 };
 
-static int parse_field(Field f, const char *v, const char *ve, AuditRecord *a)
+static int parse_field(size_t i, const char *v, const char *ve, AuditRecord *a)
 {
+        void *p = (uint8_t *) a + fields[i].offset;
         uint64_t u;
 
-        switch (f) {
-        case FIELD_ARCH:
-                if (parse_unsigned_range(v, ve, 16, UINT32_MAX, &u) < 0)
-                        return -EBADMSG;
-                a->arch = (uint32_t) u;
-                return 0;
-        case FIELD_SYSCALL:
-                return parse_int_range(v, ve, &a->syscall) < 0 ? -EBADMSG : 0;
-        case FIELD_PID:
-                return parse_u32(v, ve, &a->pid);
-        case FIELD_PPID:
-                return parse_u32(v, ve, &a->ppid);
-        case FIELD_UID:
-                return parse_u32(v, ve, &a->uid);
-        case FIELD_AUID:
-                return parse_u32(v, ve, &a->auid);
+        switch (fields[i].kind) {
+        case FIELD_INT:
+                return parse_int_range(v, ve, p) < 0 ? -EBADMSG : 0;
         case FIELD_COMM:
                 return decode_string(v, ve, a->comm, sizeof(a->comm), &a->comm_len, &a->comm_truncated,
                                      &a->has_comm);
         case FIELD_EXE:
                 return decode_string(v, ve, a->exe, sizeof(a->exe), &a->exe_len, &a->exe_truncated, &a->has_exe);
         default:
-                assert(false);
-                return -EINVAL;
+                if (parse_unsigned_range(v, ve, fields[i].kind == FIELD_HEX32 ? 16 : 10, UINT32_MAX, &u) < 0)
+                        return -EBADMSG;
+                *(uint32_t *) p = (uint32_t) u;
+                return 0;
         }
 }
 
@@ -157,7 +139,7 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
                 .uid = UINT32_MAX,
                 .auid = UINT32_MAX,
         };
-        bool seen[_FIELD_MAX] = {};
+        bool seen[ELEMENTSOF(fields)] = {};
         const char *p = text, *end = text + len;
         int r;
 
@@ -210,8 +192,8 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
                                 p++;
                 ve = p;
 
-                for (Field f = 0; f < _FIELD_MAX; f++)
-                        if (!seen[f] && range_skip_prefix(k, ke, field_names[f]) == ke) {
+                for (size_t f = 0; f < ELEMENTSOF(fields); f++)
+                        if (!seen[f] && range_skip_prefix(k, ke, fields[f].name) == ke) {
                                 seen[f] = true;
                                 r = parse_field(f, v, ve, &a);
                                 if (r < 0)
@@ -223,7 +205,7 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret)
                         return -EBADMSG;
         }
 
-        if (!seen[FIELD_ARCH] || !seen[FIELD_SYSCALL])
+        if (!seen[0] || !seen[1]) /* arch, syscall */
                 return -EBADMSG;
 
         *ret = a;
