@@ -27,9 +27,7 @@ static const char *const audit_event_source_table[_AUDIT_EVENT_SOURCE_MAX] = {
 
 const char *audit_event_source_to_string(AuditEventSource s)
 {
-        if (s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
-                return NULL;
-        return audit_event_source_table[s];
+        return TABLE_NAME(audit_event_source_table, s);
 }
 
 void audit_event_done(AuditEvent *e)

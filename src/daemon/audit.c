@@ -350,9 +350,7 @@ static const char *const audit_coverage_table[_AUDIT_COVERAGE_MAX] = {
 
 const char *audit_coverage_to_string(AuditCoverage c)
 {
-        if (c < 0 || c >= _AUDIT_COVERAGE_MAX)
-                return NULL;
-        return audit_coverage_table[c];
+        return TABLE_NAME(audit_coverage_table, c);
 }
 
 /* Appends "; or " + what to buf. */

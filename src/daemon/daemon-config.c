@@ -50,7 +50,7 @@ static int string_table_lookup(const char *const *table, const char *s)
 
 const char *drift_action_to_string(DriftAction a)
 {
-        return a >= 0 && a < _DRIFT_ACTION_MAX ? drift_action_table[a] : NULL;
+        return TABLE_NAME(drift_action_table, a);
 }
 
 static int parse_rcvbuf(ConfigContext *ctx, const DaemonKey *k, const char *value, void *data)

@@ -20,9 +20,7 @@ static const char *const bpf_op_table[_BPF_OP_MAX] = {
 
 const char *bpf_op_to_string(BpfOp op)
 {
-        if (op <= 0 || op >= _BPF_OP_MAX)
-                return NULL;
-        return bpf_op_table[op];
+        return TABLE_NAME(bpf_op_table, op);
 }
 
 /* Room for the control message of the most descriptors one datagram carries. */

@@ -19,6 +19,8 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 #define STRLEN(x) (sizeof("" x "") - 1)
+/* An enum value's name from its string table; NULL for a value out of range (or unnamed). */
+#define TABLE_NAME(table, v) ((v) >= 0 && (size_t) (v) < ELEMENTSOF(table) ? (table)[v] : NULL)
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

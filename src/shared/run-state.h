@@ -4,7 +4,7 @@
 /* The state of what igmpd runs when it is configured and can: an audit source, the drift watch. */
 
 #include <errno.h>
-#include <stddef.h>
+#include "macro.h"
 
 typedef enum RunState {
         RUN_STATE_OFF,      /* not configured (or not wanted on this kernel) */
@@ -19,5 +19,5 @@ static inline const char *run_state_to_string(RunState s)
 {
         static const char *const table[_RUN_STATE_MAX] = { "off", "starting", "active", "inactive" };
 
-        return s >= 0 && s < _RUN_STATE_MAX ? table[s] : NULL;
+        return TABLE_NAME(table, s);
 }
