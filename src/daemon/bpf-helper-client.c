@@ -23,6 +23,7 @@
 #include "bpf-helper-client.h"
 #include "cap-util.h"
 #include "log.h"
+#include "parse-util.h"
 
 /* The helper answers within 10 s or ends itself: one silent for longer is stuck (or systemd could
  * not start it). A stuck child is killed, a new one starts at the next call (one per 5 s). */
@@ -139,17 +140,9 @@ static int helper_spawn(BpfHelper *h)
                 return -errno;
         if (pid == 0) {
                 /* Child: only async-signal-safe calls until exec. */
-                pid_t self = getpid();
-                char digits[16];
-                size_t n = 0, off = strlen(listen_pid);
                 sigset_t none;
 
-                do
-                        digits[n++] = (char) ('0' + self % 10);
-                while ((self /= 10) > 0 && n < sizeof digits);
-                while (n > 0)
-                        listen_pid[off++] = digits[--n];
-                listen_pid[off] = '\0';
+                *format_int32(listen_pid + STRLEN("LISTEN_PID="), (int32_t) getpid()) = '\0';
                 if (dup2(theirs, 3) < 0)
                         _exit(127);
                 (void) close_range(4, ~0U, 0);
