@@ -94,44 +94,23 @@ void audit_bpf_describe(const AuditSource *s, char *buf, size_t size)
                 audit_libc_describe(b->libc, buf, size);
 }
 
-static void audit_bpf_on_call(AuditBpf *b, const AuditBpfCall *c)
-{
-        AuditEvent e = { .source = b->src.type, .pid = c->pid };
-
-        (void) sd_event_now(b->src.ctx->event, CLOCK_REALTIME, &e.realtime_usec);
-        audit_source_submit(&b->src, &e, c->comm, c->comm_len, c->exe, c->exe_len, c->name, c->n_name);
-}
-
+/* Each record, and a report of the records lost since the last one. */
 static void audit_bpf_on_record(const void *data, size_t size, void *userdata)
 {
         AuditBpf *b = userdata;
+        AuditBpfNewRoot n;
         AuditBpfCall c;
-
-        switch (audit_bpf_record_type(data, size)) {
-        case AUDIT_RECORD_CALL:
-                if (audit_bpf_parse_call(data, size, &c) < 0)
-                        break;
-                audit_bpf_on_call(b, &c);
-                return;
-        case AUDIT_RECORD_NEW_ROOT: {
-                AuditBpfNewRoot n;
-
-                if (audit_bpf_parse_new_root(data, size, &n) < 0 || !b->libc)
-                        break;
-                audit_libc_on_new_root(b->libc, &n);
-                return;
-        }
-        }
-        log_debug("Ignoring a malformed BPF audit record (%zu bytes).", size);
-}
-
-/* After each batch of records: report losses. */
-static void audit_bpf_on_records(const void *data, size_t size, void *userdata)
-{
-        AuditBpf *b = userdata;
         uint64_t lost;
 
-        audit_bpf_on_record(data, size, b);
+        if (audit_bpf_parse_call(data, size, &c) >= 0) {
+                AuditEvent e = { .source = b->src.type, .pid = c.pid };
+
+                (void) sd_event_now(b->src.ctx->event, CLOCK_REALTIME, &e.realtime_usec);
+                audit_source_submit(&b->src, &e, c.comm, c.comm_len, c.exe, c.exe_len, c.name, c.n_name);
+        } else if (audit_bpf_parse_new_root(data, size, &n) >= 0 && b->libc)
+                audit_libc_on_new_root(b->libc, &n);
+        else
+                log_debug("Ignoring a malformed BPF audit record (%zu bytes).", size);
         if (bpf_reader_check_lost(b->reader, &lost) && lost > 0)
                 log_warning("Audit source %s lost %" PRIu64 " deprecated sysctl(2) call record%s: its ring buffer "
                             "was full (igmpd fell behind a flood of calls).",
@@ -161,7 +140,7 @@ static void audit_bpf_on_attached(int error, const char *reason, const BpfReply 
         }
         r = bpf_reader_open(b->src.ctx->event, reply, fds, sizeof(struct audit_counters),
                             offsetof(struct audit_counters, lost), AUDIT_EVENT_PRIORITY, AUDIT_BPF_BATCH,
-                            audit_bpf_on_records, b, &b->reader, what, sizeof what);
+                            audit_bpf_on_record, b, &b->reader, what, sizeof what);
         if (b->libc)
                 audit_libc_take_reply(b->libc, reply, fds); /* the uprobe program and links */
         for (size_t i = 0; i < n_fds; i++) /* a reply has at most BPF_PROTOCOL_MAX_FDS */
