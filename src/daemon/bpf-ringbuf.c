@@ -184,29 +184,6 @@ const void *bpf_reader_counters(const BpfReader *rb)
         return rb ? rb->counters : NULL;
 }
 
-/* Maps a small BPF array map (a .bss, read-only) of size bytes; the fd is taken over. 0 or -errno. */
-static int bpf_map_mmap_ro(int fd, size_t size, const void **ret, size_t *ret_mapped)
-{
-        size_t page = (size_t) sysconf(_SC_PAGESIZE), len;
-        void *p;
-
-        assert(ret);
-        assert(ret_mapped);
-
-        if (size == 0 || size > (1U << 20)) {
-                safe_close(fd);
-                return -EINVAL;
-        }
-        len = (size + page - 1) / page * page;
-        p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-        safe_close(fd); /* the mapping keeps the map alive */
-        if (p == MAP_FAILED)
-                return -errno;
-        *ret = p;
-        *ret_mapped = len;
-        return 0;
-}
-
 int bpf_reply_take_fd(const BpfReply *reply, int *fds, BpfFdRole role, const BpfReplyEntry **ret_entry)
 {
         int fd = -EBADF;
@@ -257,9 +234,16 @@ int bpf_reader_open(sd_event *e, const BpfReply *reply, int *fds, size_t counter
                 .event = e,
                 .lost_offset = lost_offset,
         };
-        r = bpf_map_mmap_ro(TAKE_FD(counters_fd), counters->size, &rb->counters, &rb->counters_mapped);
-        if (r >= 0 && counters->size < counters_min)
-                r = -EBADMSG;
+        /* A small array map (the .bss), mapped read-only: the mapping keeps the map alive. */
+        r = counters->size < counters_min || counters->size > (1U << 20) ? -EBADMSG : 0;
+        if (r >= 0) {
+                void *p;
+
+                rb->counters_mapped = (counters->size + rb->page_size - 1) / rb->page_size * rb->page_size;
+                p = mmap(NULL, rb->counters_mapped, PROT_READ, MAP_SHARED, counters_fd, 0);
+                r = p == MAP_FAILED ? -errno : 0;
+                rb->counters = r < 0 ? NULL : p;
+        }
         if (r < 0) {
                 snprintf(reason, reason_size, "cannot map the BPF counters: %s", strerror(-r));
                 return r;
