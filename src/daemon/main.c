@@ -128,7 +128,7 @@ static int run(int argc, char *argv[])
                 return log_error_errno(r, "Failed to set up the daemon: %m");
 
         if (arg_check) {
-                log_set_max_level(MIN(log_get_max_level(), LOG_WARNING));
+                log_max_level = MIN(log_max_level, LOG_WARNING);
                 manager_probe_kernel(m);
                 return check_run(m);
         }

@@ -58,16 +58,6 @@ void log_setup(void)
         }
 }
 
-void log_set_max_level(int level)
-{
-        log_max_level = level;
-}
-
-int log_get_max_level(void)
-{
-        return log_max_level;
-}
-
 #define LOG_FIELDS_MAX 16
 
 int log_internal_link(int level, int error, const char *netns, const char *ifname, int ifindex,

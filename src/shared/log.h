@@ -20,10 +20,8 @@ typedef enum LogTarget {
 /* Picks the target from SYSTEMD_LOG_TARGET (console|journal) or JOURNAL_STREAM, and the level
  * from SYSTEMD_LOG_LEVEL (debug|info|notice|warning|err or a number). */
 void log_setup(void);
-void log_set_max_level(int level);
-int log_get_max_level(void);
 /* Read by the macros below: a message above it costs a compare, not a call (a start with 4000
- * links passes 36 000 debug messages by). Set through the functions above. */
+ * links passes 36 000 debug messages by). */
 extern int log_max_level;
 static inline int log_abs(int error)
 {
