@@ -102,10 +102,8 @@ static int parse_history(ConfigContext *ctx, const DaemonKey *k, const char *val
 {
         uint64_t v;
 
-        if (parse_unsigned_range(value, value + strlen(value), 10, AUDIT_HISTORY_MAX, &v) < 0 || v < 1) {
-                config_diag(ctx, "Invalid %s=%.64s (expected 1…%d), ignoring.", k->key, value, AUDIT_HISTORY_MAX);
+        if (parse_unsigned_range(value, value + strlen(value), 10, AUDIT_HISTORY_MAX, &v) < 0 || v < 1)
                 return -EINVAL;
-        }
         *(unsigned *) data = (unsigned) v;
         return 0;
 }
@@ -136,7 +134,7 @@ static const DaemonKey daemon_keys[] = {
         DAEMON_KEY("NetlinkReceiveBufferSize", parse_rcvbuf,        netlink_rcvbuf,  "a size between 4K and 1G"),
         DAEMON_KEY("AuditSources",             parse_audit_sources, audit_sources,   NULL),
         DAEMON_KEY("AuditRule",                parse_bool_key,      audit_rule,      "yes or no"),
-        DAEMON_KEY("AuditHistory",             parse_history,       audit_history,   NULL),
+        DAEMON_KEY("AuditHistory",             parse_history,       audit_history,   "1…65536"),
         DAEMON_KEY("NetworkManager",           parse_nm_mode,       network_manager, "auto, yes or no"),
         DAEMON_KEY("DriftAction",              parse_choice,        drift_action,    "revert or warn",
                    .choices = drift_action_table),
@@ -145,6 +143,7 @@ static const DaemonKey daemon_keys[] = {
                    .choices = netns_mode_table),
 };
 _Static_assert(sizeof(DriftAction) == sizeof(int) && sizeof(NetnsMode) == sizeof(int), "parse_choice() stores an int");
+_Static_assert(AUDIT_HISTORY_MAX == 65536, "AuditHistory='s expected range");
 
 void daemon_config_defaults(DaemonConfig *c)
 {
