@@ -248,14 +248,6 @@ static void kmsg_drained(AuditKmsg *k)
                 kmsg_handle_message(k, &msg);
 }
 
-static void kmsg_stop(AuditKmsg *k, int error, const char *what)
-{
-        log_error_errno(error, "Failed to read %s, the kmsg audit source stops: %m", what);
-        k->source = sd_event_source_disable_unref(k->source);
-        k->fd = safe_close(k->fd);
-        audit_source_stop(&k->src, "reading failed: %s", strerror(error));
-}
-
 /* Splits stream input into lines; each line not starting with a space is one record. */
 static void kmsg_stream_feed(AuditKmsg *k, const char *data, size_t n)
 {
@@ -298,20 +290,22 @@ static int kmsg_read_batch(AuditKmsg *k)
                                 log_debug("Kernel log buffer overran (EPIPE), continuing with the oldest record.");
                                 continue;
                         }
-                        kmsg_stop(k, errno, "the kernel log");
-                        return -errno;
-                }
-                if (n == 0) {
+                        n = -errno;
+                        log_error_errno(n, "Failed to read the kernel log, the kmsg audit source stops: %m");
+                        audit_source_stop(&k->src, "reading failed: %s", strerror(-n));
+                } else if (n == 0) {
                         /* End of a regular test file (a FIFO opened read-write never ends). */
                         if (k->stream && k->line_len > 0)
                                 kmsg_stream_feed(k, "\n", 1);
                         kmsg_drained(k);
-                        if (k->regular) {
-                                log_debug("Kernel log test file read to its end.");
-                                k->source = sd_event_source_disable_unref(k->source);
-                                k->fd = safe_close(k->fd);
-                        }
-                        return 0;
+                        if (!k->regular)
+                                return 0;
+                        log_debug("Kernel log test file read to its end.");
+                }
+                if (n <= 0) {
+                        k->source = sd_event_source_disable_unref(k->source);
+                        k->fd = safe_close(k->fd);
+                        return (int) n;
                 }
                 if (k->stream)
                         kmsg_stream_feed(k, buf, (size_t) n);
