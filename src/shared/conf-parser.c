@@ -59,11 +59,6 @@ static char *strip(char *s)
         return s;
 }
 
-static bool section_known(ConfigContext *ctx, const char *section)
-{
-        return !ctx->sections || strv_contains((char *const *) ctx->sections, section);
-}
-
 /* Prints at most 40 bytes of untrusted text, with anything unprintable shown as '?'. */
 static const char *sanitize(const char *s, char *buf, size_t size)
 {
@@ -130,7 +125,7 @@ int config_parse_buffer(ConfigContext *ctx, const char *buf, size_t len)
                         section = strdup(l + 1);
                         if (!section)
                                 return -ENOMEM;
-                        section_ignored = !section_known(ctx, section);
+                        section_ignored = ctx->sections && !strv_contains((char *const *) ctx->sections, section);
                         if (section_ignored)
                                 config_diag_strict(ctx, ctx->strict_sections, "", "Unknown section [%s]",
                                                    sanitize(section, tmp, sizeof tmp));
