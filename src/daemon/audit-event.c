@@ -340,21 +340,16 @@ static bool entry_matches(const AuditCoalesceEntry *x, const AuditEvent *e)
                memcmp(x->name, e->name, e->n_name * sizeof e->name[0]) == 0;
 }
 
-static void coalescer_remove(AuditCoalescer *c, size_t i)
-{
-        coalesce_entry_done(&c->entries[i]);
-        c->entries[i] = c->entries[--c->n];
-}
-
 /* Forgets keys whose window is over and that hold nothing. */
 static void coalescer_expire(AuditCoalescer *c, uint64_t now)
 {
         for (size_t i = 0; i < c->n;) {
                 AuditCoalesceEntry *x = &c->entries[i];
 
-                if (!x->has_pending && now >= x->last_usec + AUDIT_COALESCE_USEC)
-                        coalescer_remove(c, i);
-                else
+                if (!x->has_pending && now >= x->last_usec + AUDIT_COALESCE_USEC) {
+                        coalesce_entry_done(x);
+                        *x = c->entries[--c->n];
+                } else
                         i++;
         }
 }
