@@ -29,8 +29,6 @@ struct drift_record {
         __s32 name_len;   /* bpf_sysctl_get_name(): bytes copied, or -E2BIG (truncated) */
         __s32 old_len;    /* bpf_sysctl_get_current_value(): value before the write */
         __s32 new_len;    /* bpf_sysctl_get_new_value(): what the writer sent */
-        __u32 reserved;
-        __u64 ktime_ns;   /* CLOCK_MONOTONIC of the write */
         char comm[DRIFT_RECORD_COMM_MAX];
         char name[DRIFT_RECORD_NAME_MAX];       /* "net/ipv4/conf/eth0/force_igmp_version" */
         char old_value[DRIFT_RECORD_VALUE_MAX]; /* "1000\n" as a read would show it */

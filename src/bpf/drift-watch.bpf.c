@@ -102,8 +102,6 @@ int igmpd_drift_watch(struct bpf_sysctl *ctx)
         r->tgid = bpf_get_current_pid_tgid() >> 32;
         r->uid = (__u32) bpf_get_current_uid_gid();
         r->netns = netns;
-        r->reserved = 0;
-        r->ktime_ns = bpf_ktime_get_ns();
         if (bpf_get_current_comm(r->comm, sizeof r->comm) < 0)
                 r->comm[0] = '\0';
         r->name_len = bpf_sysctl_get_name(ctx, r->name, sizeof r->name, 0);

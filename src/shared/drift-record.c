@@ -70,7 +70,6 @@ writer:
         w.pid = r.tgid;
         w.uid = r.uid;
         w.netns = r.netns;
-        w.ktime_ns = r.ktime_ns;
         n = strnlen(r.comm, sizeof r.comm);
         memcpy(w.comm, r.comm, n);
         w.comm[n] = '\0';

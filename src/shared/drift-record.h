@@ -30,7 +30,6 @@ typedef struct DriftWrite {
         DriftScope scope;
         char ifname[IF_NAMESIZE];  /* the link's name (DRIFT_SCOPE_LINK), else "all"/"default"/"" */
         uint32_t pid, uid, netns;
-        uint64_t ktime_ns;
         /* Raw bytes of the writer's command name, NUL-terminated; the caller escapes them for
          * display. */
         char comm[DRIFT_RECORD_COMM_MAX + 1];
