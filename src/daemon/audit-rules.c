@@ -137,12 +137,6 @@ bool audit_changes_any(const AuditChanges *c)
         return c->rule[0] || c->rule[1] || c->enabled_changed;
 }
 
-/* Whether the line p..nl is s. */
-static bool line_is(const char *p, const char *nl, const char *s)
-{
-        return (size_t) (nl - p) == strlen(s) && memcmp(p, s, strlen(s)) == 0;
-}
-
 int audit_changes_parse(const char *text, AuditChanges *ret)
 {
         AuditChanges c = {};
@@ -153,24 +147,20 @@ int audit_changes_parse(const char *text, AuditChanges *ret)
         /* Only the lines audit_changes_format() writes: igmpd never locks (enabled=2). */
         for (const char *nl; *p; p = nl + 1) {
                 char line[32];
-                bool known = false;
+                size_t i = 0;
 
                 nl = strchr(p, '\n');
-                if (!nl)
-                        return -EINVAL; /* torn */
-                for (size_t i = 0; i < AUDIT_RULES_MAX; i++) {
-                        snprintf(line, sizeof line, "rule %s", rule_specs[i].arch_name);
-                        if (line_is(p, nl, line))
-                                c.rule[i] = known = true;
-                }
-                for (uint32_t v = 0; v <= 1; v++) {
-                        snprintf(line, sizeof line, "enabled-before %" PRIu32, v);
-                        if (line_is(p, nl, line)) {
-                                c.enabled_changed = known = true;
-                                c.enabled_before = v;
-                        }
-                }
-                if (!known)
+                if (!nl || (size_t) (nl - p) >= sizeof line)
+                        return -EINVAL; /* torn, or not ours */
+                snprintf(line, sizeof line, "%.*s", (int) (nl - p), p);
+                while (i < AUDIT_RULES_MAX && !streq_ptr(startswith(line, "rule "), rule_specs[i].arch_name))
+                        i++;
+                if (i < AUDIT_RULES_MAX)
+                        c.rule[i] = true;
+                else if (streq(line, "enabled-before 0") || streq(line, "enabled-before 1")) {
+                        c.enabled_changed = true;
+                        c.enabled_before = (uint32_t) (line[STRLEN("enabled-before ")] - '0');
+                } else
                         return -EINVAL;
         }
         *ret = c;
