@@ -45,11 +45,10 @@ typedef struct AuditKmsg {
         char *seq_dir;     /* ROOT/run/igmpd, holding KMSG_SEQ_NAME */
         char *seq_path;
         char boot_id[SD_ID128_UUID_STRING_MAX];
-        bool have_saved;
-        uint64_t saved_seq;   /* records up to this one were handled by an earlier run */
         bool have_last;
         uint64_t last_seq;    /* last record read */
-        uint64_t written_seq; /* what seq_path holds */
+        uint64_t written_seq; /* what seq_path holds: records up to it were handled (also by an
+                               * earlier run: they are skipped) */
         bool written;
         bool event_unsaved;   /* an event came from records past written_seq */
         sd_event_source *save_timer; /* one-shot, enabled only while the cursor lags behind */
@@ -71,8 +70,6 @@ static void kmsg_load_seq(AuditKmsg *k)
         if (!f)
                 return;
         if (fscanf(f, "%" SCNu64 " %63s", &seq, id) == 2 && streq(id, k->boot_id)) {
-                k->have_saved = true;
-                k->saved_seq = seq;
                 k->written = true;
                 k->written_seq = seq;
                 log_debug("Kernel log records up to %" PRIu64 " were handled before, skipping them.", seq);
@@ -232,7 +229,7 @@ static void kmsg_handle_record(AuditKmsg *k, const char *buf, size_t len)
         k->have_last = true;
         k->last_seq = rec.seq;
 
-        if (k->have_saved && rec.seq <= k->saved_seq)
+        if (k->written && rec.seq <= k->written_seq)
                 return;
 
         if (kmsg_assembler_push(&k->assembler, &rec, &msg) > 0)
