@@ -14,12 +14,6 @@
 #include "helper.h"
 #include "log.h"
 
-void helper_reply_init(HelperReply *r)
-{
-        *r = (HelperReply) {};
-        r->reply.version = BPF_PROTOCOL_VERSION;
-}
-
 void helper_reply_done(HelperReply *r)
 {
         for (size_t i = 0; i < r->n_fds; i++)

@@ -33,7 +33,6 @@ typedef struct HelperReply {
         size_t n_fds;
 } HelperReply;
 
-void helper_reply_init(HelperReply *r);
 void helper_reply_done(HelperReply *r);
 
 /* Sets error and reason. Returns error. */

@@ -65,7 +65,7 @@ static HelperHandler *const handlers[_BPF_OP_MAX] = {
 static int serve_one(int fd)
 {
         BpfRequest req;
-        HelperReply r;
+        HelperReply r = { .reply.version = BPF_PROTOCOL_VERSION };
         int fds[BPF_PROTOCOL_MAX_FDS];
         size_t len = 0, n_fds = 0;
         int err;
@@ -78,7 +78,6 @@ static int serve_one(int fd)
                 return log_error_errno(err, "Failed to receive a request: %m");
 
         (void) alarm(HELPER_BACKSTOP_SEC);
-        helper_reply_init(&r);
         if (bpf_request_validate(&req, len) < 0) {
                 log_warning("Ignoring a malformed request (%zu bytes).", len);
                 helper_reply_error(&r, -EBADMSG, "malformed request (igmpd and igmpd-bpf from different builds?)");
