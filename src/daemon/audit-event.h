@@ -229,9 +229,6 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource 
  * crash (audit-rules.h). A failure to add the rule only logs: the source still listens.
  */
 int audit_netlink_new(const AuditSourceContext *ctx, bool add_rule, AuditSource **ret);
-/* With the audit source not started: undoes what the record says an igmpd that did not stop
- * cleanly changed, if anything. */
-void audit_netlink_undo_left(const AuditSourceContext *ctx);
 /* Whether the rule that makes the kernel report sysctl(2) calls is known to be loaded: igmpd
  * added it, or found it already there (AuditRule=yes). With AuditRule=no igmpd cannot tell
  * (listing rules needs CAP_AUDIT_CONTROL): false. s: the audit source, or NULL. */

@@ -65,14 +65,6 @@ bool audit_netlink_has_rule(const AuditSource *s)
         return n && n->src.active && (n->changes.rule[0] || n->rule_found[0]);
 }
 
-void audit_netlink_undo_left(const AuditSourceContext *ctx)
-{
-        AuditChanges left;
-
-        if (audit_changes_load(ctx->root, &left))
-                audit_changes_undo_left(ctx->root, &left, NULL);
-}
-
 static AuditSource *audit_netlink_free(AuditSource *s)
 {
         AuditNetlink *n = (AuditNetlink *) s;

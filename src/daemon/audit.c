@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <systemd/sd-login.h>
 
+#include "audit-rules.h"
 #include "audit.h"
 #include "bpf-helper-client.h"
 #include "fnv.h"
@@ -488,6 +489,7 @@ static bool audit_reason_if_lacking(AuditManager *a, AuditEventSource s, int cap
 void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
         char states[256], note[sizeof a->reason[0] + 64];
+        AuditChanges left;
         size_t len = 0;
         int r;
 
@@ -512,8 +514,8 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                         (void) audit_reason_if_lacking(a, AUDIT_EVENT_SOURCE_AUDIT, CAP_AUDIT_CONTROL);
                 if (r < 0)
                         log_notice("Audit source audit is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
-        } else
-                audit_netlink_undo_left(&a->source_ctx); /* what a crashed igmpd may have left */
+        } else if (audit_changes_load(a->root, &left)) /* what a crashed igmpd may have left */
+                audit_changes_undo_left(a->root, &left, NULL);
         audit_manager_start_bpf(a, config->audit_sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL));
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 RunState st = audit_manager_source_state(a, s, note, sizeof note);
