@@ -202,27 +202,6 @@ int daemon_config_parse(DaemonConfig *c, const char *path, const char *buf, size
         return config_parse_buffer(&ctx, buf, len);
 }
 
-static int load_one(DaemonConfig *c, const char *path, ConfigDiagFn diag, ConfigFileFn file, void *userdata)
-{
-        _cleanup_free_ char *buf = NULL;
-        size_t len;
-        int r;
-
-        r = config_read_file(path, &buf, &len);
-        if (r == -ENOENT)
-                return 0;
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                config_read_failed(diag, file, userdata, path, r);
-                return 1;
-        }
-        r = daemon_config_parse(c, path, buf, len, diag, userdata);
-        if (r >= 0 && file)
-                file(userdata, path, CONFIG_FILE_USED);
-        return r;
-}
-
 int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata)
 {
         static const char *const dropin_dirs[] = {
@@ -246,10 +225,26 @@ int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, Con
                 return r;
         /* The main file first, then the drop-ins. */
         for (size_t i = 0; i <= list.n; i++) {
-                r = load_one(c, i == 0 ? main_path : list.files[i - 1].path, diag, file, userdata);
+                const char *path = i == 0 ? main_path : list.files[i - 1].path;
+                _cleanup_free_ char *buf = NULL;
+                size_t len;
+
+                r = config_read_file(path, &buf, &len);
+                if (r == -ENOENT)
+                        continue;
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        config_read_failed(diag, file, userdata, path, r);
+                        problems++;
+                        continue;
+                }
+                r = daemon_config_parse(c, path, buf, len, diag, userdata);
                 if (r < 0)
                         return r;
                 problems += r;
+                if (file)
+                        file(userdata, path, CONFIG_FILE_USED);
         }
         return problems;
 }
