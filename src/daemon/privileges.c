@@ -20,19 +20,10 @@
 /* Set for the re-executed image: what the first one lowered, for the log and for the sources. */
 #define PRIVILEGES_ENV "IGMPD_DROPPED_CAPABILITIES"
 
-/* Whether an igmpd that did not stop cleanly left audit changes to undo (audit-rules.h). */
-static bool privileges_audit_changes_left(const char *root)
-{
-        _cleanup_free_ char *path = NULL;
-
-        if (asprintf(&path, "%s" AUDIT_CHANGES_DIR "/" AUDIT_CHANGES_NAME, root) < 0)
-                return true; /* keep the capability rather than leave the changes */
-        return access(path, F_OK) == 0;
-}
-
 static uint64_t privileges_needed(const DaemonConfig *c, const char *root, const char *kmsg_path)
 {
         uint64_t keep = CAP_MASK(CAP_NET_ADMIN);
+        _cleanup_free_ char *changes = NULL;
         char reason[256];
 
         /* Namespaces=named: setns() into each namespace under /run/netns as it appears, to make
@@ -44,9 +35,12 @@ static uint64_t privileges_needed(const DaemonConfig *c, const char *root, const
                 keep |= CAP_MASK(CAP_SYSLOG);
         if (c->audit_sources & AUDIT_SOURCE_AUDIT)
                 keep |= CAP_MASK(CAP_AUDIT_READ);
+        /* AuditRule=, or the audit changes an igmpd that did not stop cleanly left (audit-rules.h)
+         * to undo; on ENOMEM the capability is kept rather than the changes left. */
         if (c->audit_rule)
                 keep |= CAP_MASK(CAP_AUDIT_CONTROL);
-        else if (privileges_audit_changes_left(root)) {
+        else if (asprintf(&changes, "%s" AUDIT_CHANGES_DIR "/" AUDIT_CHANGES_NAME, root) < 0 ||
+                 access(changes, F_OK) == 0) {
                 log_info("Keeping CAP_AUDIT_CONTROL to undo the audit rule an igmpd that did not stop cleanly left.");
                 keep |= CAP_MASK(CAP_AUDIT_CONTROL);
         }
