@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "bpf-drift-record.h"

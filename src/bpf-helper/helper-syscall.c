@@ -5,7 +5,6 @@
  */
 
 #include <errno.h>
-#include <unistd.h>
 
 #include "bpf-audit-record.h"
 #include "audit-syscall.skel.h"

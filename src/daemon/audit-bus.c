@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "audit-bus.h"
 #include "bus-util.h"

@@ -15,7 +15,6 @@
 #include "array-util.h"
 #include "audit-event.h"
 #include "knob.h"
-#include "strv.h"
 #include "utf8.h"
 
 static const char *const audit_event_source_table[_AUDIT_EVENT_SOURCE_MAX] = {

@@ -12,7 +12,6 @@
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>

@@ -23,7 +23,6 @@
 #include "event-util.h"
 #include "knob.h"
 #include "log.h"
-#include "strv.h"
 #include "utf8.h"
 
 static void audit_manager_log_coverage(AuditManager *a);

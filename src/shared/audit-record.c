@@ -8,7 +8,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include "audit-record.h"

@@ -3,11 +3,8 @@
  * Dictionary walkers for D-Bus replies (see bus-read.h).
  */
 
-#include <errno.h>
-
 #include "bus-read.h"
 #include "macro.h"
-#include "strv.h"
 
 static int read_dict(sd_bus_message *m, const char *array, const char *entry, const char *value, BusEntryFn fn,
                      void *userdata)

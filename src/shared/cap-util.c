@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>

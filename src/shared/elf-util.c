@@ -5,7 +5,6 @@
  */
 
 #include <elf.h>
-#include <endian.h>
 #include <errno.h>
 #include <string.h>
 

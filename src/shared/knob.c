@@ -4,7 +4,6 @@
  */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <stdio.h>

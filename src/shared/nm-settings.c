@@ -9,7 +9,6 @@
 #include "bus-read.h"
 #include "macro.h"
 #include "nm-settings.h"
-#include "strv.h"
 
 /* NMActiveConnectionState: only these two apply the profile. */
 #define NM_ACTIVE_CONNECTION_STATE_ACTIVATING 1

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "array-util.h"
 #include "strpool.h"
