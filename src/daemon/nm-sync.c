@@ -206,17 +206,6 @@ static int read_device(sd_bus_message *reply, SyncDevice *d, char **ret_active)
         return r;
 }
 
-/* A device of an active connection (full read). */
-static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        SyncCall *c = userdata;
-        NMSync *s = c->sync;
-
-        (void) read_device(reply, &s->actives[c->active].devices[c->device], NULL);
-        sync_done_one(s);
-        return 0;
-}
-
 /* NetworkManager's error when a connection's permissions leave the caller out (nm-auth-utils). */
 #define NM_ERROR_PERMISSION_DENIED "org.freedesktop.NetworkManager.PermissionDenied"
 #define NM_IGNORED_WHY "only system profiles (no connection.permissions) may set igmpd values"
@@ -288,6 +277,8 @@ static int active_add_devices(SyncActive *a, char *const *paths, size_t n)
         return 0;
 }
 
+static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error);
+
 /* An active connection: usable ones get their profile read, and in a full read their devices. */
 static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -330,16 +321,17 @@ done:
         return 0;
 }
 
-/* A device read: the device, then the connection active on it. */
-static int on_device_read(sd_bus_message *reply, void *userdata, sd_bus_error *error)
+/* A device of an active connection (full read), or a device read: the device, then the
+ * connection active on it. */
+static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         SyncCall *c = userdata;
         NMSync *s = c->sync;
-        SyncActive *a = &s->actives[0];
+        SyncActive *a = &s->actives[c->active];
         _cleanup_free_ char *active = NULL;
         int r;
 
-        r = read_device(reply, &a->devices[0], &active);
+        r = read_device(reply, &a->devices[c->device], s->device_read ? &active : NULL);
         if (r >= 0 && !isempty(active) && !streq(active, "/")) {
                 a->path = TAKE_PTR(active);
                 r = sync_get_all(s, a->path, NM_IFACE_ACTIVE, on_active, 0, 0);
@@ -414,7 +406,7 @@ int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
                         r = active_add_devices(&s->actives[0], (char *const[]) { (char *) device }, 1);
                 }
                 if (r >= 0)
-                        r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device_read, 0, 0);
+                        r = sync_get_all(s, device, NM_IFACE_DEVICE, on_device, 0, 0);
         } else
                 r = sync_call(s, NM_PATH, DBUS_PROPERTIES, "Get", on_active_connections, 0, 0,
                               "ss", NM_IFACE, "ActiveConnections");
