@@ -144,7 +144,7 @@ static bool link_record_plan(Link *l, const KnobPlan plan[_KNOB_MAX])
         }
         if (!any)
                 return true;
-        l->record_dirty = true;
+        l->record_dirty = true; /* link_record_touch(l, true), without a call per link on the first pass */
         return !l->ctx->record || l->ctx->record(l, true, l->ctx->record_userdata) != -EAGAIN;
 }
 
@@ -254,7 +254,7 @@ static int link_pass_write(Link *l, const LinkPass *pass, bool recorded)
                                        l->effective[k].set ? knob_value_source(&l->effective[k]) : "value before igmpd");
         }
         if (touched)
-                link_record_touch(l);
+                (void) link_record_touch(l, false);
         return (int) failed;
 }
 /* Writes waiting for the record keep the kernel values they were planned with, so the pass
@@ -543,7 +543,7 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
                                 renamed = true;
                                 if (link_current_name(l, now) >= 0 && !streq(now, l->ifname) &&
                                     link_set_names(l, now, LINK_KEEP_ALTNAMES, false) >= 0 && link_has_record(l))
-                                        link_record_touch(l);
+                                        (void) link_record_touch(l, false);
                         } else
                                 failed = (unsigned) k;
                 }
@@ -562,7 +562,7 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
                 if (r == -ESTALE) {
                         renamed = true;
                         if (link_has_record(l))
-                                link_record_touch(l); /* link_pass_check() took the new name */
+                                (void) link_record_touch(l, false); /* link_pass_check() took the new name */
                 } else if (r < 0) {
                         link_set_error(l, "Cannot open the conf directory: %s", strerror(-r));
                         l->state = LINK_STATE_FAILED;

@@ -98,15 +98,11 @@ void log_drift_override(const char *netns, const char *ifname, int ifindex, cons
  * owner's batch. */
 static bool link_record_revert(Link *l, Knob k, int32_t now, int32_t want)
 {
-        LinkContext *ctx = l->ctx;
-
         if (l->changed[k] && l->written[k] == want) {
                 /* Recorded already. A previous value of igmpd's was overwritten by now. */
                 if (l->has_previous[k]) {
                         l->has_previous[k] = false;
-                        l->record_dirty = true;
-                        if (ctx->record)
-                                (void) ctx->record(l, false, ctx->record_userdata);
+                        (void) link_record_touch(l, false);
                 }
                 return true;
         }
@@ -116,8 +112,7 @@ static bool link_record_revert(Link *l, Knob k, int32_t now, int32_t want)
         }
         l->has_previous[k] = false; /* now is someone else's value: not ours to claim */
         l->written[k] = want;
-        l->record_dirty = true;
-        return !ctx->record || ctx->record(l, true, ctx->record_userdata) != -EAGAIN;
+        return link_record_touch(l, true);
 }
 
 /* One knob, read back through dfd (the verified conf directory of its family). */

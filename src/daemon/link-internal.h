@@ -25,8 +25,9 @@ int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new);
  * meanwhile), -ESTALE (the name moved), -ENODEV or -errno. */
 int link_open_family_dir(Link *l, KnobFamily f);
 
-/* The record changed in a way the owner may write later. */
-void link_record_touch(Link *l);
+/* The record changed: the owner records it, before_write: before a write that needs it. false
+ * when that write must wait for the owner's batch. */
+bool link_record_touch(Link *l, bool before_write);
 
 bool link_ipv6_dir_exists(Link *l);
 

@@ -69,11 +69,10 @@ static Link *link_free(Link *l)
         return NULL;
 }
 
-void link_record_touch(Link *l)
+bool link_record_touch(Link *l, bool before_write)
 {
         l->record_dirty = true;
-        if (l->ctx->record)
-                (void) l->ctx->record(l, false, l->ctx->record_userdata);
+        return !l->ctx->record || l->ctx->record(l, before_write, l->ctx->record_userdata) != -EAGAIN;
 }
 
 Link *link_ref(Link *l)
@@ -264,7 +263,7 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned
         if (renamed) {
                 log_link_debug(l, "Link %d renamed, matching policy by the new name.", l->ifindex);
                 if (link_has_record(l))
-                        link_record_touch(l); /* the record names the link */
+                        (void) link_record_touch(l, false); /* the record names the link */
         }
         if (went_up)
                 log_link_debug(l, "Link went up, re-checking values.");
