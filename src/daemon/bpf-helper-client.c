@@ -289,10 +289,22 @@ static void call_fail(BpfHelper *h, int error, const char *fmt, ...)
         call_complete(h, -abs(error), reason, NULL, NULL, 0);
 }
 
-/* How many descriptors a reply may bring before one would land in the reserve: they take the
- * lowest free numbers, so n of them reach lowest + n - 1 at most. The kernel drops the rest of a
- * reply with more unopened and the reply is refused (-EMFILE): igmpd never holds a descriptor in
- * the reserve, not even for a moment. */
+static bool fds_in_reserve(const int *fds, size_t n_fds)
+{
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return false;
+        for (size_t i = 0; i < n_fds; i++)
+                if ((rlim_t) fds[i] + BPF_HELPER_FD_RESERVE >= rl.rlim_cur)
+                        return true;
+        return false;
+}
+
+/* How many descriptors a reply may bring before one would surely land in the reserve: they take
+ * the lowest free numbers, so n of them reach at least lowest + n - 1. A reply with more is
+ * refused anyway; the kernel then drops them unopened (else igmpd would hold them, reserve
+ * included, until it closed them again). */
 static size_t fds_room(int sock)
 {
         struct rlimit rl;
@@ -326,6 +338,10 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
         r = bpf_protocol_recv_room(fd, reply, sizeof *reply, &len, fds, ELEMENTSOF(fds), fds_room(fd), &n_fds);
         if (r == -EAGAIN)
                 return 0;
+        if (r >= 0 && fds_in_reserve(fds, n_fds)) {
+                close_fds(fds, n_fds);
+                r = -EMFILE;
+        }
         if (r == -EMFILE)
                 /* The datagram is consumed: the helper is still in step. */
                 call_complete(h, r, "igmpd is short of file descriptors, the BPF helper's reply is refused (the "
