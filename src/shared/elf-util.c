@@ -140,39 +140,54 @@ typedef struct Versions {
         Section versym, verdef, verneed, verdef_str, verneed_str;
 } Versions;
 
-/* The name of version index idx among the definitions (def: .gnu.version_d, an entry's vd_ndx and
- * its first aux's name) or the references (.gnu.version_r, the vna_other of an entry's auxes). */
-static const char *version_name(const Versions *vs, bool def, uint16_t idx)
+/* The name of version index idx among the definitions (.gnu.version_d). */
+static const char *verdef_name(const Versions *vs, uint16_t idx)
 {
-        const Section *sec = def ? &vs->verdef : &vs->verneed, *str = def ? &vs->verdef_str : &vs->verneed_str;
-        uint64_t off = 0, next;
-        size_t steps = 0;
+        uint64_t off = 0;
 
-        while (steps++ < ELF_VERSION_CHAIN_MAX) {
-                const uint8_t *d = section_bytes(sec, off, def ? sizeof(Elf64_Verdef) : sizeof(Elf64_Verneed));
-                uint64_t a, n;
+        for (size_t n = 0; n < ELF_VERSION_CHAIN_MAX; n++) {
+                const uint8_t *d = section_bytes(&vs->verdef, off, sizeof(Elf64_Verdef)), *aux;
 
                 if (!d)
                         return NULL;
-                a = off + (def ? F64(d, Verdef, vd_aux) : F64(d, Verneed, vn_aux));
-                n = def ? F64(d, Verdef, vd_ndx) == idx : F64(d, Verneed, vn_cnt);
-                for (uint64_t k = 0; k < n && steps++ < ELF_VERSION_CHAIN_MAX; k++) {
-                        const uint8_t *aux = section_bytes(sec, a, def ? sizeof(Elf64_Verdaux) : sizeof(Elf64_Vernaux));
+                if (F64(d, Verdef, vd_ndx) == idx) {
+                        aux = section_bytes(&vs->verdef, off + F64(d, Verdef, vd_aux), sizeof(Elf64_Verdaux));
+                        return aux ? string_at(&vs->verdef_str, F64(aux, Verdaux, vda_name)) : NULL;
+                }
+                if (F64(d, Verdef, vd_next) == 0)
+                        return NULL;
+                off += F64(d, Verdef, vd_next);
+        }
+        return NULL;
+}
+
+/* The name of version index idx among the references (.gnu.version_r). */
+static const char *verneed_name(const Versions *vs, uint16_t idx)
+{
+        uint64_t off = 0;
+        size_t steps = 0;
+
+        while (steps++ < ELF_VERSION_CHAIN_MAX) {
+                const uint8_t *d = section_bytes(&vs->verneed, off, sizeof(Elf64_Verneed));
+                uint64_t a;
+
+                if (!d)
+                        return NULL;
+                a = off + F64(d, Verneed, vn_aux);
+                for (uint16_t k = 0; k < F64(d, Verneed, vn_cnt) && steps++ < ELF_VERSION_CHAIN_MAX; k++) {
+                        const uint8_t *aux = section_bytes(&vs->verneed, a, sizeof(Elf64_Vernaux));
 
                         if (!aux)
                                 return NULL;
-                        if (def)
-                                return string_at(str, F64(aux, Verdaux, vda_name));
                         if (F64(aux, Vernaux, vna_other) == idx)
-                                return string_at(str, F64(aux, Vernaux, vna_name));
+                                return string_at(&vs->verneed_str, F64(aux, Vernaux, vna_name));
                         if (F64(aux, Vernaux, vna_next) == 0)
                                 break;
                         a += F64(aux, Vernaux, vna_next);
                 }
-                next = def ? F64(d, Verdef, vd_next) : F64(d, Verneed, vn_next);
-                if (next == 0)
+                if (F64(d, Verneed, vn_next) == 0)
                         return NULL;
-                off += next;
+                off += F64(d, Verneed, vn_next);
         }
         return NULL;
 }
@@ -223,7 +238,7 @@ int elf_view_foreach_symbol(const ElfView *v, bool dynamic, ElfSymbolFn fn, void
 
                         s.hidden = ver & 0x8000;
                         if (idx > 1)
-                                name = version_name(&vs, s.defined, idx);
+                                name = s.defined ? verdef_name(&vs, idx) : verneed_name(&vs, idx);
                         s.version = name ?: "";
                 }
                 r = fn(&s, userdata);
