@@ -497,14 +497,11 @@ int nm_profile_update(sd_bus *bus, const NMProfile *p, const UserData *data, boo
         r = nm_bus_new_call(bus, p->path, NM_IFACE_CONNECTION, "Update2", &m);
         if (r >= 0)
                 r = nm_settings_append(m, p->settings, data);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "u", runtime ? NM_UPDATE2_IN_MEMORY : NM_UPDATE2_TO_DISK);
         /* "version-id" exists where VersionId does (NetworkManager ≥ 1.44); older versions reject
-         * any argument but "plugin". */
-        if (r >= 0 && p->has_version_id)
-                r = sd_bus_message_append(m, "a{sv}", 1, "version-id", "t", p->version_id);
-        else if (r >= 0)
-                r = sd_bus_message_append(m, "a{sv}", 0);
+         * any argument but "plugin": an empty a{sv} then (the entry's arguments are left unread). */
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ua{sv}", runtime ? NM_UPDATE2_IN_MEMORY : NM_UPDATE2_TO_DISK,
+                                          p->has_version_id ? 1 : 0, "version-id", "t", p->version_id);
         if (r < 0)
                 return failed_errno(r, "build the update of profile '%s'", p->id);
         snprintf(what, sizeof what, "update NetworkManager profile '%s'", p->id);

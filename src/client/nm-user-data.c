@@ -55,22 +55,6 @@ int user_data_set(UserData *d, const char *key, const char *value)
         return 0;
 }
 
-/* Removes every igmpd key. */
-static void user_data_remove_igmpd(UserData *d)
-{
-        size_t j = 0;
-
-        for (size_t i = 0; i < d->n; i++) {
-                if (user_data_key_is_igmpd(d->entries[i].key)) {
-                        free(d->entries[i].key);
-                        free(d->entries[i].value);
-                        continue;
-                }
-                d->entries[j++] = d->entries[i];
-        }
-        d->n = j;
-}
-
 size_t user_data_count_igmpd(const UserData *d)
 {
         size_t n = 0;
@@ -80,13 +64,13 @@ size_t user_data_count_igmpd(const UserData *d)
         return n;
 }
 
-/* Sets every entry of from (only igmpd's with igmpd_only) in d. */
-static int user_data_set_all(UserData *d, const UserData *from, bool igmpd_only)
+/* Sets the entries of from in d: every one (igmpd 0), igmpd's (igmpd > 0) or the others (< 0). */
+static int user_data_set_all(UserData *d, const UserData *from, int igmpd)
 {
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < from->n; i++)
-                if (!igmpd_only || user_data_key_is_igmpd(from->entries[i].key))
+                if (igmpd == 0 || user_data_key_is_igmpd(from->entries[i].key) == (igmpd > 0))
                         r = user_data_set(d, from->entries[i].key, from->entries[i].value);
         return r;
 }
@@ -106,11 +90,9 @@ static int user_data_rewrite(UserData *d, bool clear, const UserData *from, cons
         UserData new = {};
         int r;
 
-        r = user_data_set_all(&new, d, false);
-        if (r >= 0 && clear)
-                user_data_remove_igmpd(&new);
+        r = user_data_set_all(&new, d, clear ? -1 : 0);
         if (r >= 0 && from)
-                r = user_data_set_all(&new, from, true);
+                r = user_data_set_all(&new, from, 1);
         for (Knob k = 0; r >= 0 && set && k < _KNOB_MAX; k++) {
                 char key[64], v[32];
 
