@@ -190,6 +190,9 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
         const void *a[_ARRAYS];
         size_t n[_ARRAYS] = {};
         char **strings[] = { &l->name, &l->type, &l->kind, &l->mac_address, &l->state, &l->last_error };
+        char ***lists[_ARRAYS] = { [ALT] = &l->alternative_names, [MATCHED] = &l->matched_files,
+                                   [IGNORED] = &l->ignored_sources };
+        _cleanup_free_ char **str = NULL;
         int r;
 
         r = sd_bus_message_enter_container(m, 'r', "iuuuuuuauauaiaiauau");
@@ -205,18 +208,12 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
         if (r < 0)
                 return r;
 
-        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
-                if (s[i] >= n_tab)
-                        return -EBADMSG;
-                *strings[i] = strdup(tab[s[i]]);
-                if (!*strings[i])
-                        return -ENOMEM;
-        }
-        r = strv_from_indexes(tab, n_tab, a[ALT], n[ALT], &l->alternative_names);
-        if (r >= 0)
-                r = strv_from_indexes(tab, n_tab, a[MATCHED], n[MATCHED], &l->matched_files);
-        if (r >= 0)
-                r = strv_from_indexes(tab, n_tab, a[IGNORED], n[IGNORED], &l->ignored_sources);
+        r = strv_from_indexes(tab, n_tab, s, ELEMENTSOF(strings), &str); /* each taken by l */
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
+                *strings[i] = str[i];
+        for (size_t i = 0; r >= 0 && i < _ARRAYS; i++)
+                if (lists[i])
+                        r = strv_from_indexes(tab, n_tab, a[i], n[i], lists[i]);
         if (r < 0)
                 return r;
         const int32_t *kernel = a[KERNEL], *policy = a[POLICY];
