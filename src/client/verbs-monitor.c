@@ -304,7 +304,6 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
         char *before[CLIENT_LINK_FIELDS] = {};
-        ClientLink *ml;
         ClientLink old, *l;
         unsigned changed = 0;
         int r = 0;
@@ -316,14 +315,13 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         if (!streq(iface, IGMPD_LINK_INTERFACE))
                 return 0;
 
-        ml = monitor_find(m, path);
-        if (!ml) {
+        l = monitor_find(m, path);
+        if (!l) {
                 /* Not seen yet (started while the link appeared): fetch it whole. */
                 ClientLink fresh;
-                if (client_link_fetch(m->bus, path, &fresh) < 0 || !(ml = monitor_add(m, path, &fresh)))
+                if (client_link_fetch(m->bus, path, &fresh) < 0 || !(l = monitor_add(m, path, &fresh)))
                         return 0;
         }
-        l = ml;
 
         /* Keep the old values for "old → new". */
         client_link_init(&old);
@@ -338,12 +336,10 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         }
         if (r >= 0)
                 r = client_link_read_properties(msg, l, &changed);
-        if (r < 0)
-                goto finish;
 
-        if (arg_json != JSON_OFF)
+        if (r >= 0 && arg_json != JSON_OFF)
                 print_json_link_event("changed", l, changed);
-        else {
+        else if (r >= 0) {
                 for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++) {
                         const ClientLinkField *f = &client_link_fields[i];
                         _cleanup_free_ char *now = NULL;
@@ -356,7 +352,6 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                 if (changed & CLIENT_PROP_KNOBS)
                         print_knob_changes(&old, l);
         }
-finish:
         for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
                 free(before[i]);
         client_link_done(&old);
@@ -438,7 +433,7 @@ int verb_monitor(int argc, char **argv, sd_bus *bus)
                 { IGMPD_MANAGER_PATH, "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved", on_interfaces_removed },
                 { NULL, IGMPD_LINK_INTERFACE, "KnobOverridden", on_knob_overridden },
         };
-        Monitor m = { .bus = bus };
+        _cleanup_(monitor_clear) Monitor m = { .bus = bus };
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(signals); i++)
@@ -456,12 +451,9 @@ int verb_monitor(int argc, char **argv, sd_bus *bus)
 
         r = monitor_load(&m);
         if (r < 0)
-                goto finish;
+                return r;
 
         if (arg_legend)
                 fprintf(stderr, "Monitoring igmpd; press Ctrl-C to stop.\n");
-        r = client_run_until_interrupted(bus);
-finish:
-        monitor_clear(&m);
-        return r;
+        return client_run_until_interrupted(bus);
 }
