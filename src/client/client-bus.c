@@ -271,11 +271,9 @@ int client_resolve_link(sd_bus *bus, const char *link, int *ret_ifindex, char **
 
         /* Up to 10 digits is an ifindex (a longer number, a name). */
         if (strlen(link) <= 10 && parse_unsigned_range(link, link + strlen(link), 10, UINT64_MAX, &v) >= 0) {
-                if (v == 0 || v > INT32_MAX) {
-                        fprintf(stderr, "No such link: %s (see igmpctl list)\n", link);
-                        client_exit_status = EXIT_NO_SUCH_LINK;
-                        return -ENODEV;
-                }
+                if (v == 0 || v > INT32_MAX) /* as igmpd would answer */
+                        return client_call_error(&SD_BUS_ERROR_MAKE_CONST("org.igmpd1.Error.NoSuchLink", NULL),
+                                                 -ENODEV, "look up the link", link);
                 ifindex = (int32_t) v;
                 r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "GetLinkByIndex", 0, "look up the link", link,
                                 &reply, "i", ifindex);
