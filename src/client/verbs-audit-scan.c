@@ -222,12 +222,10 @@ int verb_audit_scan(int argc, char **argv)
         if (arg_follow)
                 return usage_error("--follow goes with audit, not with audit scan.");
 
-        if (argc > 1)
-                for (int i = 1; i < argc && r >= 0; i++)
-                        r = scan_path(&s, argv[i], true);
-        else
-                for (size_t i = 0; default_paths[i] && r >= 0; i++)
-                        r = scan_path(&s, default_paths[i], false);
+        const char *const *paths = argc > 1 ? (const char *const *) argv + 1 : default_paths;
+
+        for (const char *const *p = paths; *p && r >= 0; p++)
+                r = scan_path(&s, *p, argc > 1);
         if (r == -ENOMEM)
                 fprintf(stderr, "Out of memory while scanning.\n");
         if (r < 0)
