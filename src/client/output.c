@@ -243,10 +243,7 @@ void output_field_color(FILE *f, size_t label_width, const char *label, const ch
 
         /* As table cells: no control character raw to the terminal. */
         escaped = utf8_escape_dup(value, UTF8_ESCAPE_SHOWN);
-        if (escaped)
-                value = escaped;
-        else
-                value = "(out of memory)";
+        value = escaped ?: "(out of memory)";
         fprintf(f, "%*s%s ", (int) label_width, label, *label ? ":" : " ");
         if (columns != SIZE_MAX && used + utf8_width(value) > columns && columns > used + TABLE_ELLIPSIZE_MIN) {
                 shortened = ellipsize(value, columns - used, ELLIPSIZE_PATH);

@@ -49,11 +49,7 @@ static bool colors_wanted(void)
                         return true;
                 /* Anything else: as if unset. */
         }
-        if (!isempty(getenv("NO_COLOR")))
-                return false;
-        if (streq_ptr(term, "dumb"))
-                return false;
-        return stdout_tty;
+        return isempty(getenv("NO_COLOR")) && !streq_ptr(term, "dumb") && stdout_tty;
 }
 
 void terminal_init(void)
