@@ -158,24 +158,28 @@ static void print_state_names(const ClientLink *links, size_t n, const char *sta
                 output_field_color(stdout, FIELD_WIDTH, label, line, state_color(state));
 }
 
-/* "3 from /etc/igmpd/conf.d/10-ns.conf": a namespace knob's value (now; -1: the knob is not
- * there) and where igmpd's (want; -1: none) came from. Returns the colour to show it in. */
-static Color ns_knob_line(NsKnob k, int32_t now, int32_t want, const char *source, char *line, size_t size)
+/* Prints under label (after "NETNS: " with netns) "3 from /etc/igmpd/conf.d/10-ns.conf": a
+ * namespace knob's value (now; -1: the knob is not there) and where igmpd's (want; -1: none) came from. */
+static void print_ns_knob_line(NsKnob k, const char *label, const char *netns, int32_t now, int32_t want,
+                               const char *source)
 {
-        if (now < 0) {
-                snprintf(line, size, "unavailable (%s exists only in the host's initial network namespace)%s%s",
+        char line[600];
+        size_t n = netns ? (size_t) snprintf(line, sizeof line, "%.*s: ", NETNS_NAME_MAX, netns) : 0;
+        size_t size = sizeof line - n;
+
+        if (now < 0)
+                snprintf(line + n, size, "unavailable (%s exists only in the host's initial network namespace)%s%s",
                          ns_knob_sysctl_name(k), want >= 0 ? "; wanted by " : "", want >= 0 ? strempty(source) : "");
-                return COLOR_GREY;
-        }
-        if (want < 0)
-                snprintf(line, size, "%" PRIi32 " (%s: no file sets it, igmpd leaves it)", now, ns_knob_sysctl_name(k));
-        else if (now != want) {
-                snprintf(line, size, "%" PRIi32 "* (igmpd's value is %" PRIi32 " from %s: another process changed it)",
+        else if (want < 0)
+                snprintf(line + n, size, "%" PRIi32 " (%s: no file sets it, igmpd leaves it)", now,
+                         ns_knob_sysctl_name(k));
+        else if (now != want)
+                snprintf(line + n, size, "%" PRIi32 "* (igmpd's value is %" PRIi32 " from %s: another process changed it)",
                          now, want, strempty(source));
-                return COLOR_YELLOW;
-        } else
-                snprintf(line, size, "%" PRIi32 " from %s", now, strempty(source));
-        return COLOR_NORMAL;
+        else
+                snprintf(line + n, size, "%" PRIi32 " from %s", now, strempty(source));
+        output_field_color(stdout, FIELD_WIDTH, label, line,
+                           now < 0 ? COLOR_GREY : want >= 0 && now != want ? COLOR_YELLOW : COLOR_NORMAL);
 }
 
 /* A namespace knob of igmpd's own namespace (Manager.IGMPRobustness, MLDRobustness). Nothing from
@@ -185,14 +189,10 @@ static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *source = NULL;
         int32_t now = -1, want = -1;
-        char line[512];
-        Color color;
 
         if (client_read_property(bus, IGMPD_MANAGER_INTERFACE, ns_knob_info(k)->property, CLIENT_CALL_QUIET, NULL,
-                                 &reply, "(iis)", &now, &want, &source) <= 0)
-                return;
-        color = ns_knob_line(k, now, want, source, line, sizeof line);
-        output_field_color(stdout, FIELD_WIDTH, label, line, color);
+                                 &reply, "(iis)", &now, &want, &source) > 0)
+                print_ns_knob_line(k, label, NULL, now, want, source);
 }
 
 /* igmp_qrv of each followed namespace a file sets it in (or someone changed it in), then how many
@@ -203,22 +203,17 @@ static void print_ns_robustness(sd_bus *bus)
         const char *netns, *source;
         int32_t now, want;
         size_t n_left = 0;
-        char line[600], text[512];
+        char line[600];
 
         if (client_get_property(bus, IGMPD_MANAGER_INTERFACE, "IGMPRobustnessByNamespace", "a{s(iis)}",
                                 CLIENT_CALL_QUIET, NULL, &reply) <= 0 ||
             sd_bus_message_enter_container(reply, 'a', "{s(iis)}") < 0)
                 return; /* an igmpd without it */
         while (sd_bus_message_read(reply, "{s(iis)}", &netns, &now, &want, &source) > 0) {
-                Color color;
-
-                if (want < 0) {
+                if (want < 0)
                         n_left++;
-                        continue;
-                }
-                color = ns_knob_line(NS_KNOB_IGMP_QRV, now, want, source, text, sizeof text);
-                snprintf(line, sizeof line, "%s: %s", netns, text);
-                output_field_color(stdout, FIELD_WIDTH, "", line, color);
+                else
+                        print_ns_knob_line(NS_KNOB_IGMP_QRV, "", netns, now, want, source);
         }
         if (n_left > 0) {
                 snprintf(line, sizeof line, "%zu other followed namespace%s: no file sets igmp_qrv", n_left,
