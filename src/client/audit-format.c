@@ -37,16 +37,14 @@ int audit_view_read(sd_bus_message *m, AuditEventView *ret)
 
         *ret = (AuditEventView) { .partial = -1 };
         r = sd_bus_message_read(m, "tsuss", &ret->realtime_usec, &ret->source, &ret->pid, &ret->comm, &ret->exe);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_array(m, 'i', &p, &size);
+        if (r >= 0)
+                r = sd_bus_message_read_array(m, 'i', &p, &size);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "su", &path, &ret->repeats);
         if (r < 0)
                 return r;
         ret->name = p;
         ret->n_name = size / sizeof(int32_t);
-        r = sd_bus_message_read(m, "su", &path, &ret->repeats);
-        if (r < 0)
-                return r;
         audit_view_set_path(ret, path);
         return 0;
 }
