@@ -16,8 +16,7 @@
 
 void helper_reply_done(HelperReply *r)
 {
-        for (size_t i = 0; i < r->n_fds; i++)
-                safe_close(r->fds[i]);
+        close_many(r->fds, r->n_fds);
         r->n_fds = 0;
 }
 

@@ -90,8 +90,7 @@ static int serve_one(int fd)
                         helper_reply_error(&r, -EOPNOTSUPP, "this igmpd-bpf does not handle %s%s", bpf_op_to_string(req.op),
                                            HAVE_BPF_AUDIT ? "" : " (the audit programs are built for x86_64 only)");
         }
-        for (size_t i = 0; i < n_fds; i++)
-                safe_close(fds[i]);
+        close_many(fds, n_fds);
         if (r.reply.error < 0) {
                 helper_reply_done(&r); /* an error reply carries no fds */
                 r.reply.n_entries = 0;

@@ -55,8 +55,7 @@ void audit_bpf_request_sweep(AuditSource *s)
 static void audit_bpf_detach(AuditBpf *b)
 {
         b->reader = bpf_reader_free(b->reader);
-        for (size_t i = 0; i < b->n_fds; i++)
-                safe_close(b->fds[i]);
+        close_many(b->fds, b->n_fds);
         b->n_fds = 0;
 }
 

@@ -107,8 +107,7 @@ AuditLibc *audit_libc_free(AuditLibc *l)
         if (!l)
                 return NULL;
         bpf_helper_call_cancel(l->helper, l->call);
-        for (size_t i = 0; i < l->n_links; i++)
-                safe_close(l->links[i]);
+        close_many(l->links, l->n_links);
         safe_close(l->program_fd);
         sd_event_source_disable_unref(l->timer);
         sd_event_source_disable_unref(l->inotify_source);
@@ -220,8 +219,7 @@ static void audit_libc_on_rescanned(int error, const char *reason, const BpfRepl
                         l->sweep = l->sweep || l->sweeping;
                 }
         }
-        for (size_t i = 0; i < n_fds; i++)
-                safe_close(fds[i]); /* what take_reply left: nothing a rescan should bring */
+        close_many(fds, n_fds); /* what take_reply left: nothing a rescan should bring */
         audit_libc_schedule(l);
 }
 

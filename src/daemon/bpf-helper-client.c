@@ -61,17 +61,11 @@ struct BpfHelper {
         sd_event_source *kick_source; /* starts the next call from the event loop */
 };
 
-static void close_fds(const int *fds, size_t n_fds)
-{
-        for (size_t i = 0; i < n_fds; i++)
-                safe_close(fds[i]);
-}
-
 static void call_free(BpfHelperCall *c)
 {
         if (!c)
                 return;
-        close_fds(c->fds, c->n_fds);
+        close_many(c->fds, c->n_fds);
         free(c);
 }
 
@@ -263,7 +257,7 @@ static void call_complete(BpfHelper *h, int error, const char *reason, const Bpf
         if (c->cb)
                 c->cb(error, reason, reply, fds, n_fds, c->userdata);
         else
-                close_fds(fds, n_fds);
+                close_many(fds, n_fds);
         call_free(c);
         if (h->socket_path && h->conn_fd >= 0 &&
             sd_event_add_time_relative(h->event, &h->timeout_source, CLOCK_MONOTONIC, BPF_HELPER_IDLE_USEC, 0,
@@ -339,7 +333,7 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
         if (r == -EAGAIN)
                 return 0;
         if (r >= 0 && fds_in_reserve(fds, n_fds)) {
-                close_fds(fds, n_fds);
+                close_many(fds, n_fds);
                 r = -EMFILE;
         }
         if (r == -EMFILE)
@@ -351,7 +345,7 @@ static int on_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata
                           r == -ECONNRESET ? "the connection to" : "receiving from", h->description,
                           r == -ECONNRESET ? "it closed without a reply (see its log)" : strerror(-r));
         else if (bpf_reply_validate(reply, len, n_fds) < 0) {
-                close_fds(fds, n_fds);
+                close_many(fds, n_fds);
                 call_fail(h, EBADMSG, "the BPF helper (%s) sent a malformed reply (%zu bytes, %zu fds)",
                           h->description, len, n_fds);
         } else

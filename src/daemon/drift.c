@@ -259,8 +259,7 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
         d->link_fd = bpf_reply_take_fd(reply, fds, BPF_FD_LINK, &link);
         if (link)
                 snprintf(d->where, sizeof d->where, "%s", link->path);
-        for (size_t i = 0; i < n_fds; i++)
-                safe_close(fds[i]);
+        close_many(fds, n_fds);
         if (r < 0 || d->link_fd < 0) {
                 drift_watch_fail(d, what);
                 return;

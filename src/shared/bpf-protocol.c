@@ -153,8 +153,7 @@ int bpf_protocol_recv_room(int sock, void *buf, size_t size, size_t *ret_len, in
                 }
         }
         if (too_many || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-                for (size_t i = 0; i < n_fds; i++)
-                        safe_close(fds[i]);
+                close_many(fds, n_fds);
                 return !too_many && (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) == MSG_CTRUNC ? -EMFILE : -EBADMSG;
         }
         if (n == 0 && n_fds == 0)

@@ -60,6 +60,12 @@ static inline int safe_close(int fd)
         return -EBADF;
 }
 
+static inline void close_many(const int *fds, size_t n_fds)
+{
+        for (size_t i = 0; i < n_fds; i++)
+                safe_close(fds[i]);
+}
+
 static inline void closep(int *fd)
 {
         safe_close(*fd);
