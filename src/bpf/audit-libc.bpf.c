@@ -118,7 +118,5 @@ int igmpd_exec_watch(__u64 *ctx)
         rec.root_ino = key.ino;
         if (bpf_ringbuf_output(&events, &rec, sizeof rec, 0) < 0)
                 __sync_fetch_and_add(&counters.lost, 1);
-        else
-                __sync_fetch_and_add(&counters.roots, 1);
         return 0;
 }

@@ -66,5 +66,4 @@ struct audit_record_new_root {
 struct audit_counters {
         __u64 calls;   /* calls seen */
         __u64 lost;    /* records dropped: ring buffer full */
-        __u64 roots;   /* AUDIT_RECORD_NEW_ROOT sent */
 };
