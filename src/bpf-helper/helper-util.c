@@ -114,7 +114,7 @@ const char *helper_kernel_unsupported(void)
 
 static char libbpf_last[BPF_PROTOCOL_REASON_MAX];
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+int helper_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
         char line[1024];
         size_t n;
@@ -131,11 +131,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
         }
         log_debug("%s", line);
         return 0;
-}
-
-void helper_libbpf_setup(void)
-{
-        libbpf_set_print(libbpf_print);
 }
 
 int helper_reply_bpf_error(HelperReply *r, int error, const char *what)

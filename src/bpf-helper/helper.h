@@ -75,8 +75,8 @@ const char *helper_kernel_unsupported(void);
 /* Turns a failed load or attach into a reason naming the missing privilege or kernel feature. */
 int helper_reply_bpf_error(HelperReply *r, int error, const char *what);
 
-/* Captures libbpf's log: its last warning goes into helper_reply_bpf_error()'s reasons. */
-void helper_libbpf_setup(void);
+/* libbpf's log (libbpf_set_print()): its last warning goes into helper_reply_bpf_error()'s reasons. */
+int helper_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap);
 
 /* A request's handler; fds: the descriptors that came with the request (still owned by the caller). */
 typedef int HelperHandler(const BpfRequest *req, const int *fds, size_t n_fds, HelperReply *r);

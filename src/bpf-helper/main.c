@@ -152,7 +152,7 @@ int main(int argc, char *argv[])
                                    CAP_MASK(CAP_SYS_PTRACE));
         if (r < 0)
                 log_debug_errno(r, "Cannot drop the capabilities the helper does not use, ignoring: %m");
-        helper_libbpf_setup();
+        libbpf_set_print(helper_libbpf_print);
         (void) signal(SIGALRM, SIG_DFL); /* an ignored signal stays ignored across exec */
 
         while ((r = serve_one(fd)) > 0)
