@@ -97,25 +97,9 @@ int audit_event_fill(AuditEvent *e, const char *comm, size_t comm_len, const cha
 /* The igmpd knob a complete path names, and its interface ("all", "default" or a name). */
 static Knob path_knob(const char *path, const char **ret_ifname, size_t *ret_ifname_len)
 {
-        const char *rest = NULL, *slash;
-        KnobFamily family;
-        Knob k;
+        const char *p = startswith(path, "/proc/sys/");
 
-        if ((rest = startswith(path, "/proc/sys/net/ipv4/conf/")))
-                family = KNOB_FAMILY_IPV4;
-        else if ((rest = startswith(path, "/proc/sys/net/ipv6/conf/")))
-                family = KNOB_FAMILY_IPV6;
-        else
-                return _KNOB_INVALID;
-        slash = strchr(rest, '/');
-        if (!slash || slash == rest)
-                return _KNOB_INVALID;
-        k = knob_from_string(slash + 1);
-        if (k < 0 || knob_info(k)->family != family)
-                return _KNOB_INVALID;
-        *ret_ifname = rest;
-        *ret_ifname_len = (size_t) (slash - rest);
-        return k;
+        return p ? knob_from_sysctl_path(p, ret_ifname, ret_ifname_len) : _KNOB_INVALID;
 }
 
 void audit_event_fix(const AuditEvent *e, char *buf, size_t size)

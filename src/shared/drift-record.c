@@ -22,8 +22,7 @@ static bool parse_field(const char *buf, size_t size, int32_t len, int32_t *ret)
 int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
 {
         struct drift_record r;
-        const char *rest, *slash;
-        KnobFamily family;
+        const char *rest, *slash, *ifname;
         DriftWrite w = {};
         size_t n;
 
@@ -35,38 +34,27 @@ int drift_record_parse(const void *data, size_t size, DriftWrite *ret)
         if (r.name_len < 0 || (size_t) r.name_len >= sizeof r.name || !memchr(r.name, '\0', sizeof r.name))
                 return -ENOENT; /* truncated (-E2BIG): longer than any of ours */
 
-        if ((rest = startswith(r.name, "net/ipv4/")))
-                family = KNOB_FAMILY_IPV4;
-        else if ((rest = startswith(r.name, "net/ipv6/")))
-                family = KNOB_FAMILY_IPV6;
-        else
-                return -ENOENT;
-        w.ns_knob = ns_knob_from_string(rest);
-        if (w.ns_knob >= 0) {
-                if (ns_knob_info(w.ns_knob)->family != family)
+        w.knob = knob_from_sysctl_path(r.name, &ifname, &n);
+        if (w.knob >= 0) {
+                if (n >= sizeof w.ifname)
                         return -ENOENT;
-                w.knob = _KNOB_INVALID;
+                memcpy(w.ifname, ifname, n);
+                w.ifname[n] = '\0';
+                if (!ifname_valid(w.ifname))
+                        return -ENOENT;
+                w.ns_knob = _NS_KNOB_INVALID;
+                w.scope = streq(w.ifname, "all") ? DRIFT_SCOPE_ALL :
+                          streq(w.ifname, "default") ? DRIFT_SCOPE_DEFAULT : DRIFT_SCOPE_LINK;
+        } else {
+                /* A namespace knob: "net/ipv4/igmp_qrv". */
+                rest = startswith(r.name, "net/");
+                slash = rest ? strchr(rest, '/') : NULL;
+                w.ns_knob = slash ? ns_knob_from_string(slash + 1) : _NS_KNOB_INVALID;
+                if (w.ns_knob < 0 || (size_t) (slash - rest) != STRLEN("ipv4") ||
+                    !startswith(rest, knob_family_dir(ns_knob_info(w.ns_knob)->family)))
+                        return -ENOENT;
                 w.scope = DRIFT_SCOPE_NAMESPACE;
-                goto writer;
         }
-        rest = startswith(rest, "conf/");
-        slash = rest ? strchr(rest, '/') : NULL;
-        if (!slash)
-                return -ENOENT;
-        n = (size_t) (slash - rest);
-        if (n == 0 || n >= sizeof w.ifname)
-                return -ENOENT;
-        memcpy(w.ifname, rest, n);
-        w.ifname[n] = '\0';
-        if (!ifname_valid(w.ifname))
-                return -ENOENT;
-        w.scope = streq(w.ifname, "all") ? DRIFT_SCOPE_ALL :
-                  streq(w.ifname, "default") ? DRIFT_SCOPE_DEFAULT : DRIFT_SCOPE_LINK;
-        w.knob = knob_from_string(slash + 1);
-        if (w.knob < 0 || knob_info(w.knob)->family != family)
-                return -ENOENT;
-
-writer:
         w.pid = r.tgid;
         w.uid = r.uid;
         w.netns = r.netns;

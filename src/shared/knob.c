@@ -126,6 +126,19 @@ const char *knob_family_dir(KnobFamily f)
         return f == KNOB_FAMILY_IPV6 ? "ipv6" : "ipv4";
 }
 
+Knob knob_from_sysctl_path(const char *path, const char **ret_ifname, size_t *ret_ifname_len)
+{
+        const char *rest = startswith(path, "net/ipv4/conf/") ?: startswith(path, "net/ipv6/conf/");
+        const char *slash = rest ? strchr(rest, '/') : NULL;
+        Knob k = slash && slash > rest ? knob_from_string(slash + 1) : _KNOB_INVALID;
+
+        if (k < 0 || !startswith(path + STRLEN("net/"), knob_family_dir(knob_info(k)->family)))
+                return _KNOB_INVALID;
+        *ret_ifname = rest;
+        *ret_ifname_len = (size_t) (slash - rest);
+        return k;
+}
+
 int32_t knob_max_value(Knob k)
 {
         const KnobInfo *i = knob_info(k);

@@ -66,6 +66,9 @@ Knob knob_from_string(const char *s);
 Knob knob_from_config_key(const char *section, const char *key);
 Knob knob_from_option(const char *option);
 const char *knob_family_dir(KnobFamily f); /* "ipv4" or "ipv6" */
+/* The knob of "net/ipv4/conf/IFNAME/KNOB" or "net/ipv6/conf/…" (a file under /proc/sys), with
+ * IFNAME (not NUL-terminated) in *ret_ifname; _KNOB_INVALID for any other path. */
+Knob knob_from_sysctl_path(const char *path, const char **ret_ifname, size_t *ret_ifname_len);
 
 /* Checks a value against the knob's range. 0 or -ERANGE. */
 int knob_check_value(Knob k, int64_t v);
