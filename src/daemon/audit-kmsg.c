@@ -45,8 +45,7 @@ typedef struct AuditKmsg {
         char *seq_dir;     /* ROOT/run/igmpd, holding KMSG_SEQ_NAME */
         char *seq_path;
         char boot_id[SD_ID128_UUID_STRING_MAX];
-        bool have_last;
-        uint64_t last_seq;    /* last record read */
+        uint64_t last_seq;    /* last record read; UINT64_MAX: none yet */
         uint64_t written_seq; /* what seq_path holds: records up to it were handled (also by an
                                * earlier run: they are skipped) */
         bool written;
@@ -84,7 +83,7 @@ static bool kmsg_seq_behind(const AuditKmsg *k, uint64_t *ret)
 {
         uint64_t seq = k->last_seq;
 
-        if (!k->seq_path || !k->have_last)
+        if (!k->seq_path || k->last_seq == UINT64_MAX)
                 return false;
         if (k->assembler.pending) {
                 if (k->assembler.msg.seq == 0)
@@ -217,16 +216,13 @@ static void kmsg_handle_record(AuditKmsg *k, const char *buf, size_t len)
                 log_debug("Ignoring an unparsable kernel log record.");
                 return;
         }
-        if (k->have_last) {
-                lost = kmsg_seq_lost(k->last_seq, rec.seq);
-                if (lost > 0) {
-                        k->n_lost += lost;
-                        log_notice("%" PRIu64 " kernel log record%s lost before igmpd could read %s (%" PRIu64
-                                   " in total); a deprecated sysctl(2) warning among them is missed.",
-                                   lost, lost == 1 ? " was" : "s were", lost == 1 ? "it" : "them", k->n_lost);
-                }
+        lost = kmsg_seq_lost(k->last_seq, rec.seq);
+        if (lost > 0) {
+                k->n_lost += lost;
+                log_notice("%" PRIu64 " kernel log record%s lost before igmpd could read %s (%" PRIu64
+                           " in total); a deprecated sysctl(2) warning among them is missed.",
+                           lost, lost == 1 ? " was" : "s were", lost == 1 ? "it" : "them", k->n_lost);
         }
-        k->have_last = true;
         k->last_seq = rec.seq;
 
         if (k->written && rec.seq <= k->written_seq)
@@ -348,6 +344,7 @@ int audit_kmsg_new(const AuditSourceContext *ctx, const char *path, AuditSource 
                 return audit_source_reason(ctx, AUDIT_EVENT_SOURCE_KMSG, -ENOMEM, "out of memory");
         k->src = (AuditSource) { .ctx = ctx, .type = AUDIT_EVENT_SOURCE_KMSG, .free = audit_kmsg_free };
         k->fd = -EBADF;
+        k->last_seq = UINT64_MAX;
         k->stream = path != NULL;
 
         style = uname(&u) >= 0 ? kmsg_cont_style_from_release(u.release) : _KMSG_CONT_STYLE_INVALID;

@@ -262,8 +262,8 @@ int kmsg_assembler_push(KmsgAssembler *a, const KmsgRecord *r, KmsgMessage *ret)
         assert(r);
         assert(ret);
 
-        gap = a->have_seq && r->seq != a->last_seq + 1;
-        a->have_seq = true;
+        /* Before the first record nothing is open: a "gap" then changes nothing. */
+        gap = r->seq != a->last_seq + 1;
         a->last_seq = r->seq;
 
         if (!kmsg_record_is_kernel(r))

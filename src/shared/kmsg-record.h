@@ -54,7 +54,7 @@ static inline bool kmsg_record_is_kernel(const KmsgRecord *r)
 /*
  * Records missed between the last record read (prev_seq) and the one just read (seq): after a
  * read() failed with EPIPE the reader continues at the oldest record still in the buffer.
- * 0 when seq follows prev_seq or does not move forward.
+ * 0 when seq follows prev_seq or does not move forward, or prev_seq is UINT64_MAX (none read yet).
  */
 uint64_t kmsg_seq_lost(uint64_t prev_seq, uint64_t seq);
 
@@ -99,7 +99,6 @@ typedef struct KmsgMessage {
  */
 typedef struct KmsgAssembler {
         KmsgContStyle style;
-        bool have_seq;
         uint64_t last_seq;
         bool pending;       /* msg holds a message not handed out yet */
         bool open;          /* … which may still get fragments */
