@@ -121,7 +121,8 @@ static void audit_bpf_fail(AuditBpf *b, const char *reason)
         log_info("Audit source %s is not active: %s.", audit_event_source_to_string(b->src.type), reason);
         audit_bpf_detach(b);
         b->libc = audit_libc_free(b->libc);
-        audit_source_stop(&b->src, "%s", reason);
+        (void) audit_source_reason(b->src.ctx, b->src.type, 0, "%s", reason);
+        audit_source_stop(&b->src);
 }
 
 static void audit_bpf_on_attached(int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds,

@@ -188,8 +188,8 @@ int audit_source_reason(const AuditSourceContext *ctx, AuditEventSource type, in
 /* The source is set up: reader (NULL: none of its own) gets description and AUDIT_EVENT_PRIORITY;
  * active, no reason. */
 void audit_source_started(AuditSource *s, sd_event_source *reader, const char *description);
-/* The source was active and stops: its reason, inactive, and ctx->state_changed(). */
-void audit_source_stop(AuditSource *s, const char *fmt, ...) _printf_(2, 3);
+/* The source was active and stops (its reason set first): inactive, and ctx->state_changed(). */
+void audit_source_stop(AuditSource *s);
 /* Fills e (audit_event_fill(), with the context's resolver) and submits it; a failure is logged. */
 void audit_source_submit(AuditSource *s, AuditEvent *e, const char *comm, size_t comm_len, const char *exe,
                          size_t exe_len, const int *name, size_t n_name);

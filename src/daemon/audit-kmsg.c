@@ -285,7 +285,8 @@ static int kmsg_read_batch(AuditKmsg *k)
                         }
                         n = -errno;
                         log_error_errno(n, "Failed to read the kernel log, the kmsg audit source stops: %m");
-                        audit_source_stop(&k->src, "reading failed: %s", strerror(-n));
+                        (void) audit_source_reason(k->src.ctx, k->src.type, n, "reading failed: %s", strerror(-n));
+                        audit_source_stop(&k->src);
                 } else if (n == 0) {
                         /* End of a regular test file (a FIFO opened read-write never ends). */
                         if (k->stream && k->line_len > 0)

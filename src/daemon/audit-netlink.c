@@ -150,7 +150,9 @@ static void audit_netlink_receive_failed(AuditNetlink *n, int error)
         if (r < 0) {
                 /* No timer, no retry: stop rather than spin. */
                 log_warning_errno(r, "Failed to schedule reading audit records again, the audit source stops: %m");
-                audit_source_stop(&n->src, "cannot schedule reading audit records again: %s", strerror(-r));
+                (void) audit_source_reason(n->src.ctx, n->src.type, r, "cannot schedule reading audit records "
+                                           "again: %s", strerror(-r));
+                audit_source_stop(&n->src);
         }
 }
 

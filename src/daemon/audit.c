@@ -283,13 +283,8 @@ void audit_source_started(AuditSource *s, sd_event_source *reader, const char *d
         s->ctx->reason[s->type][0] = '\0';
 }
 
-void audit_source_stop(AuditSource *s, const char *fmt, ...)
+void audit_source_stop(AuditSource *s)
 {
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(s->ctx->reason[s->type], sizeof s->ctx->reason[s->type], fmt, ap);
-        va_end(ap);
         s->active = false;
         s->ctx->state_changed(s->ctx->userdata); /* Sources changed */
 }
