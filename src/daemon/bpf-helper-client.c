@@ -109,15 +109,14 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 static int helper_spawn(BpfHelper *h)
 {
         char listen_pid[32] = "LISTEN_PID=", *argv[] = { h->helper_path, NULL };
-        const char *log_target = getenv("SYSTEMD_LOG_TARGET"), *log_level = getenv("SYSTEMD_LOG_LEVEL");
         char env_target[64], env_level[64];
         char *envp[] = { (char *) "LISTEN_FDS=1", listen_pid, env_target, env_level, NULL };
         sigset_t mask;
         int sv[2], r;
         pid_t pid;
 
-        snprintf(env_target, sizeof env_target, "SYSTEMD_LOG_TARGET=%s", strempty(log_target));
-        snprintf(env_level, sizeof env_level, "SYSTEMD_LOG_LEVEL=%s", strempty(log_level));
+        snprintf(env_target, sizeof env_target, "SYSTEMD_LOG_TARGET=%s", strempty(getenv("SYSTEMD_LOG_TARGET")));
+        snprintf(env_level, sizeof env_level, "SYSTEMD_LOG_LEVEL=%s", strempty(getenv("SYSTEMD_LOG_LEVEL")));
         if (access(h->helper_path, X_OK) < 0)
                 return -errno;
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
