@@ -221,31 +221,20 @@ static int bus_manager_lookup_name(Manager *m, const char *name, Link **ret, sd_
         return 0;
 }
 
-static int bus_manager_method_get_link_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error)
-{
-        _cleanup_free_ char *path = NULL;
-        const char *name;
-        Link *l;
-        int r;
-
-        r = sd_bus_message_read(message, "s", &name);
-        if (r >= 0)
-                r = bus_manager_lookup_name(((BusContext *) userdata)->manager, name, &l, error);
-        if (r >= 0)
-                r = link_bus_path(l, &path);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(message, "io", l->ifindex, path);
-}
-
-/* Reads the ifindex argument and finds the link, or sets NoSuchLink/InvalidArgument. */
+/* Reads the link argument, an ifindex or (GetLinkByName) a name, and finds the link, or sets
+ * NoSuchLink/InvalidArgument. */
 static int bus_message_read_link(BusContext *c, sd_bus_message *message, Link **ret, sd_bus_error *error)
 {
+        const char *name;
         int32_t ifindex;
         char msg[256];
         Link *l;
         int r;
 
+        if (sd_bus_message_has_signature(message, "s")) {
+                r = sd_bus_message_read(message, "s", &name);
+                return r < 0 ? r : bus_manager_lookup_name(c->manager, name, ret, error);
+        }
         r = sd_bus_message_read(message, "i", &ifindex);
         if (r < 0)
                 return r;
@@ -259,7 +248,8 @@ static int bus_message_read_link(BusContext *c, sd_bus_message *message, Link **
         return 0;
 }
 
-static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *userdata, sd_bus_error *error)
+/* GetLinkByName → (ifindex, path), GetLinkByIndex → (name, path). */
+static int bus_manager_method_get_link(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         _cleanup_free_ char *path = NULL, *escaped = NULL;
         const char *name;
@@ -271,6 +261,8 @@ static int bus_manager_method_get_link_by_index(sd_bus_message *message, void *u
                 r = link_bus_path(l, &path);
         if (r < 0)
                 return r;
+        if (streq_ptr(sd_bus_message_get_member(message), "GetLinkByName"))
+                return sd_bus_reply_method_return(message, "io", l->ifindex, path);
         name = bus_escape(l->ifname, &escaped);
         return name ? sd_bus_reply_method_return(message, "so", name, path) : -ENOMEM;
 }
@@ -447,9 +439,9 @@ const sd_bus_vtable manager_vtable[] = {
                                  bus_manager_method_list_links_state, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetLinkByName", "s", SD_BUS_PARAM(name), "io",
                                  SD_BUS_PARAM(ifindex) SD_BUS_PARAM(path),
-                                 bus_manager_method_get_link_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
+                                 bus_manager_method_get_link, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetLinkByIndex", "i", SD_BUS_PARAM(ifindex), "so",
-                                 SD_BUS_PARAM(name) SD_BUS_PARAM(path), bus_manager_method_get_link_by_index,
+                                 SD_BUS_PARAM(name) SD_BUS_PARAM(path), bus_manager_method_get_link,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("SetLinkKnobs", "ia{sv}u",
                                  SD_BUS_PARAM(ifindex) SD_BUS_PARAM(knobs) SD_BUS_PARAM(flags), "", ,
