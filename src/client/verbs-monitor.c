@@ -13,7 +13,7 @@
  *   v0 (3): igmpv3_unsolicited_report_interval overridden by 'sysctl' (pid 812): 200ms → 1000ms,
  *           igmpd's value 200ms: reverted          (one line; KnobOverridden)
  *   igmpd: configuration reloaded, 2 policy files
- *   igmpd: stopped | started
+ *   igmpd: stopped | started        (started: its first pass over the links is over)
  * JSON (one object per line, each with "realtime_usec"):
  *   {"event":"added","link":{…}}  {"event":"removed","index":4,"name":"v2"}
  *   {"event":"changed","changed":["state",…],"link":{…}}  (keys as in the link object)
@@ -45,6 +45,7 @@ typedef struct Monitor {
         sd_bus *bus;
         ClientLink *links; /* each with its path */
         size_t n, allocated;
+        bool starting; /* igmpd's State was "starting" when they were read */
 } Monitor;
 
 static uint64_t now_usec(void)
@@ -136,12 +137,19 @@ static void monitor_clear(Monitor *m)
 }
 
 /* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
- * GetManagedObjects from an igmpd without it); their object paths follow from their ifindexes. */
+ * GetManagedObjects from an igmpd without it); their object paths follow from their ifindexes.
+ * igmpd's State first: during its first pass ("starting") it serves the links found so far and
+ * does not announce the others one by one; at its end (State "running") they are read again. */
 static int monitor_load(Monitor *m)
 {
+        _cleanup_free_ char *state = NULL;
         int r;
 
         monitor_clear(m);
+        /* An igmpd without State is running. */
+        if (sd_bus_get_property_string(m->bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE, "State",
+                                       NULL, &state) >= 0)
+                m->starting = streq(state, "starting");
         r = client_links_get_all(m->bus, &m->links, &m->n);
         if (r < 0)
                 return r;
@@ -272,25 +280,52 @@ static int on_interfaces_removed(sd_bus_message *msg, void *userdata, sd_bus_err
         return 0;
 }
 
+/* "igmpd: started" once its links are read (its first pass over them is over), or "stopped". */
+static void print_started(bool started)
+{
+        if (arg_json != JSON_OFF)
+                print_simple_event(started ? "started" : "stopped", 0, NULL);
+        else
+                monitor_line("igmpd: %s", started ? "started" : "stopped");
+}
+
+typedef struct ManagerChange {
+        char **files; /* ConfigFiles */
+        char *state;  /* State */
+} ManagerChange;
+
+static void manager_change_done(ManagerChange *c)
+{
+        strv_free(c->files);
+        free(c->state);
+}
+
 static int manager_property(sd_bus_message *msg, const char *name, void *userdata)
 {
-        return streq(name, "ConfigFiles") ? bus_read_variant_strv(msg, "as", userdata) : 0;
+        ManagerChange *c = userdata;
+
+        if (streq(name, "ConfigFiles"))
+                return bus_read_variant_strv(msg, "as", &c->files);
+        return streq(name, "State") ? bus_read_variant_string(msg, "s", &c->state) : 0;
 }
 
 static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 {
-        _cleanup_strv_free_ char **files = NULL;
+        _cleanup_(manager_change_done) ManagerChange c = {};
         int r;
 
-        r = bus_read_dict(msg, manager_property, &files);
-        if (r >= 0 && files) {
-                size_t n = strv_length(files);
+        r = bus_read_dict(msg, manager_property, &c);
+        if (r >= 0 && streq_ptr(c.state, "running")) { /* the configuration comes with it: no reload */
+                if (m->starting && monitor_load(m) >= 0)
+                        print_started(true);
+        } else if (r >= 0 && c.files) {
+                size_t n = strv_length(c.files);
 
                 if (arg_json != JSON_OFF) {
                         JsonWriter w;
 
                         json_begin_event(&w, "reloaded");
-                        json_field_strv(&w, "config_files", (const char *const *) files);
+                        json_field_strv(&w, "config_files", (const char *const *) c.files);
                         json_end_object(&w);
                         (void) json_done(&w);
                 } else
@@ -411,14 +446,11 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
         if (sd_bus_message_read(msg, "sss", &name, &old, &new) < 0 || !streq(name, IGMPD_BUS_NAME))
                 return 0;
-        if (arg_json != JSON_OFF)
-                print_simple_event(isempty(new) ? "stopped" : "started", 0, NULL);
-        else
-                monitor_line("igmpd: %s", isempty(new) ? "stopped" : "started");
-        if (isempty(new))
+        if (isempty(new)) {
                 monitor_clear(m);
-        else
-                (void) monitor_load(m);
+                print_started(false);
+        } else if (monitor_load(m) >= 0 && !m->starting) /* else once its first pass is over */
+                print_started(true);
         return 0;
 }
 

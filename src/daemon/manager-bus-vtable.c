@@ -84,6 +84,8 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 
         if (streq(property, "Version"))
                 return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+        if (streq(property, "State")) /* links are announced once it is "running" */
+                return sd_bus_message_append(reply, "s", m->first_pass ? "starting" : "running");
         if (streq(property, "KernelFeatures")) {
                 r = sd_bus_message_open_container(reply, 'a', "{sb}");
                 for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
@@ -419,6 +421,7 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
 
         SD_BUS_PROPERTY("Version", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("State", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("KernelFeatures", "a{sb}", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("ConfigFiles", "as", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ConfigProblems", "a(sus)", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

@@ -336,14 +336,17 @@ static void manager_bus_emit_changed(ManagerBus *b, char **names)
                 log_debug_errno(r, "Failed to send PropertiesChanged for %s, ignoring: %m", names[0]);
 }
 
-/* After a reload: ConfigFiles changed, and the NetworkManager follower may be new (or gone). */
+/* After a reload: ConfigFiles changed, and the NetworkManager follower may be new (or gone).
+ * The first call is the first pass's end (a reload asked for during the pass waits for it):
+ * State turns "running", and clients that read the links meanwhile read them again. */
 static void manager_bus_on_reloaded(Manager *m, void *userdata)
 {
         ManagerBus *b = userdata;
+        char *names[] = { "State", "ConfigFiles", "ConfigProblems", "NConfigProblems", "DriftAction", NULL };
 
         nm_set_bus(m->nm, b->ctx.bus);
-        manager_bus_emit_changed(b, (char *[]) { "ConfigFiles", "ConfigProblems", "NConfigProblems", "DriftAction",
-                                                 NULL });
+        manager_bus_emit_changed(b, b->running_announced ? names + 1 : names);
+        b->running_announced = true;
 }
 
 /* The drift watch started, stopped or failed. */

@@ -27,6 +27,7 @@ typedef struct ManagerBus {
         sd_event_source *reconnect_source;
         sd_event_source *stall_source; /* post source, on while the connection is not up */
         bool down_logged;
+        bool running_announced; /* State "running": the first pass's end, told once */
 } ManagerBus;
 
 extern const sd_bus_vtable manager_vtable[];

@@ -36,6 +36,14 @@ _T_PIDS+=("$!")
         sleep 0.01
 done ) &
 _T_PIDS+=("$!")
+# igmpctl monitor, started as soon as igmpd has its name: during the first pass, whose links
+# are not announced one by one. At the pass's end (State "running") it reads them again and
+# says "igmpd: started".
+( for _ in $(seq 3000); do
+        bus_has_owner org.igmpd1 && exec "$IGMPCTL" monitor > "$T_TMP/mon.txt" 2> "$T_TMP/mon.err"
+        sleep 0.01
+done ) &
+_T_PIDS+=("$!")
 IGMPD_LOG_LEVEL=info igmpd_start "$NS"
 igmpd_wait_bus
 ALL=$(bctl call org.igmpd1 /org/igmpd1 org.igmpd1.Manager ListLinks | awk '{ print $2 }')
@@ -56,4 +64,17 @@ if grep -q 'Reload requested during the first pass' "$T_LOG"; then
 else
         [ "$reload_at" -gt "$ready_at" ] || fail "igmpd reloaded before it was ready, without saying the reload waits (log lines $reload_at, $ready_at)"
         info "the SIGHUP came after the first pass"
+fi
+
+info "igmpctl monitor, started during the first pass, shows a change of a link the pass found last"
+wait_until "[ -s '$T_TMP/mon.txt' ] || grep -q . '$T_TMP/mon.err'" || fail "igmpctl monitor printed nothing"
+"$IGMPCTL" link "vb$PAIRS" --v3-interval 150 || fail "igmpctl link vb$PAIRS --v3-interval 150 failed"
+wait_until "grep -q ' vb$PAIRS ([0-9]*): igmpv3_unsolicited_report_interval kernel 300ms → 150ms' '$T_TMP/mon.txt'" ||
+        fail "igmpctl monitor: no 300ms → 150ms for vb$PAIRS: $(cat "$T_TMP/mon.txt" "$T_TMP/mon.err")"
+n=$(grep -c ' igmpd: started$' "$T_TMP/mon.txt")
+[ "$n" -le 1 ] || fail "igmpctl monitor said 'started' $n times: $(cat "$T_TMP/mon.txt")"
+if [ "$n" = 1 ]; then
+        info "the monitor started during the first pass and read the links again at its end"
+else
+        info "the monitor started after the first pass"
 fi

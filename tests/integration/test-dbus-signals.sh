@@ -92,6 +92,8 @@ igmpd_stop
 wait_until "mon_has '^igmpd: stopped'" || fail "igmpctl monitor: no 'stopped'"
 igmpd_start "$NS"
 igmpd_wait_bus
+# "started" once the first pass is over and the monitor has read the links: what changes next
+# shows as old → new.
 wait_until "mon_has '^igmpd: started'" || fail "igmpctl monitor: no 'started'"
 "$IGMPCTL" link v0 --v3-interval 150
 wait_until "mon_has 'kernel 200ms → 150ms, wanted 200ms → 150ms, source runtime'" ||
