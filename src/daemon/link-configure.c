@@ -628,8 +628,7 @@ static void link_passes_close(LinkPass *pass, const int *begun, size_t n)
                 for (j = i + 1; j < m && fds[j] == fds[j - 1] + 1; j++)
                         ;
                 if (close_range((unsigned) fds[i], (unsigned) fds[j - 1], 0) < 0)
-                        for (size_t x = i; x < j; x++)
-                                safe_close(fds[x]);
+                        close_many(fds + i, j - i);
         }
 }
 
