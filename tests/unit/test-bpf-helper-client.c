@@ -118,7 +118,8 @@ static Result exchange(sd_event *e, BpfHelper *h, int listen_fd, int *conn, size
         return res;
 }
 
-/* limit: RLIMIT_NOFILE for the reply of 64, from the lowest free descriptor number up. */
+/* limit: RLIMIT_NOFILE for the reply of 64, from the lowest free descriptor number up (0:
+ * scenario_holes()). */
 static void scenario(rlim_t limit)
 {
         char dir[] = "/tmp/test-bpf-helper-client.XXXXXX", reason[256] = "";
@@ -176,6 +177,57 @@ static void scenario(rlim_t limit)
         rmdir(dir);
 }
 
+/* A fragmented table: room for 4 below the reserve from the lowest free number up, but two of
+ * those numbers taken. A reply of 4 lands at lowest, lowest + 2, lowest + 4 and lowest + 5, the
+ * last two in the reserve: refused, although the count fitted (the check after receiving). */
+static void scenario_holes(void)
+{
+        char dir[] = "/tmp/test-bpf-helper-client.XXXXXX", reason[256] = "";
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int listen_fd, conn = -1, lowest, null_fd;
+        sd_event *e = NULL;
+        BpfHelper *h = NULL;
+        struct rlimit rl, saved;
+        Result res;
+
+        check(mkdtemp(dir), "mkdtemp");
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", dir);
+        listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        check(listen_fd >= 0, "socket");
+        check(bind(listen_fd, (struct sockaddr *) &sa, sizeof sa) == 0, "bind");
+        check(listen(listen_fd, 4) == 0, "listen");
+        check(sd_event_new(&e) >= 0, "sd_event_new");
+        check(bpf_helper_new(e, sa.sun_path, NULL, &h, reason, sizeof reason) == 0, "%s", reason);
+        res = exchange(e, h, listen_fd, &conn, 2); /* connected, and the loop's descriptors made */
+        check(res.error == 0 && res.n_fds == 2, "error %d, %zu fds", res.error, res.n_fds);
+
+        lowest = lowest_free();
+        null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        check(null_fd == lowest, "/dev/null at %d, not %d", null_fd, lowest);
+        check(dup3(null_fd, lowest + 1, O_CLOEXEC) == lowest + 1 && dup3(null_fd, lowest + 3, O_CLOEXEC) == lowest + 3,
+              "dup3");
+        close(null_fd);
+        check(getrlimit(RLIMIT_NOFILE, &saved) == 0, "getrlimit");
+        rl = saved;
+        rl.rlim_cur = (rlim_t) lowest + 256 + 4;
+        check(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit");
+        res = exchange(e, h, listen_fd, &conn, 4);
+        check(res.error == -EMFILE, "a reply whose descriptors reached the reserve was taken (error %d, %zu fds)",
+              res.error, res.n_fds);
+        check(lowest_free() == lowest, "a descriptor was left open");
+        check(fcntl(lowest + 1, F_GETFD) >= 0 && fcntl(lowest + 3, F_GETFD) >= 0, "igmpd closed a descriptor not its own");
+        check(setrlimit(RLIMIT_NOFILE, &saved) == 0, "setrlimit");
+        close(lowest + 1);
+        close(lowest + 3);
+
+        bpf_helper_free(h);
+        sd_event_unref(e);
+        close(conn);
+        close(listen_fd);
+        unlink(sa.sun_path);
+        rmdir(dir);
+}
+
 static void run(rlim_t limit)
 {
         pid_t pid;
@@ -192,7 +244,10 @@ static void run(rlim_t limit)
                 if (inner < 0)
                         _exit(2);
                 if (inner == 0) {
-                        scenario(limit);
+                        if (limit)
+                                scenario(limit);
+                        else
+                                scenario_holes();
                         _exit(0);
                 }
                 if (waitpid(inner, &status, 0) != inner)
@@ -222,4 +277,13 @@ Test(bpf_helper_client, refused_reply_some_room)
         if (getenv("MESON_EXE_WRAPPER") && *getenv("MESON_EXE_WRAPPER"))
                 cr_skip_test("under qemu-user, which opens every passed descriptor itself");
         run(256 + 36);
+}
+
+/* Descriptors land on the lowest free numbers, not on consecutive ones: a count that fits the
+ * room can still reach the reserve. The check of where they landed refuses such a reply. */
+Test(bpf_helper_client, refused_reply_into_reserve_through_holes)
+{
+        if (getenv("MESON_EXE_WRAPPER") && *getenv("MESON_EXE_WRAPPER"))
+                cr_skip_test("under qemu-user, which opens every passed descriptor itself");
+        run(0);
 }
