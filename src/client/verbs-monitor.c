@@ -289,43 +289,31 @@ static void print_started(bool started)
                 monitor_line("igmpd: %s", started ? "started" : "stopped");
 }
 
-typedef struct ManagerChange {
-        char **files; /* ConfigFiles */
-        char *state;  /* State */
-} ManagerChange;
-
-static void manager_change_done(ManagerChange *c)
-{
-        strv_free(c->files);
-        free(c->state);
-}
-
 static int manager_property(sd_bus_message *msg, const char *name, void *userdata)
 {
-        ManagerChange *c = userdata;
-
-        if (streq(name, "ConfigFiles"))
-                return bus_read_variant_strv(msg, "as", &c->files);
-        return streq(name, "State") ? bus_read_variant_string(msg, "s", &c->state) : 0;
+        return streq(name, "ConfigFiles") ? bus_read_variant_strv(msg, "as", userdata) : 0;
 }
 
 static int on_manager_changed(Monitor *m, sd_bus_message *msg)
 {
-        _cleanup_(manager_change_done) ManagerChange c = {};
+        _cleanup_strv_free_ char **files = NULL;
         int r;
 
-        r = bus_read_dict(msg, manager_property, &c);
-        if (r >= 0 && streq_ptr(c.state, "running")) { /* the configuration comes with it: no reload */
-                if (m->starting && monitor_load(m) >= 0)
+        /* The first pass's end (State "running") comes with the configuration: no reload. */
+        if (m->starting) {
+                if (monitor_load(m) >= 0 && !m->starting)
                         print_started(true);
-        } else if (r >= 0 && c.files) {
-                size_t n = strv_length(c.files);
+                return 0;
+        }
+        r = bus_read_dict(msg, manager_property, &files);
+        if (r >= 0 && files) {
+                size_t n = strv_length(files);
 
                 if (arg_json != JSON_OFF) {
                         JsonWriter w;
 
                         json_begin_event(&w, "reloaded");
-                        json_field_strv(&w, "config_files", (const char *const *) c.files);
+                        json_field_strv(&w, "config_files", (const char *const *) files);
                         json_end_object(&w);
                         (void) json_done(&w);
                 } else
