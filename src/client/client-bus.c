@@ -199,9 +199,7 @@ int client_send(sd_bus *bus, sd_bus_message *m, int r, unsigned flags, const cha
                 r = sd_bus_call(bus, m, 0, &e, reply);
         if (r >= 0)
                 return 1;
-        if ((flags & CLIENT_CALL_QUIET) ||
-            ((flags & CLIENT_CALL_OPTIONAL) &&
-             sd_bus_error_has_names(&e, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_PROPERTY)))
+        if (flags & CLIENT_CALL_QUIET)
                 return 0;
         return client_call_error(&e, r, what, link);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * igmpctl's view of igmpd's links (ClientLink): decoding org.igmpd1.Link properties, every link
- * in one call (ListLinksState, or GetManagedObjects from an older igmpd), one link's properties.
+ * in one call (ListLinksState), one link's properties.
  */
 
 #include <errno.h>
@@ -298,46 +298,16 @@ int client_link_read_interfaces(sd_bus_message *m, ClientLink *l)
         return r < 0 ? r : lr.found;
 }
 
-/* From an igmpd without ListLinksState: the org.igmpd1.Link entries of GetManagedObjects. */
-static int links_from_objects(sd_bus_message *reply, LinkArray *out)
-{
-        int r;
-
-        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-                ClientLink *l = link_array_new(out);
-
-                if (!l)
-                        return -ENOMEM;
-                r = sd_bus_message_skip(reply, "o");
-                if (r >= 0)
-                        r = client_link_read_interfaces(reply, l);
-                if (r <= 0) { /* not a link */
-                        client_link_done(l);
-                        out->n--;
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-        }
-        return r;
-}
-
 int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         LinkArray links = {};
-        bool state;
         int r;
 
-        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ListLinksState", CLIENT_CALL_OPTIONAL, "list links", NULL,
-                        &reply, NULL);
-        state = r > 0;
-        if (r == 0) /* An older igmpd (igmpctl -H to another host): the standard way. */
-                r = client_call(bus, NULL, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", 0, "list links",
-                                NULL, &reply, NULL);
+        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ListLinksState", 0, "list links", NULL, &reply, NULL);
         if (r < 0)
                 return r;
-        r = state ? links_from_state(reply, &links) : links_from_objects(reply, &links);
+        r = links_from_state(reply, &links);
         if (r < 0) {
                 client_links_free(links.v, links.n);
                 return failed_errno(r, "read the links igmpd sent");

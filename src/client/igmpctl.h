@@ -68,8 +68,7 @@ int failed_errno(int r, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Connects to the system bus (or -H host). Prints the error; returns 0 or -errno. */
 int client_connect(sd_bus **ret);
 
-#define CLIENT_CALL_OPTIONAL 1u /* an igmpd without the method or property: 0, nothing said */
-#define CLIENT_CALL_QUIET 2u    /* any failure: 0, nothing said */
+#define CLIENT_CALL_QUIET 1u /* any failure: 0, nothing said */
 
 /* One call to igmpd: member of iface on path (NULL: the manager), the arguments as
  * sd_bus_message_append(types, ...). 1 with *reply (may be NULL); a failure is reported
@@ -127,8 +126,8 @@ int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_
  * it was there, 0 if not. */
 int client_link_read_interfaces(sd_bus_message *m, ClientLink *l);
 int client_link_fetch(sd_bus *bus, const char *path, ClientLink *ret);
-/* Every link igmpd has, ordered by ifindex, in one call: ListLinksState (or, from an igmpd
- * without it, GetManagedObjects). Prints what went wrong. Free with client_links_free(). */
+/* Every link igmpd has, ordered by ifindex, in one call: ListLinksState. Prints what went wrong.
+ * Free with client_links_free(). */
 int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n);
 void client_links_free(ClientLink *links, size_t n);
 /* LinkStatus view for JSON (borrows from l). */
@@ -162,8 +161,8 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret);
 void client_problems_done(ClientProblems *p);
 /* The drift watch's state (DriftWatch) and DriftAction=. Prints what went wrong. */
 typedef struct DriftInfo {
-        const char *state, *note, *action; /* all NULL from a daemon without the drift watch */
-        sd_bus_message *replies[2];        /* hold them */
+        const char *state, *note, *action;
+        sd_bus_message *replies[2]; /* hold them */
 } DriftInfo;
 int get_drift_info(sd_bus *bus, DriftInfo *ret);
 void drift_info_done(DriftInfo *d);

@@ -22,17 +22,16 @@ typedef struct SourceState {
 } SourceState;
 
 /* Every audit source's state and note (SourceStates), appended to *states (the caller frees it,
- * even on failure); none from a daemon without it. */
+ * even on failure). */
 static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **states, size_t *n)
 {
         size_t allocated = 0;
         SourceState s;
         int r;
 
-        /* A daemon from before SourceStates: the Sources line is all there is. */
-        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "SourceStates", "a(sss)", CLIENT_CALL_OPTIONAL,
+        r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "SourceStates", "a(sss)", 0,
                                 "read the audit source states", reply);
-        if (r <= 0)
+        if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(*reply, 'a', "(sss)");
         while (r >= 0 && (r = sd_bus_message_read(*reply, "(sss)", &s.source, &s.state, &s.note)) > 0 &&
@@ -42,7 +41,7 @@ static int get_source_states(sd_bus *bus, sd_bus_message **reply, SourceState **
 }
 
 /* The Audit Coverage property: "some", "starting", "uncertain" or "none", and what to change;
- * borrowed from *reply. Both NULL with an igmpd from before it. */
+ * borrowed from *reply. Both NULL if it cannot be read. */
 static void get_coverage(sd_bus *bus, sd_bus_message **reply, const char **ret_coverage, const char **ret_advice)
 {
         if (client_read_property(bus, IGMPD_AUDIT_INTERFACE, "Coverage", CLIENT_CALL_QUIET, NULL, reply, "(ss)",
@@ -81,10 +80,9 @@ int get_drift_info(sd_bus *bus, DriftInfo *ret)
         int r;
 
         *ret = (DriftInfo) {};
-        /* Nothing from a daemon from before the drift watch. */
-        r = client_read_property(bus, IGMPD_MANAGER_INTERFACE, "DriftWatch", CLIENT_CALL_OPTIONAL,
-                                 "read the drift watch state", &ret->replies[0], "(ss)", &ret->state, &ret->note);
-        if (r > 0)
+        r = client_read_property(bus, IGMPD_MANAGER_INTERFACE, "DriftWatch", 0, "read the drift watch state",
+                                 &ret->replies[0], "(ss)", &ret->state, &ret->note);
+        if (r >= 0)
                 r = client_read_property(bus, IGMPD_MANAGER_INTERFACE, "DriftAction", 0, "read the drift watch state",
                                          &ret->replies[1], "s", &ret->action);
         if (r < 0)
@@ -119,8 +117,8 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 return failed_errno(r, "parse the kernel features");
         r = client_get_property(bus, IGMPD_AUDIT_INTERFACE, "Sources", "as", 0, "read the audit sources",
                                 &sources_reply);
-        if (r >= 0)
-                r = sd_bus_message_read_strv(sources_reply, &sources);
+        if (r >= 0 && (r = sd_bus_message_read_strv(sources_reply, &sources)) < 0)
+                return failed_errno(r, "parse the audit sources");
         if (r >= 0)
                 r = get_source_states(bus, &states_reply, &states, &n_states);
         if (r >= 0)
@@ -160,12 +158,10 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
                 if (coverage)
                         json_fields(&w, "audit_coverage", coverage, "audit_advice", isempty(advice) ? NULL : advice,
                                     NULL);
-                if (drift.state) {
-                        json_key(&w, "drift_watch");
-                        json_begin_object(&w);
-                        json_fields(&w, "state", drift.state, "note", drift.note, "action", drift.action, NULL);
-                        json_end_object(&w);
-                }
+                json_key(&w, "drift_watch");
+                json_begin_object(&w);
+                json_fields(&w, "state", drift.state, "note", drift.note, "action", drift.action, NULL);
+                json_end_object(&w);
                 json_end_object(&w);
                 return json_done(&w);
         }
@@ -197,10 +193,8 @@ int verb_kernel(int argc, char **argv, sd_bus *bus)
         _cleanup_free_ char *list = client_strv_join(sources, ", ");
         printf("\nAudit sources: %s\n", !sources || !sources[0] ? "none active" : strna(list));
         print_coverage(stdout, coverage, advice);
-        if (drift.state) {
-                printf("Drift watch: %s, DriftAction=%s\n", drift.state, drift.action);
-                output_wrapped(stdout, 2, drift.note);
-        }
+        printf("Drift watch: %s, DriftAction=%s\n", drift.state, drift.action);
+        output_wrapped(stdout, 2, drift.note);
         return 0;
 }
 

@@ -429,12 +429,10 @@ int verb_reload(int argc, char **argv, sd_bus *bus)
         uint32_t problems = 0;
         int r;
 
-        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReloadEx", CLIENT_CALL_OPTIONAL, "reload igmpd", NULL,
-                        &reply, "u", UINT32_C(0));
+        r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ReloadEx", 0, "reload igmpd", NULL, &reply, "u",
+                        UINT32_C(0));
         if (r > 0 && (r = sd_bus_message_read(reply, "u", &problems)) < 0)
                 failed_errno(r, "read igmpd's answer to the reload");
-        else if (r == 0) /* An igmpd from before ReloadEx: reload, but it cannot say how it went. */
-                r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "Reload", 0, "reload igmpd", NULL, NULL, NULL);
         if (r < 0)
                 return r;
         if (problems == 0)

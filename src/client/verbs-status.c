@@ -268,7 +268,7 @@ static int status_summary(sd_bus *bus)
         print_ns_knob(bus, NS_KNOB_IGMP_QRV, "IGMP robustness");
         print_ns_robustness(bus);
         print_ns_knob(bus, NS_KNOB_MLD_QRV, "MLD robustness");
-        if (get_drift_info(bus, &drift) >= 0 && drift.state) {
+        if (get_drift_info(bus, &drift) >= 0) {
                 snprintf(line, sizeof line, "%s, DriftAction=%s%s%s", drift.state, drift.action,
                          isempty(drift.note) ? "" : "; ", drift.note);
                 output_field_color(stdout, FIELD_WIDTH, "Drift watch", line,
