@@ -151,7 +151,7 @@ void link_selection_done(LinkSelection *s);
 int client_resolve_patterns(sd_bus *bus, char **args, size_t n_args, LinkSelection *ret);
 
 /* The problems of the daemon's configuration: NConfigProblems and the first of them,
- * "FILE:LINE: message" each. Both empty with an igmpd that does not have the properties. */
+ * "FILE:LINE: message" each. Both empty when they cannot be read. */
 typedef struct ClientProblems {
         uint32_t total;
         char **lines;

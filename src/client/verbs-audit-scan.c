@@ -47,7 +47,7 @@ typedef struct Scan {
         Finding *findings;
         size_t n_findings, allocated;
         NameMap seen; /* files and directories already looked at, by "dev:ino" */
-        size_t n_elf, n_unreadable, n_files;
+        size_t n_elf, n_unreadable;
 } Scan;
 
 static void scan_done(Scan *s)
@@ -142,7 +142,6 @@ static int scan_file(Scan *s, const char *path)
         r = scan_seen(s, &st);
         if (r != 0)
                 return r < 0 ? r : 0;
-        s->n_files++;
         if (pread(fd, magic, sizeof magic, 0) != sizeof magic || memcmp(magic, "\177ELF", 4) != 0)
                 return 0;
         p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

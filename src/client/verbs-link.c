@@ -117,7 +117,7 @@ int client_problems_fetch(sd_bus *bus, ClientProblems *ret)
         uint32_t line;
         int r;
 
-        /* Nothing to say from an igmpd from before the property. */
+        /* An extra for status and reload: a failure to read it just says nothing. */
         if (client_read_property(bus, IGMPD_MANAGER_INTERFACE, "NConfigProblems", CLIENT_CALL_QUIET, NULL, NULL, "u",
                                  &p.total) <= 0 || p.total == 0 ||
             client_get_property(bus, IGMPD_MANAGER_INTERFACE, "ConfigProblems", "a(sus)", CLIENT_CALL_QUIET, NULL,

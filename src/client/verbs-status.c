@@ -127,7 +127,6 @@ bool client_kernel_age(sd_bus *bus, char buf[static 64])
 {
         uint64_t age = 0, s;
 
-        /* Nothing from an igmpd without the property. */
         (void) client_read_property(bus, IGMPD_MANAGER_INTERFACE, "KernelValuesAgeUSec", CLIENT_CALL_QUIET, NULL, NULL,
                                     "t", &age);
         if (age < KERNEL_AGE_SHOWN_USEC)
@@ -182,8 +181,8 @@ static void print_ns_knob_line(NsKnob k, const char *label, const char *netns, i
                            now < 0 ? COLOR_GREY : want >= 0 && now != want ? COLOR_YELLOW : COLOR_NORMAL);
 }
 
-/* A namespace knob of igmpd's own namespace (Manager.IGMPRobustness, MLDRobustness). Nothing from
- * an igmpd without it. */
+/* A namespace knob of igmpd's own namespace (Manager.IGMPRobustness, MLDRobustness); nothing
+ * when it cannot be read. */
 static void print_ns_knob(sd_bus *bus, NsKnob k, const char *label)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -208,7 +207,7 @@ static void print_ns_robustness(sd_bus *bus)
         if (client_get_property(bus, IGMPD_MANAGER_INTERFACE, "IGMPRobustnessByNamespace", "a{s(iis)}",
                                 CLIENT_CALL_QUIET, NULL, &reply) <= 0 ||
             sd_bus_message_enter_container(reply, 'a', "{s(iis)}") < 0)
-                return; /* an igmpd without it */
+                return;
         while (sd_bus_message_read(reply, "{s(iis)}", &netns, &now, &want, &source) > 0) {
                 if (want < 0)
                         n_left++;

@@ -7,7 +7,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "knob.h"
@@ -158,16 +158,12 @@ int knob_check_value(Knob k, int64_t v)
 /* A decimal number without sign or spaces; above INT32_MAX it is INT64_MAX (out of every range). */
 static int parse_decimal(const char *s, int64_t *ret)
 {
-        unsigned long long u;
-        char *end;
+        size_t n = strspn(s, "0123456789");
+        uint64_t u;
 
-        if (*s < '0' || *s > '9')
+        if (n == 0 || s[n] != '\0')
                 return -EINVAL;
-        errno = 0;
-        u = strtoull(s, &end, 10);
-        if (errno != 0 || *end != '\0')
-                return errno == ERANGE ? -ERANGE : -EINVAL;
-        *ret = u > INT32_MAX ? INT64_MAX : (int64_t) u;
+        *ret = parse_unsigned_range(s, s + n, 10, INT32_MAX, &u) < 0 ? INT64_MAX : (int64_t) u;
         return 0;
 }
 
