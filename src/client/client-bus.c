@@ -160,33 +160,32 @@ static int client_call_error_message(const sd_bus_error *error, int r, const cha
         return r;
 }
 
-/* Reports a failed call: the message, and the exit status. igmpd's error names map to errnos
- * through bus-error.h's table (InvalidArgs is EINVAL too), so names and exit statuses cannot
- * drift apart. Returns a negative errno. */
-static int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
+/* The exit status of a failed call's errno. igmpd's error names map to errnos through
+ * bus-error.h's table (InvalidArgs is EINVAL too), so names and exit statuses cannot drift
+ * apart; EINVAL and EOPNOTSUPP are igmpd's verdict only when it answered with an error. */
+static int exit_status_of(int r, bool from_igmpd)
 {
-        bool set = error && sd_bus_error_is_set(error);
-
-        r = client_call_error_message(error, r, what, link);
         switch (r) {
         case -EHOSTDOWN: case -ETIMEDOUT: case -ECONNRESET: case -ENOTCONN: case -EPIPE:
-                client_exit_status = EXIT_NOT_REACHABLE;
-                break;
+                return EXIT_NOT_REACHABLE;
         case -EACCES:
-                client_exit_status = EXIT_ACCESS_DENIED;
-                break;
+                return EXIT_ACCESS_DENIED;
         case -ENODEV:
-                client_exit_status = EXIT_NO_SUCH_LINK;
-                break;
+                return EXIT_NO_SUCH_LINK;
         case -EINVAL:
-                client_exit_status = set ? EXIT_INVALID_ARGUMENT : EXIT_FAILURE;
-                break;
+                return from_igmpd ? EXIT_INVALID_ARGUMENT : EXIT_FAILURE;
         case -EOPNOTSUPP:
-                client_exit_status = set ? EXIT_UNSUPPORTED : EXIT_FAILURE;
-                break;
+                return from_igmpd ? EXIT_UNSUPPORTED : EXIT_FAILURE;
         default:
-                client_exit_status = EXIT_FAILURE;
+                return EXIT_FAILURE;
         }
+}
+
+/* Reports a failed call: the message, and the exit status. Returns a negative errno. */
+static int client_call_error(const sd_bus_error *error, int r, const char *what, const char *link)
+{
+        r = client_call_error_message(error, r, what, link);
+        client_exit_status = exit_status_of(r, error && sd_bus_error_is_set(error));
         return r;
 }
 
