@@ -156,14 +156,6 @@ typedef struct LinkArray {
         size_t n, n_alloc;
 } LinkArray;
 
-static ClientLink *link_array_new(LinkArray *a)
-{
-        if (ARRAY_GROW(a->v, a->n_alloc, a->n, 64) < 0)
-                return NULL;
-        client_link_init(&a->v[a->n]);
-        return &a->v[a->n++];
-}
-
 /* strv of the strings tab[idx[0…n)]. */
 static int strv_from_indexes(const char *const *tab, size_t n_tab, const uint32_t *idx, size_t n, char ***ret)
 {
@@ -264,16 +256,15 @@ static int links_from_state(sd_bus_message *reply, LinkArray *out)
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(iuuuuuuauauaiaiauau)");
         while (r >= 0) {
-                ClientLink *l = link_array_new(out);
-
-                if (!l)
+                if (ARRAY_GROW(out->v, out->n_alloc, out->n, 64) < 0)
                         return -ENOMEM;
-                r = read_link_state(reply, tab, n_tab, knob_at, n_knobs, l);
+                client_link_init(&out->v[out->n]);
+                r = read_link_state(reply, tab, n_tab, knob_at, n_knobs, &out->v[out->n]);
                 if (r <= 0) {
-                        client_link_done(l);
-                        out->n--;
+                        client_link_done(&out->v[out->n]);
                         break;
                 }
+                out->n++;
         }
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
