@@ -136,8 +136,8 @@ static void monitor_clear(Monitor *m)
         *m = (Monitor) { .bus = m->bus };
 }
 
-/* Every link igmpd has, in one call (client_links_get_all(): ListLinksState, or
- * GetManagedObjects from an igmpd without it); their object paths follow from their ifindexes.
+/* Every link igmpd has, in one call (client_links_get_all(): ListLinksState); their object paths
+ * follow from their ifindexes.
  * igmpd's State first: during its first pass ("starting") it serves the links found so far and
  * does not announce the others one by one; at its end (State "running") they are read again. */
 static int monitor_load(Monitor *m)
