@@ -326,7 +326,6 @@ void policy_refuse_namespace_knob(Policy *p, NsKnob k, bool host_ok, const char 
                 config_diagf(diag, userdata, f->path, f->ns_knobs[k].line, "%s= in [%s] %s, ignoring.",
                              ns_knob_info(k)->key, ns_knob_info(k)->section, why);
                 f->ns_knobs[k] = (KnobSetting) {};
-                p->n_errors++;
         }
 }
 
@@ -437,11 +436,9 @@ int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *us
         p->n_masked = list.n_masked;
         for (size_t i = 0; file && i < list.n_masked; i++)
                 file(userdata, list.masked[i].path, CONFIG_FILE_MASKED);
-        if (list.n_dropped > 0) {
+        if (list.n_dropped > 0)
                 config_diagf(diag, userdata, NULL, 0, "Too many policy files, ignoring %zu beyond the first %d.",
                              list.n_dropped, CONF_FILES_MAX);
-                p->n_errors++;
-        }
 
         p->files = calloc(list.n ?: 1, sizeof *p->files);
         if (!p->files)
@@ -451,21 +448,18 @@ int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *us
                 _cleanup_free_ char *buf = NULL;
                 size_t len;
                 PolicyFile *f;
-                unsigned n_errors = 0;
 
                 r = config_read_file(list.files[i].path, &buf, &len);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
                         config_read_failed(diag, file, userdata, list.files[i].path, r);
-                        p->n_errors++;
                         continue;
                 }
 
-                r = policy_file_parse(list.files[i].path, buf, len, diag, userdata, &f, &n_errors);
+                r = policy_file_parse(list.files[i].path, buf, len, diag, userdata, &f, NULL);
                 if (r < 0)
                         return r;
-                p->n_errors += n_errors;
                 if (file)
                         file(userdata, list.files[i].path, f->match.invalid ? CONFIG_FILE_SKIPPED : CONFIG_FILE_USED);
                 if (f->match.invalid) {

@@ -54,7 +54,6 @@ typedef struct Policy {
         size_t n_files;
         size_t n_masked;
         size_t n_skipped;  /* files dropped as invalid (PolicyMatch.invalid) */
-        unsigned n_errors; /* problems found while parsing (all already reported) */
 } Policy;
 
 /* What matching needs to know of a link: plain data, no kernel I/O. */
@@ -117,8 +116,8 @@ bool policy_match(const PolicyMatch *m, const LinkInfo *link);
  * dropped. */
 void policy_merge_namespace(const Policy *p, const char *netns, KnobValue out[static _NS_KNOB_MAX]);
 /* A namespace knob that cannot be set here (mld_qrv outside the initial namespace): every line
- * that sets it is reported as "FILE:LINE: Robustness= in [MLD] <why>, ignoring." and dropped,
- * and counted in p->n_errors; with host_ok, only the lines of files whose Namespace= does not
+ * that sets it is reported as "FILE:LINE: Robustness= in [MLD] <why>, ignoring." and dropped;
+ * with host_ok, only the lines of files whose Namespace= does not
  * match igmpd's own namespace. */
 void policy_refuse_namespace_knob(Policy *p, NsKnob k, bool host_ok, const char *why, ConfigDiagFn diag,
                                   void *userdata);
