@@ -213,7 +213,7 @@ int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, Con
         };
         _cleanup_(conf_file_list_done) ConfFileList list = {};
         _cleanup_free_ char *main_path = NULL;
-        int r, problems = 0;
+        int r;
 
         daemon_config_defaults(c);
 
@@ -236,15 +236,13 @@ int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, Con
                         return r;
                 if (r < 0) {
                         config_read_failed(diag, file, userdata, path, r);
-                        problems++;
                         continue;
                 }
                 r = daemon_config_parse(c, path, buf, len, diag, userdata);
                 if (r < 0)
                         return r;
-                problems += r;
                 if (file)
                         file(userdata, path, CONFIG_FILE_USED);
         }
-        return problems;
+        return 0;
 }

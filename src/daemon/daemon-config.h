@@ -68,6 +68,6 @@ int daemon_config_parse(DaemonConfig *c, const char *path, const char *buf, size
                         void *userdata);
 
 /* Loads defaults, then ROOT/etc/igmpd/igmpd.conf, then igmpd.conf.d/ *.conf (same-name override
- * across /etc, /run, /usr/local/lib, /usr/lib). file (may be NULL) hears of every file read.
- * Returns problems (≥ 0) or -ENOMEM. */
+ * across /etc, /run, /usr/local/lib, /usr/lib). file (may be NULL) hears of every file read,
+ * diag of every problem. 0 or -ENOMEM. */
 int daemon_config_load(DaemonConfig *c, const char *root, ConfigDiagFn diag, ConfigFileFn file, void *userdata);
