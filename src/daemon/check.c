@@ -310,7 +310,7 @@ int check_run(Manager *m)
         for (size_t i = 0; i < files.n; i++)
                 if (files.files[i].use != CONFIG_FILE_MASKED)
                         n_read++;
-        problems = m->n_config_errors + (root_missing ? 1 : 0);
+        problems = m->problems.n_total + (root_missing ? 1 : 0);
         if (problems == 0) {
                 printf("%zu file%s read, no problems", n_read, n_read == 1 ? "" : "s");
                 if (unmatched > 0)

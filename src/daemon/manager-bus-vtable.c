@@ -102,7 +102,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
         if (streq(property, "ConfigProblems"))
                 return append_config_problems(reply, &m->problems);
         if (streq(property, "NConfigProblems"))
-                return sd_bus_message_append(reply, "u", m->n_config_errors);
+                return sd_bus_message_append(reply, "u", m->problems.n_total);
         if (streq(property, "DriftWatch")) {
                 char note[512], shown[UTF8_ESCAPED_SIZE(512)]; /* a path, the helper's words */
                 DriftWatchState state = drift_watch_state(m->drift, note, sizeof note);
@@ -309,7 +309,7 @@ static int bus_manager_method_reload(sd_bus_message *message, void *userdata, sd
                                          "Reload failed, the previous configuration stays in force: %s",
                                          strerror(-r));
         if (ex)
-                return sd_bus_reply_method_return(message, "u", m->n_config_errors);
+                return sd_bus_reply_method_return(message, "u", m->problems.n_total);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -369,7 +369,7 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
                 json_end_object(&w);
         }
         json_end_array(&w);
-        json_field_uint(&w, "n_config_problems", m->n_config_errors);
+        json_field_uint(&w, "n_config_problems", m->problems.n_total);
         const char *audit_sources[_AUDIT_EVENT_SOURCE_MAX + 1];
         audit_bus_active_sources(m->audit, audit_sources);
         json_field_strv(&w, "audit_sources", audit_sources);

@@ -105,12 +105,11 @@ int manager_load_config(Manager *m)
         m->runtime = s.runtime;
         m->config = s.config;
         m->problems = s.problems;
-        m->n_config_errors = s.problems.n_total;
         m->link_ctx.drift_action = m->config.drift_action;
         log_info("Loaded %zu policy file%s (%zu masked, %zu skipped as invalid), %zu runtime override%s%s.",
                  m->policy->n_files, m->policy->n_files == 1 ? "" : "s", m->policy->n_masked,
                  m->policy->n_skipped, m->runtime->n,
-                 m->runtime->n == 1 ? "" : "s", m->n_config_errors > 0 ? ", with problems (see above)" : "");
+                 m->runtime->n == 1 ? "" : "s", m->problems.n_total > 0 ? ", with problems (see above)" : "");
         return 0;
 }
 

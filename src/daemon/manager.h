@@ -92,8 +92,7 @@ struct Manager {
         char *root;       /* config root ("" = /) */
         char *proc_root;  /* normally "/proc" */
         bool check_only;      /* --check: enumerate and report, never write */
-        unsigned n_config_errors; /* problems found by the last load (problems.n_total) */
-        ConfigProblems problems;  /* … and the first of them */
+        ConfigProblems problems;  /* found by the last load: counted, the first of them kept */
         /* Hears of every configuration file a load looks at (igmpd --check lists them). */
         ConfigFileFn config_file;
         void *config_file_userdata;
