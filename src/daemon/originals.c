@@ -42,21 +42,14 @@ static const char *skip_blanks(const char *p)
  * the end (checked by the caller); advances *p past it. 0 or -EINVAL. */
 static int parse_int32(const char **p, int32_t *ret)
 {
-        const char *s = *p;
-        bool neg = *s == '-';
-        int64_t v = 0;
-        const char *digits;
+        const char *e = *p + (**p == '-');
+        int v;
 
-        s += neg;
-        for (digits = s; *s >= '0' && *s <= '9'; s++) {
-                v = v * 10 + (*s - '0');
-                if (v > (int64_t) INT32_MAX + neg)
-                        return -EINVAL;
-        }
-        if (s == digits)
+        e += strspn(e, "0123456789");
+        if (parse_int_range(*p, e, &v) < 0)
                 return -EINVAL;
-        *ret = (int32_t) (neg ? -v : v);
-        *p = s;
+        *ret = v;
+        *p = e;
         return 0;
 }
 
