@@ -243,7 +243,7 @@ static int parse_common(const char *path, const char *buf, size_t len, ConfigDia
 }
 
 int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
-                      PolicyFile **ret, unsigned *ret_n_errors)
+                      PolicyFile **ret)
 {
         _cleanup_(policy_file_freep) PolicyFile *f = NULL;
         int r;
@@ -270,17 +270,14 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
                              "[Match] names links (Name=, Kind=, Type=, MACAddress=), ignoring.",
                              ns_knob_info(k)->key, ns_knob_info(k)->section, ns_knob_sysctl_name(k));
                 f->ns_knobs[k] = (KnobSetting) {};
-                r++;
         }
 
-        if (ret_n_errors)
-                *ret_n_errors = (unsigned) r;
         *ret = TAKE_PTR(f);
         return 0;
 }
 
 int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
-                        KnobSetting ret[_KNOB_MAX], unsigned *ret_n_errors)
+                        KnobSetting ret[_KNOB_MAX])
 {
         KnobSetting knobs[_KNOB_MAX] = {};
         ParseState state = { .knobs = knobs };
@@ -290,8 +287,6 @@ int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDia
         if (r < 0)
                 return r;
         memcpy(ret, knobs, sizeof knobs);
-        if (ret_n_errors)
-                *ret_n_errors = (unsigned) r;
         return 0;
 }
 
@@ -457,7 +452,7 @@ int policy_load(const char *root, ConfigDiagFn diag, ConfigFileFn file, void *us
                         continue;
                 }
 
-                r = policy_file_parse(list.files[i].path, buf, len, diag, userdata, &f, NULL);
+                r = policy_file_parse(list.files[i].path, buf, len, diag, userdata, &f);
                 if (r < 0)
                         return r;
                 if (file)

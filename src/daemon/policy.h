@@ -100,13 +100,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyFile *, policy_file_free);
  * the file still applies — except for mistakes that could make the file apply more widely than
  * written (an unknown section, anything wrong in [Match], a line outside any section): those
  * are reported as "…, file skipped." and mark the file invalid (ret->match.invalid), so that it
- * matches no link. Returns 0 or -ENOMEM; the number of problems goes to ret_n_errors. */
+ * matches no link. Returns 0 or -ENOMEM. */
 int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
-                      PolicyFile **ret, unsigned *ret_n_errors);
+                      PolicyFile **ret);
 
 /* Parses the [IGMP]/[MLD] sections only (runtime files have no [Match]). */
 int knob_settings_parse(const char *path, const char *buf, size_t len, ConfigDiagFn diag, void *userdata,
-                        KnobSetting ret[_KNOB_MAX], unsigned *ret_n_errors);
+                        KnobSetting ret[_KNOB_MAX]);
 
 bool policy_match(const PolicyMatch *m, const LinkInfo *link);
 

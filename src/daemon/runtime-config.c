@@ -120,7 +120,7 @@ int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, 
                         RuntimeEntry *e = entry_get_or_add(c, name);
                         if (!e)
                                 return -ENOMEM;
-                        r = knob_settings_parse(path, buf, len, diag, userdata, e->knobs[s], NULL);
+                        r = knob_settings_parse(path, buf, len, diag, userdata, e->knobs[s]);
                         if (r < 0)
                                 return r;
                         if (file)

@@ -40,14 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         _cleanup_(policy_file_freep) PolicyFile *f = NULL;
         KnobSetting ks[_KNOB_MAX];
-        unsigned n_diag = 0, n_errors = 0, lines;
+        unsigned n_diag = 0, lines;
         int r;
 
         if (size > 256 * 1024)
                 return 0;
         lines = count_lines(data, size);
 
-        r = policy_file_parse("/fuzz/50-fuzz.conf", (const char *) data, size, diag, &n_diag, &f, &n_errors);
+        r = policy_file_parse("/fuzz/50-fuzz.conf", (const char *) data, size, diag, &n_diag, &f);
         assert(r == 0 || r == -ENOMEM);
         if (r == 0) {
                 assert(f);
@@ -83,8 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
         }
 
-        n_errors = 0;
-        r = knob_settings_parse("/fuzz/runtime.conf", (const char *) data, size, diag, &n_diag, ks, &n_errors);
+        r = knob_settings_parse("/fuzz/runtime.conf", (const char *) data, size, diag, &n_diag, ks);
         assert(r == 0 || r == -ENOMEM);
         if (r == 0)
                 for (Knob k = 0; k < _KNOB_MAX; k++)
