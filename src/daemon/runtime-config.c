@@ -141,10 +141,8 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
         if (!e)
                 return;
         /* /etc (persistent) first, then /run on top: a temporary change beats a persistent one. */
-        static const RuntimeScope order[] = { RUNTIME_SCOPE_PERSIST, RUNTIME_SCOPE_RUN };
-        for (size_t i = 0; i < ELEMENTSOF(order); i++)
-                knob_settings_overlay(e->knobs[order[i]], _KNOB_MAX,
-                                      order[i] == RUNTIME_SCOPE_PERSIST ? &persistent_source : &runtime_source, out);
+        knob_settings_overlay(e->knobs[RUNTIME_SCOPE_PERSIST], _KNOB_MAX, &persistent_source, out);
+        knob_settings_overlay(e->knobs[RUNTIME_SCOPE_RUN], _KNOB_MAX, &runtime_source, out);
 }
 
 /* The text of the runtime file of ifname (of the followed namespace netns, or NULL for igmpd's
