@@ -138,8 +138,6 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
                 return -ENOMEM;
         p = format_int32(*buf + *len, e->ifindex);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
-                const char *name = knob_to_string(k);
-
                 if (!e->set[k])
                         continue;
                 if (!any) {
@@ -148,7 +146,7 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
                         any = true;
                 }
                 *p++ = ' ';
-                p = stpcpy(p, name);
+                p = stpcpy(p, knob_to_string(k));
                 *p++ = '=';
                 p = format_int32(p, e->original[k]);
                 *p++ = '/';

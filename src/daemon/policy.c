@@ -332,10 +332,8 @@ bool policy_match(const PolicyMatch *m, const LinkInfo *link)
         if (!policy_match_netns(m, link->netns))
                 return false;
 
-        bool any = policy_match_names_links(m);
-
         /* No condition at all: every link but loopback. */
-        if (!any)
+        if (!policy_match_names_links(m))
                 return !link->loopback;
 
         if (m->names) {
