@@ -62,7 +62,6 @@ PolicyFile *policy_file_free(PolicyFile *f)
         strv_free(f->match.types);
         strv_free(f->match.namespaces);
         free(f->match.macs);
-        free(f->path);
         refstr_unref(f->source);
         free(f);
         return NULL;
@@ -251,10 +250,10 @@ int policy_file_parse(const char *path, const char *buf, size_t len, ConfigDiagF
         f = calloc(1, sizeof *f);
         if (!f)
                 return -ENOMEM;
-        f->path = strdup(path);
         f->source = refstr_new(path);
-        if (!f->path || !f->source)
+        if (!f->source)
                 return -ENOMEM;
+        f->path = refstr_str(f->source);
 
         ParseState state = { .match = &f->match, .knobs = f->knobs, .ns_knobs = f->ns_knobs };
         r = parse_common(path, buf, len, diag, userdata, &state);

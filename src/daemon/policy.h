@@ -40,8 +40,8 @@ typedef struct KnobSetting {
 } KnobSetting;
 
 typedef struct PolicyFile {
-        char *path;
-        RefStr *source; /* path again, for the knob values it sets (KnobValue.source) */
+        RefStr *source;   /* the path, for the knob values it sets (KnobValue.source) */
+        const char *path; /* source's string */
         PolicyMatch match;
         KnobSetting knobs[_KNOB_MAX];
         /* [IGMP]/[MLD] Robustness=: only in a file whose [Match] names no link (else a problem,
