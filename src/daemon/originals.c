@@ -269,21 +269,18 @@ int originals_load(const char *dir, const char *netns, Originals *ret)
         return 1;
 }
 
+static int entry_compare(const void *key, const void *entry)
+{
+        int a = *(const int *) key, b = ((const OriginalEntry *) entry)->ifindex;
+
+        return (a > b) - (a < b);
+}
+
 const OriginalEntry *originals_find(const Originals *o, int ifindex)
 {
-        size_t lo = 0, hi = o ? o->n : 0;
-
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (o->entries[mid].ifindex < ifindex)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        if (o && lo < o->n && o->entries[lo].ifindex == ifindex)
-                return &o->entries[lo];
-        return NULL;
+        if (!o || o->n == 0)
+                return NULL;
+        return bsearch(&ifindex, o->entries, o->n, sizeof *o->entries, entry_compare);
 }
 
 bool originals_entry_equal(const OriginalEntry *a, const OriginalEntry *b)
