@@ -35,9 +35,14 @@ static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_re
                         continue;
                 fd = sysctl_open_link_dir(m->link_ctx.conf_fd[f], e->ifname);
                 /* Checked after opening: the directory stays the link's even if it is renamed now. */
-                if (fd < 0 || if_nametoindex(e->ifname) != (unsigned) e->ifindex) {
+                if (if_nametoindex(e->ifname) != (unsigned) e->ifindex) {
                         printf("%s%s%s: gone or renamed since igmpd stopped, left as is\n", ns, sep, e->ifname);
-                        return 0;
+                        return n_failed;
+                }
+                if (fd < 0) { /* no IPv6 device now (IPv6 off, an MTU below 1280) */
+                        printf("%s%s%s: no %s directory now, its %s knobs left as is\n", ns, sep, e->ifname,
+                               knob_family_dir(f), knob_family_dir(f));
+                        continue;
                 }
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
                         const char *name = knob_to_string(k);

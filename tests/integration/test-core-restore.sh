@@ -80,6 +80,31 @@ expect_knob "$NS" ipv6 v0 $MLD 2000
 grep -q "^Restored 3 knob values" "$T_TMP/restore.out" || fail "expected 3 restored values"
 [ ! -e "$ORIG" ] || fail "$ORIG still there after --restore"
 
+info "a failed write keeps the record, also when the link's IPv6 directory went meanwhile"
+in_ns "$NS" sh -c "echo 4321 > /proc/sys/net/ipv4/conf/v0/$V2; echo 1234 > /proc/sys/net/ipv4/conf/v0/$V3"
+igmpd_start "$NS"
+expect_knob "$NS" ipv4 v0 $V3 350
+igmpd_stop
+# Below 1280 bytes the kernel drops the link's IPv6 device, its conf directory with it.
+ip -n "$NS" link set v0 mtu 1200
+in_ns "$NS" test ! -e /proc/sys/net/ipv6/conf/v0 || skip "v0's IPv6 directory stays below 1280 bytes of MTU"
+# igmpv3_unsolicited_report_interval read-only for this run: its write back fails.
+F=/proc/sys/net/ipv4/conf/v0/$V3
+rc=0
+in_ns "$NS" unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"' sh "$F" \
+        "$IGMPD" --config-root "$T_ROOT" --restore > "$T_TMP/restore.out" 2>&1 || rc=$?
+sed 's/^/# /' "$T_TMP/restore.out"
+grep -q "v0: failed to set $V3 back to 1234" "$T_TMP/restore.out" || fail "no word about the failed write"
+[ $rc -ne 0 ] || fail "igmpd --restore exited 0 although a write failed"
+[ -f "$ORIG" ] || fail "$ORIG removed although a write failed: the same command cannot be run again"
+expect_knob "$NS" ipv4 v0 $V2 4321
+grep -q "v0: no ipv6 directory now, its ipv6 knobs left as is" "$T_TMP/restore.out" || fail "no word about v0's IPv6 directory"
+info "run again once the write can go through"
+ip -n "$NS" link set v0 mtu 1500
+restore || fail "the second igmpd --restore failed: $(cat "$T_TMP/restore.out")"
+expect_knob "$NS" ipv4 v0 $V3 1234
+[ ! -e "$ORIG" ] || fail "$ORIG still there after a --restore that went through"
+
 info "bad usage"
 rc=0
 in_ns "$NS" "$IGMPD" --config-root "$T_ROOT" --restore --check > "$T_TMP/out" 2>&1 || rc=$?
