@@ -265,8 +265,11 @@ static void netns_schedule_rescan(NetnsWatch *w)
         (void) sd_event_source_set_enabled(w->rescan_source, SD_EVENT_ONESHOT);
 }
 
-static void netns_rescan(NetnsWatch *w)
+/* A name still unbound (its file made, the bind not yet) is found again when the mount table
+ * changes: nothing to poll. */
+static int netns_on_rescan(sd_event_source *s, void *userdata)
 {
+        NetnsWatch *w = userdata;
         _cleanup_free_ bool *seen = NULL;
         _cleanup_(closedirp) DIR *d = NULL;
         struct dirent *de;
@@ -276,7 +279,7 @@ static void netns_rescan(NetnsWatch *w)
         seen = calloc(w->n_children + 1, sizeof *seen);
         if (!seen) {
                 log_oom();
-                return;
+                return 0;
         }
         /* A description of its own: the stream starts at the first entry. */
         if (w->dir_fd >= 0 && (dfd = openat(w->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
@@ -339,13 +342,6 @@ static void netns_rescan(NetnsWatch *w)
         if (w->n_children < NETNS_MAX)
                 w->full_warned = false; /* room again: said again when it runs out */
         manager_notify_status(w->manager, false);
-}
-
-static int netns_on_rescan(sd_event_source *s, void *userdata)
-{
-        /* A name still unbound (its file made, the bind not yet) is found again when the mount
-         * table changes: nothing to poll. */
-        netns_rescan(userdata);
         return 0;
 }
 
@@ -465,7 +461,7 @@ void manager_follow_netns(Manager *m)
                                   "network namespace only: %m");
                 return;
         }
-        netns_rescan(m->netns_watch); /* at once: the first pass covers them too */
+        (void) netns_on_rescan(NULL, m->netns_watch); /* at once: the first pass covers them too */
         log_info("Namespaces=named: following %zu network namespace%s under " NETNS_RUN_DIR ".",
                  m->netns_watch->n_children, m->netns_watch->n_children == 1 ? "" : "s");
 }

@@ -71,16 +71,11 @@ static void ns_knobs_notify(NsKnobs *n, NsKnob k)
                 n->changed(n, k, n->changed_userdata);
 }
 
-static int ns_knobs_read(NsKnobs *n, NsKnob k, int32_t *ret)
-{
-        return sysctl_read_int_at(n->dir_fd[ns_knob_info(k)->family], ns_knob_info(k)->name, ret);
-}
-
 int ns_knobs_read_kernel(NsKnobs *n, NsKnob k, int32_t *ret)
 {
         if (k < 0 || k >= _NS_KNOB_MAX || !n->knobs[k].available)
                 return -ENOENT;
-        return ns_knobs_read(n, k, ret);
+        return sysctl_read_int_at(n->dir_fd[ns_knob_info(k)->family], ns_knob_info(k)->name, ret);
 }
 
 static int ns_knobs_write(NsKnobs *n, NsKnob k, int32_t v)
@@ -89,7 +84,6 @@ static int ns_knobs_write(NsKnobs *n, NsKnob k, int32_t v)
         int r;
 
         r = sysctl_write_int_at(n->dir_fd[ns_knob_info(k)->family], ns_knob_info(k)->name, v);
-        s->error = r < 0 ? r : 0;
         if (r >= 0) {
                 s->kernel = v;
                 s->kernel_known = true;
@@ -207,7 +201,7 @@ int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns)
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
                 NsKnobState *s = &n->knobs[k];
 
-                if (!set[k] || !s->available || ns_knobs_read(n, k, &s->kernel) < 0)
+                if (!set[k] || ns_knobs_read_kernel(n, k, &s->kernel) < 0)
                         continue;
                 s->kernel_known = true;
                 if (s->kernel != written[k]) {
@@ -269,7 +263,7 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
         }
         if (!s->available)
                 goto finish;
-        r = ns_knobs_read(n, k, &now);
+        r = ns_knobs_read_kernel(n, k, &now);
         if (r < 0) {
                 log_warning_errno(r, "%s%sCannot read %s, leaving it alone: %m", NS_KNOBS_PREFIX(n), name);
                 goto finish;
@@ -293,8 +287,7 @@ static void ns_knobs_configure_one(NsKnobs *n, NsKnob k, const KnobValue *want, 
                  * again). */
                 if (ns_knobs_put_back(n, k, now, true) >= 0)
                         ns_knobs_save(n);
-        } else if (want->set)
-                s->error = 0;
+        }
 
 finish:
         if (!same_want || s->kernel_known != before_known || s->kernel != before)
@@ -316,7 +309,7 @@ void ns_knobs_check(NsKnobs *n, NsKnob k, DriftAction action, const LinkWriter *
         int32_t now;
         int r = 0;
 
-        if (!s->available || ns_knobs_read(n, k, &now) < 0)
+        if (ns_knobs_read_kernel(n, k, &now) < 0)
                 return;
         if (s->kernel_known && s->kernel == now)
                 return; /* rejected by the kernel, or igmpd's own value back */
@@ -361,9 +354,9 @@ unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
                 int32_t now;
                 int r;
 
-                if (!s->available || !s->changed)
+                if (!s->changed)
                         continue;
-                if (ns_knobs_read(n, k, &now) < 0) {
+                if (ns_knobs_read_kernel(n, k, &now) < 0) {
                         s->changed = false;
                         continue;
                 }

@@ -32,7 +32,6 @@ typedef struct NsKnobState {
         bool changed;       /* igmpd changed it: original is what it found */
         int32_t original;
         int32_t written;    /* what igmpd last wrote */
-        int error;          /* the last write's failure, -errno, or 0 */
         uint64_t reported_usec; /* last drift report, for the rate limit */
         unsigned suppressed;
 } NsKnobState;
@@ -74,7 +73,7 @@ void ns_knobs_done(NsKnobs *n);
 /* Whether the knob exists in this namespace (mld_qrv: the initial one only). */
 bool ns_knobs_available(const NsKnobs *n, NsKnob k);
 
-/* Reads knob k from the kernel now, changing nothing (a D-Bus read). 0 or -errno. */
+/* Reads knob k from the kernel now, changing nothing. 0 or -errno (-ENOENT: not in this namespace). */
 int ns_knobs_read_kernel(NsKnobs *n, NsKnob k, int32_t *ret);
 
 /* Takes want[] as the effective values (references of its own) and makes the kernel hold them:
