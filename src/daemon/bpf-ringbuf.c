@@ -24,7 +24,7 @@
 
 struct BpfReader {
         int fd;                       /* the ring buffer map */
-        size_t size, mask, page_size;
+        size_t size, page_size;
         unsigned long *consumer;      /* page 0, read-write */
         const void *producer_area;    /* page 1 + 2 × size, read-only */
         sd_event_source *source;
@@ -63,7 +63,7 @@ static size_t ringbuf_consume(BpfReader *rb, size_t max)
         size_t n = 0;
 
         while (cons < prod && n < max) {
-                const uint32_t *hdr = (const uint32_t *) (data + (cons & rb->mask));
+                const uint32_t *hdr = (const uint32_t *) (data + (cons & (rb->size - 1)));
                 uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
 
                 if (len & RINGBUF_BUSY_BIT)
@@ -160,7 +160,6 @@ static int ringbuf_map(BpfReader *rb, size_t size)
                 return -errno;
         rb->producer_area = p;
         rb->size = size;
-        rb->mask = size - 1;
         return 0;
 }
 

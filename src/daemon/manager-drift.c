@@ -33,13 +33,6 @@ static void manager_check_all(Manager *m, unsigned mask, const LinkWriter *w)
                 manager_check_link(v, mask, w);
 }
 
-/* A namespace knob: read back on its own, reverted as a link's knob is. */
-static void manager_check_namespace(Manager *m, NsKnob k, const LinkWriter *w)
-{
-        if (k >= 0 && k < _NS_KNOB_MAX)
-                ns_knobs_check(&m->ns_knobs, k, m->config.drift_action, w);
-}
-
 void manager_on_drift_write(const DriftEvent *e, void *userdata)
 {
         Manager *m = userdata;
@@ -64,7 +57,9 @@ void manager_on_drift_write(const DriftEvent *e, void *userdata)
                         return; /* a namespace igmpd does not follow */
         }
         if (w->scope == DRIFT_SCOPE_NAMESPACE) {
-                manager_check_namespace(m, w->ns_knob, &writer);
+                /* Read back on its own, reverted as a link's knob is. */
+                if (w->ns_knob >= 0 && w->ns_knob < _NS_KNOB_MAX)
+                        ns_knobs_check(&m->ns_knobs, w->ns_knob, m->config.drift_action, &writer);
                 return;
         }
         /* Only now: a namespace knob's write has no link knob (w->knob is -EINVAL). */
@@ -99,7 +94,7 @@ void manager_on_drift_lost(void *userdata)
         if (m->check_only)
                 return;
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++)
-                manager_check_namespace(m, k, NULL);
+                ns_knobs_check(&m->ns_knobs, k, m->config.drift_action, NULL);
         manager_check_all(m, LINK_KNOBS_ALL, NULL);
         for (size_t i = 0; i < manager_netns_count(m); i++)
                 manager_check_all(manager_netns_get(m, i), LINK_KNOBS_ALL, NULL);

@@ -179,33 +179,6 @@ static void sync_done_one(NMSync *s)
                 sync_finish(s);
 }
 
-/* Reads a device's reply into d; with ret_active, also the connection active on it. */
-static int read_device(sd_bus_message *reply, SyncDevice *d, char **ret_active)
-{
-        NMDeviceProps p = {};
-        int r;
-
-        if (nm_reply_failed(reply, "the device", d->path))
-                return -ENODEV;
-        r = nm_read_device_props(reply, &p);
-        if (r < 0)
-                log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
-        else {
-                /* By ifindex, not by name: a link renamed meanwhile, or another of the same
-                 * name, must not take this device's profile. NetworkManager 1.42 (Debian
-                 * 12) has no Device.Ifindex: the link of that name now, then. */
-                d->ifname = TAKE_PTR(p.ifname);
-                d->ifindex = p.ifindex <= INT_MAX ? (int) p.ifindex : 0;
-                if (d->ifindex == 0 && d->ifname)
-                        d->ifindex = (int) if_nametoindex(d->ifname);
-                d->read = d->ifname != NULL;
-                if (ret_active)
-                        *ret_active = TAKE_PTR(p.active);
-        }
-        nm_device_props_done(&p);
-        return r;
-}
-
 /* NetworkManager's error when a connection's permissions leave the caller out (nm-auth-utils). */
 #define NM_ERROR_PERMISSION_DENIED "org.freedesktop.NetworkManager.PermissionDenied"
 #define NM_IGNORED_WHY "only system profiles (no connection.permissions) may set igmpd values"
@@ -328,18 +301,36 @@ static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         SyncCall *c = userdata;
         NMSync *s = c->sync;
         SyncActive *a = &s->actives[c->active];
-        _cleanup_free_ char *active = NULL;
+        SyncDevice *d = &a->devices[c->device];
+        NMDeviceProps p = {};
         int r;
 
-        r = read_device(reply, &a->devices[c->device], s->device_read ? &active : NULL);
-        if (r >= 0 && !isempty(active) && !streq(active, "/")) {
-                a->path = TAKE_PTR(active);
+        if (nm_reply_failed(reply, "the device", d->path))
+                goto done;
+        r = nm_read_device_props(reply, &p);
+        if (r < 0) {
+                log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
+                goto done;
+        }
+        /* By ifindex, not by name: a link renamed meanwhile, or another of the same name, must
+         * not take this device's profile. NetworkManager 1.42 (Debian 12) has no Device.Ifindex:
+         * the link of that name now, then. */
+        d->ifname = TAKE_PTR(p.ifname);
+        d->ifindex = p.ifindex <= INT_MAX ? (int) p.ifindex : 0;
+        if (d->ifindex == 0 && d->ifname)
+                d->ifindex = (int) if_nametoindex(d->ifname);
+        d->read = d->ifname != NULL;
+        if (s->device_read && !isempty(p.active) && !streq(p.active, "/")) {
+                a->path = TAKE_PTR(p.active);
                 r = sync_get_all(s, a->path, NM_IFACE_ACTIVE, on_active, 0, 0);
                 if (r < 0) {
                         log_warning_errno(r, "Failed to query NetworkManager, keeping its previous values: %m");
                         s->failed = true;
                 }
         }
+
+done:
+        nm_device_props_done(&p);
         sync_done_one(s);
         return 0;
 }

@@ -384,10 +384,8 @@ int nm_resync(NMState *nm, NMWaitFn done, void *userdata, NMWait **ret)
         if (!nm)
                 return 1;
         nm_read(nm, NULL);
-        if (!done)
-                return 1;
-        if (!nm->sync)
-                return 1; /* nothing to wait for: NetworkManager absent, or it could not be asked */
+        if (!done || !nm->sync)
+                return 1; /* none asked for, or nothing to wait for: NetworkManager absent or not asked */
 
         w = calloc(1, sizeof *w);
         if (!w)
