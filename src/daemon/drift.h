@@ -18,7 +18,6 @@
 #include <systemd/sd-event.h>
 
 #include "drift-record.h"
-#include "macro.h"
 #include "run-state.h"
 
 /* How long the reader waits after the first record of a burst before it reads them all: the
@@ -48,7 +47,6 @@ typedef struct DriftWatch DriftWatch;
 int drift_watch_new(sd_event *event, DriftWriteFn on_write, DriftLostFn on_lost, DriftObserver on_state,
                     void *userdata, DriftWatch **ret);
 DriftWatch *drift_watch_free(DriftWatch *d);
-DEFINE_TRIVIAL_CLEANUP_FUNC(DriftWatch *, drift_watch_free);
 
 /* The D-Bus face's hook; NULL to unplug. */
 void drift_watch_set_observer(DriftWatch *d, DriftObserver observer, void *userdata);

@@ -309,13 +309,11 @@ static int netns_on_rescan(sd_event_source *s, void *userdata)
                                 log_debug_errno(fd, "%s/%s: cannot open, ignoring: %m", NETNS_RUN_DIR, de->d_name);
                         continue;
                 }
-                if (c && c->netns_dev == id.dev && c->link_ctx.netns_ino == id.ino) {
-                        seen[i] = true;
-                        continue;
-                }
                 if (c) {
-                        /* Bound to another namespace now: forgotten below, followed anew by the next rescan. */
-                        netns_schedule_rescan(w);
+                        if (c->netns_dev == id.dev && c->link_ctx.netns_ino == id.ino)
+                                seen[i] = true;
+                        else /* bound to another namespace now: forgotten below, followed anew next rescan */
+                                netns_schedule_rescan(w);
                         continue;
                 }
                 Manager *same = manager_netns_by_ino(w->manager, id.ino);
@@ -408,14 +406,13 @@ static int netns_watch_new(Manager *m, NetnsWatch **ret)
                 return -ENOMEM;
         *w = (NetnsWatch) {
                 .manager = m,
-                .home_fd = -EBADF,
+                .home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC),
                 .dir_fd = -EBADF,
                 .inotify_fd = -EBADF,
                 .mounts_fd = -EBADF,
                 .dir_wd = -1,
                 .run_wd = -1,
         };
-        w->home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         r = w->home_fd < 0 ? -errno : netns_fd_id(w->home_fd, &w->home_id);
         if (r >= 0) {
                 w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

@@ -24,8 +24,7 @@ static void entries_free(NMEntry *e, size_t n)
 void nm_table_done(NMTable *t)
 {
         entries_free(t->entries, t->n);
-        t->entries = NULL;
-        t->n = 0;
+        *t = (NMTable) {};
 }
 
 static const NMEntry *find(const NMEntry *e, size_t n, int ifindex)

@@ -26,7 +26,6 @@ typedef struct NMWait NMWait;
  * -ENOMEM. */
 int nm_new(NMChangedFn changed, ConfigDiagFn diag, void *userdata, NMState **ret);
 NMState *nm_free(NMState *nm);
-DEFINE_TRIVIAL_CLEANUP_FUNC(NMState *, nm_free);
 
 /* The bus connection to follow NetworkManager on, or NULL when there is none; the D-Bus face
  * calls it whenever its connection changes. Calls made on a connection that is not up yet wait
