@@ -159,23 +159,19 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
 
         want = o.value = l->effective[k].value;
         r = 0;
+        o.action = LINK_OVERRIDE_REVERTED;
         if (ctx->drift_action == DRIFT_ACTION_WARN)
                 o.action = LINK_OVERRIDE_KEPT;
-        else {
-                bool wait = !link_record_revert(l, k, now, want);
-
-                if (wait) {
-                        /* The record is written at the end of the batch being handled (link
-                         * events), and the link configured then: that writes igmpd's value. */
-                        l->kernel_fresh[k] = true;
-                        l->record_wait = true;
-                } else
-                        r = sysctl_write_int_at(dfd, i->name, want);
-                if (r >= 0) {
-                        o.action = LINK_OVERRIDE_REVERTED;
-                        if (!wait)
-                                link_set_kernel(l, k, true, want);
-                } else {
+        else if (!link_record_revert(l, k, now, want)) {
+                /* The record is written at the end of the batch being handled (link events), and
+                 * the link configured then: that writes igmpd's value. */
+                l->kernel_fresh[k] = true;
+                l->record_wait = true;
+        } else {
+                r = sysctl_write_int_at(dfd, i->name, want);
+                if (r >= 0)
+                        link_set_kernel(l, k, true, want);
+                else {
                         o.action = LINK_OVERRIDE_FAILED;
                         link_set_error(l, "Failed to set %s back to %" PRIi32 " after another process changed it: %s",
                                        i->name, want, strerror(-r));
