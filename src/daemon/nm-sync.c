@@ -123,17 +123,17 @@ static int sync_get_all(NMSync *s, const char *path, const char *interface, sd_b
                          interface);
 }
 
-/* Whether reply is an error; if so says so at debug level ("reading WHAT of PATH failed"). */
-static bool nm_reply_failed(sd_bus_message *reply, const char *what, const char *path)
+/* Whether reply is an error, or reading it failed (r < 0); if so says so at debug level. */
+static bool nm_reply_failed(sd_bus_message *reply, int r, const char *what, const char *path)
 {
-        const sd_bus_error *e;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
 
-        if (!sd_bus_message_is_method_error(reply, NULL))
-                return false;
-        e = sd_bus_message_get_error(reply);
-        log_debug("NetworkManager: reading %s of %s failed, skipping: %s", what, path,
-                  e && e->message ? e->message : "unknown error");
-        return true;
+        if (e)
+                log_debug("NetworkManager: reading %s of %s failed, skipping: %s", what, path,
+                          e->message ?: "unknown error");
+        else if (r < 0)
+                log_debug_errno(r, "NetworkManager: bad reply for %s of %s, skipping: %m", what, path);
+        return e || r < 0;
 }
 
 static void sync_finish(NMSync *s)
@@ -215,15 +215,10 @@ static int on_applied(sd_bus_message *reply, void *userdata, sd_bus_error *error
                 ok = d->conn.id;
                 if (!ok)
                         log_oom();
-        } else if (nm_reply_failed(reply, "the applied connection", d->path))
-                ok = false;
-        else {
+        } else {
                 r = nm_profile_read_settings(reply, a->id, &d->conn, s->p.reports, s->p.diag, s->p.diag_userdata);
-                ok = r >= 0;
-                if (r < 0)
-                        log_debug_errno(r, "NetworkManager: bad applied connection reply for %s, skipping: %m",
-                                        d->path);
-                else if (d->conn.owner && d->conn.n_keys > 0)
+                ok = !nm_reply_failed(reply, r, "the applied connection", d->path);
+                if (ok && d->conn.owner && d->conn.n_keys > 0)
                         whose = permission_display(d->conn.owner, owner, sizeof owner);
         }
         if (ok && whose && asprintf(&d->ignored, "it belongs to %s; " NM_IGNORED_WHY, whose) < 0) {
@@ -262,14 +257,8 @@ static int on_active(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         size_t n;
         int r;
 
-        if (nm_reply_failed(reply, "the active connection", a->path))
-                goto done;
         r = nm_read_active_props(reply, &p);
-        if (r < 0) {
-                log_debug_errno(r, "NetworkManager: bad reply for %s, skipping: %m", a->path);
-                goto done;
-        }
-        if (!nm_active_props_usable(&p))
+        if (nm_reply_failed(reply, r, "the active connection", a->path) || !nm_active_props_usable(&p))
                 goto done;
         a->id = TAKE_PTR(p.id);
 
@@ -305,13 +294,9 @@ static int on_device(sd_bus_message *reply, void *userdata, sd_bus_error *error)
         NMDeviceProps p = {};
         int r;
 
-        if (nm_reply_failed(reply, "the device", d->path))
-                goto done;
         r = nm_read_device_props(reply, &p);
-        if (r < 0) {
-                log_debug_errno(r, "NetworkManager: bad reply for device %s, skipping: %m", d->path);
+        if (nm_reply_failed(reply, r, "the device", d->path))
                 goto done;
-        }
         /* By ifindex, not by name: a link renamed meanwhile, or another of the same name, must
          * not take this device's profile. NetworkManager 1.42 (Debian 12) has no Device.Ifindex:
          * the link of that name now, then. */
@@ -343,13 +328,9 @@ static int on_active_connections(sd_bus_message *reply, void *userdata, sd_bus_e
         size_t n;
         int r;
 
-        if (nm_reply_failed(reply, "ActiveConnections", NM_PATH))
-                goto done; /* NetworkManager gone or broken: no profile applies */
         r = bus_read_variant_strv(reply, "ao", &paths);
-        if (r < 0) {
-                log_debug_errno(r, "NetworkManager: bad ActiveConnections reply: %m");
-                goto done;
-        }
+        if (nm_reply_failed(reply, r, "ActiveConnections", NM_PATH))
+                goto done; /* NetworkManager gone or broken: no profile applies */
         n = strv_length(paths);
         if (n > NM_ACTIVE_MAX) {
                 log_warning("NetworkManager lists %zu active connections, looking at the first %u only.", n,
