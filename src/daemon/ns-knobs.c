@@ -354,7 +354,7 @@ unsigned ns_knobs_restore(NsKnobs *n, unsigned *n_restored)
                 int32_t now;
                 int r;
 
-                if (!s->changed)
+                if (!s->available || !s->changed)
                         continue;
                 if (ns_knobs_read_kernel(n, k, &now) < 0) {
                         s->changed = false;
