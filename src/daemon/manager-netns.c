@@ -86,13 +86,21 @@ Manager *manager_netns_by_ino(const Manager *m, uint64_t ino)
         return NULL;
 }
 
-/* Makes what the child reads and writes through, inside its namespace, and comes back. */
-static int netns_child_open(Manager *c, int home_fd)
+/* Makes what the child reads and writes through, inside its namespace, and comes back. Says why
+ * not; setns() refused (no CAP_SYS_ADMIN) is said once and ends w's following. */
+static int netns_child_open(NetnsWatch *w, Manager *c)
 {
         int r;
 
-        if (setns(c->netns_fd, CLONE_NEWNET) < 0)
-                return -errno; /* said by the caller: once for all when it is EPERM */
+        if (setns(c->netns_fd, CLONE_NEWNET) < 0) {
+                if (errno != EPERM)
+                        return log_warning_errno(-errno, "%s: cannot enter the network namespace, not "
+                                                 "following it: %m", c->netns_name);
+                log_warning("Cannot enter the network namespaces under " NETNS_RUN_DIR " (setns() needs "
+                            "CAP_SYS_ADMIN: see igmpd(8) for the unit's drop-in), managing igmpd's own only.");
+                w->denied = true;
+                return -EPERM;
+        }
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
                 c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
         c->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -103,7 +111,7 @@ static int netns_child_open(Manager *c, int home_fd)
         if (r >= 0)
                 r = manager_open_netlink(c);
         /* Back home at once: any failure to is fatal, every later socket and path would be wrong. */
-        if (setns(home_fd, CLONE_NEWNET) < 0)
+        if (setns(w->home_fd, CLONE_NEWNET) < 0)
                 abort();
         if (r < 0)
                 return log_warning_errno(r, "%s: cannot open the namespace's sockets, not following it: %m",
@@ -112,7 +120,7 @@ static int netns_child_open(Manager *c, int home_fd)
                 return log_warning_errno(c->link_ctx.conf_fd[KNOB_FAMILY_IPV4],
                                          "%s: no /proc/sys/net/ipv4/conf in the namespace, not following it: %m",
                                          c->netns_name);
-        netlink_set_netns(c->netlink, c->netns_fd, home_fd);
+        netlink_set_netns(c->netlink, c->netns_fd, w->home_fd);
         return 0;
 }
 
@@ -170,13 +178,7 @@ static int netns_follow(NetnsWatch *w, const char *name, int fd, NetnsId id)
                 return log_oom();
         (void) sd_event_source_set_enabled(c->originals_source, SD_EVENT_OFF);
 
-        r = netns_child_open(c, w->home_fd);
-        if (r == -EPERM) {
-                log_warning("Cannot enter the network namespaces under " NETNS_RUN_DIR " (setns() needs "
-                            "CAP_SYS_ADMIN: see igmpd(8) for the unit's drop-in), managing igmpd's own only.");
-                w->denied = true;
-        } else if (r < 0)
-                log_warning_errno(r, "%s: cannot enter the network namespace, not following it: %m", name);
+        r = netns_child_open(w, c);
         if (r < 0)
                 return r;
         manager_probe_kernel(c);
