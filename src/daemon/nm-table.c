@@ -46,12 +46,10 @@ static bool entry_equal(const NMEntry *a, const NMEntry *b)
                 return a == b;
         if (!streq(refstr_str(a->source), refstr_str(b->source)) || !streq_ptr(a->ignored, b->ignored))
                 return false;
-        for (Knob k = 0; k < _KNOB_MAX; k++) {
-                if ((a->knobs[k].line > 0) != (b->knobs[k].line > 0))
+        for (Knob k = 0; k < _KNOB_MAX; k++)
+                if ((a->knobs[k].line > 0) != (b->knobs[k].line > 0) ||
+                    (a->knobs[k].line > 0 && a->knobs[k].value != b->knobs[k].value))
                         return false;
-                if (a->knobs[k].line > 0 && a->knobs[k].value != b->knobs[k].value)
-                        return false;
-        }
         return true;
 }
 
