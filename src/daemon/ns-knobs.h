@@ -5,12 +5,12 @@
  * The namespace knobs of one network namespace (net.ipv4.igmp_qrv; net.ipv6.mld_qrv, which only
  * the initial namespace has): what the kernel holds, the effective value and its source, the
  * value found before igmpd first changed it (written back when no policy sets it any more and at
- * a stop), and other processes' writes (drift). One NsKnobs per namespace igmpd follows; today
- * the Manager has one, for its own namespace. The owner hears of every change through a hook.
+ * a stop), and other processes' writes (drift). One NsKnobs per namespace igmpd follows (each
+ * Manager has one). The owner hears of every change through a hook.
  *
  * The values found are recorded before the write that needs them, so that after a crash the next
- * start (or igmpd --restore) still knows them: ROOT/run/igmpd/namespace-originals, replaced
- * atomically, removed when nothing is left to undo:
+ * start (or igmpd --restore) still knows them: ROOT/run/igmpd/namespace-originals (a followed
+ * namespace's below netns/NAME/), replaced atomically, removed when nothing is left to undo:
  *   igmpd-namespace-originals 1 NETNS        (NETNS: st_dev:st_ino of /proc/self/ns/net)
  *   igmp_qrv=ORIGINAL/WRITTEN
  */
