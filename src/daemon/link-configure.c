@@ -145,7 +145,7 @@ static bool link_record_plan(Link *l, const KnobPlan plan[_KNOB_MAX])
         if (!any)
                 return true;
         l->record_dirty = true; /* link_record_touch(l, true), without a call per link on the first pass */
-        return !l->ctx->record || l->ctx->record(l, true, l->ctx->record_userdata) != -EAGAIN;
+        return !l->ctx->record || l->ctx->record(l, true, l->ctx->userdata) != -EAGAIN;
 }
 
 /* One attempt at configuring a link: the plan, and the knob files it needs. Each knob is opened
@@ -474,7 +474,7 @@ static int link_vanished(Link *l)
         log_link_debug(l, "The kernel has no link %d any more, forgetting it.", l->ifindex);
         link_set_error(l, "The link is gone");
         if (l->ctx->vanished)
-                l->ctx->vanished(l, l->ctx->table_userdata);
+                l->ctx->vanished(l, l->ctx->userdata);
         return -ENODEV;
 }
 

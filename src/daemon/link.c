@@ -37,9 +37,7 @@ static const char *const link_state_table[_LINK_STATE_MAX] = {
 
 const char *link_state_to_string(LinkState s)
 {
-        if (s < 0 || s >= _LINK_STATE_MAX)
-                return NULL;
-        return link_state_table[s];
+        return TABLE_NAME(link_state_table, s);
 }
 
 LinkState link_get_state(const Link *l)
@@ -72,7 +70,7 @@ static Link *link_free(Link *l)
 bool link_record_touch(Link *l, bool before_write)
 {
         l->record_dirty = true;
-        return !l->ctx->record || l->ctx->record(l, before_write, l->ctx->record_userdata) != -EAGAIN;
+        return !l->ctx->record || l->ctx->record(l, before_write, l->ctx->userdata) != -EAGAIN;
 }
 
 Link *link_ref(Link *l)
@@ -120,7 +118,7 @@ int link_set_names(Link *l, const char *ifname, char **altnames, bool is_new)
         }
         if ((name_changed || altnames_changed) && !is_new && !l->gone && l->ctx->renamed)
                 l->ctx->renamed(l, name_changed ? old_ifname : l->ifname,
-                                altnames_changed ? old_altnames : l->altnames, l->ctx->table_userdata);
+                                altnames_changed ? old_altnames : l->altnames, l->ctx->userdata);
         return 0;
 }
 
@@ -233,10 +231,7 @@ int link_update(Link *l, const LinkMessage *msg, bool *ret_reconfigure, unsigned
          * message alone is not enough: below 1280 there is none; above, look at the directory
          * now; and crossing 1280 upwards always reconfigures (which retries briefly if the
          * directory is still missing). */
-        if (msg->mtu < IPV6_MIN_MTU)
-                ipv6_now = false;
-        else
-                ipv6_now = (msg->full && msg->has_ipv6_conf) || link_ipv6_dir_exists(l);
+        ipv6_now = msg->mtu >= IPV6_MIN_MTU && (msg->has_ipv6_conf || link_ipv6_dir_exists(l));
         ipv6_appeared = (ipv6_now && !l->ipv6_available) || mtu_up;
         l->ipv6_available = ipv6_now;
 
@@ -352,12 +347,12 @@ int link_update_effective(Link *l)
         LinkInfo info;
 
         link_to_info(l, &info);
-        l->ctx->effective(&info, l->effective, matched, LINK_MATCHED_MAX, &n_matched, l->ctx->effective_userdata);
+        l->ctx->effective(&info, l->effective, matched, LINK_MATCHED_MAX, &n_matched, l->ctx->userdata);
         n_matched = MIN(n_matched, (size_t) LINK_MATCHED_MAX);
         if (l->ctx->ignored) {
                 char *ignored;
 
-                if (l->ctx->ignored(l->ifindex, &ignored, l->ctx->effective_userdata) < 0)
+                if (l->ctx->ignored(l->ifindex, &ignored, l->ctx->userdata) < 0)
                         return -ENOMEM;
                 free(l->ignored_source);
                 l->ignored_source = ignored;

@@ -128,9 +128,10 @@ typedef struct LinkContext {
         bool write_denied_warned;
         unsigned n_write_denied;
 
+        /* The owner's, handed to effective, ignored, record, renamed and vanished. */
+        void *userdata;
         LinkEffectiveFn effective;
-        LinkIgnoredFn ignored; /* may be NULL; called with effective_userdata */
-        void *effective_userdata;
+        LinkIgnoredFn ignored; /* may be NULL */
 
         LinkObserver observer; /* NULL: nobody listens, and no snapshots are taken */
         void *observer_userdata;
@@ -148,7 +149,6 @@ typedef struct LinkContext {
          * before_write of changes it may record later (a knob back at its original, a rename).
          * NULL: nothing is recorded (igmpd --check). */
         int (*record)(Link *l, bool before_write, void *userdata);
-        void *record_userdata;
 
         /* The owner's link table (manager-links.c). renamed: the link's name or alternative names
          * changed (old_ifname and old_altnames are what they were; the table re-indexes them).
@@ -157,7 +157,6 @@ typedef struct LinkContext {
          * owner has detached (link_detach()). */
         void (*renamed)(Link *l, const char *old_ifname, char *const *old_altnames, void *userdata);
         void (*vanished)(Link *l, void *userdata);
-        void *table_userdata;
 
         /* Foreign writes of managed knobs (link-drift.c): what to do, and who hears of them. */
         DriftAction drift_action;

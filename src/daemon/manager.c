@@ -66,15 +66,13 @@ Manager *manager_alloc(void)
                 m->link_ctx.conf_fd[f] = -EBADF;
         m->link_ctx.ioctl_fd = -EBADF;
         m->ns_knobs.dir_fd[KNOB_FAMILY_IPV4] = m->ns_knobs.dir_fd[KNOB_FAMILY_IPV6] = -EBADF;
+        m->link_ctx.userdata = m;
         m->link_ctx.effective = manager_link_effective;
         m->link_ctx.ignored = manager_link_ignored;
-        m->link_ctx.effective_userdata = m;
         m->link_ctx.record = manager_link_record;
-        m->link_ctx.record_userdata = m;
-        m->originals.fd = -EBADF;
         m->link_ctx.renamed = manager_on_link_renamed;
         m->link_ctx.vanished = manager_on_link_vanished;
-        m->link_ctx.table_userdata = m;
+        m->originals.fd = -EBADF;
         m->netns_fd = -EBADF;
         return m;
 }

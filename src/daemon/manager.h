@@ -173,7 +173,7 @@ int manager_new(const char *root, Manager **ret);
 /* The Manager of the link (its own or a child), for what a link's namespace keeps. */
 static inline Manager *manager_of_link(const Link *l)
 {
-        return l->ctx->table_userdata;
+        return l->ctx->userdata;
 }
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);

@@ -40,7 +40,6 @@ struct Netlink {
         sd_event *event;
         int events_fd;                 /* subscribed to link events */
         sd_event_source *io;
-        size_t rcvbuf;
         NetlinkBuffer event_buf;
 
         NetlinkDump dumps[_NETLINK_DUMP_MAX];

@@ -151,7 +151,6 @@ void netlink_on_link_message(Netlink *n, struct nlmsghdr *nlh, const struct ifin
                 .mac = address && RTA_PAYLOAD(address) == ETH_ALEN ? RTA_DATA(address) : NULL,
                 .flags = ifi->ifi_flags,
                 .mtu = mtu,
-                .full = true,
         };
         parse_devconf(spec, &msg);
         handler(&msg, n->userdata);
@@ -416,6 +415,7 @@ static int events_open(void)
 int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers, void *userdata, Netlink **ret)
 {
         _cleanup_(netlink_freep) Netlink *n = NULL;
+        size_t granted = rcvbuf;
         int r;
 
         n = calloc(1, sizeof *n);
@@ -431,11 +431,10 @@ int netlink_new(sd_event *event, size_t rcvbuf, const NetlinkHandlers *handlers,
         r = n->events_fd = events_open();
         if (r < 0)
                 return r;
-        n->rcvbuf = rcvbuf;
-        r = set_rcvbuf(n->events_fd, rcvbuf, &n->rcvbuf);
+        r = set_rcvbuf(n->events_fd, rcvbuf, &granted);
         if (r < 0)
                 log_warning_errno(r, "Failed to set netlink receive buffer to %zu bytes, ignoring: %m", rcvbuf);
-        log_debug("Netlink receive buffer: %zu bytes.", n->rcvbuf);
+        log_debug("Netlink receive buffer: %zu bytes.", granted);
 
         r = sd_event_add_io(event, &n->io, n->events_fd, EPOLLIN, on_netlink_io, n);
         if (r >= 0)

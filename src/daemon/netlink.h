@@ -39,7 +39,6 @@ typedef struct LinkMessage {
         int32_t devconf[_KNOB_MAX];
         bool devconf_known[_KNOB_MAX];
         bool has_ipv6_conf; /* the message carried IPv6 devconf: the link has an IPv6 device */
-        bool full;          /* a complete RTM_NEWLINK (not rebuilt from our own state) */
 } LinkMessage;
 
 typedef struct NetlinkHandlers {
