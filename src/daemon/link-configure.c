@@ -597,8 +597,7 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
         }
         if (!l->retry_source)
                 l->n_retries = 0;
-        free(l->last_error);
-        l->last_error = NULL;
+        l->last_error = mfree(l->last_error);
         /* Managed means some source sets a knob now. A pass that only wrote back the values found
          * before igmpd (a runtime change reverted, a policy removed) leaves the link unmanaged. */
         l->state = any && link_has_policy(l) ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
