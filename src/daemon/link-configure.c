@@ -32,7 +32,6 @@ static void link_log_write_refused(Link *l, const KnobInfo *i, int r)
 {
         LinkContext *ctx = l->ctx;
 
-        ctx->n_write_denied++;
         if (ctx->write_denied_warned) {
                 log_link_debug_errno(l, r, "Writing %s refused too: %m", i->name);
                 return;

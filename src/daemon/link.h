@@ -124,9 +124,8 @@ typedef struct LinkContext {
         bool knob_missing_warned[_KNOB_MAX];
         bool mld_all_warned;
         /* Writes the kernel refused (no CAP_NET_ADMIN, read-only /proc/sys): said once, in
-         * full, then counted; every further one goes to the debug log. */
+         * full; every further one goes to the debug log. */
         bool write_denied_warned;
-        unsigned n_write_denied;
 
         /* The owner's, handed to effective, ignored, record, renamed and vanished. */
         void *userdata;

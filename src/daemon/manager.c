@@ -265,7 +265,7 @@ static void manager_log_ready(Manager *m)
         managed = n[LINK_STATE_CONFIGURED] + n[LINK_STATE_FAILED] + n[LINK_STATE_PENDING];
         if (n[LINK_STATE_FAILED] > 0)
                 snprintf(failed, sizeof failed, "; %zu failed (%s)", n[LINK_STATE_FAILED],
-                         m->link_ctx.n_write_denied > 0 ? "writes refused, see above" : "see above");
+                         m->link_ctx.write_denied_warned ? "writes refused, see above" : "see above");
         if (n[LINK_STATE_PENDING] > 0)
                 snprintf(failed + strlen(failed), sizeof failed - strlen(failed), "; %zu pending",
                          n[LINK_STATE_PENDING]);
