@@ -86,17 +86,9 @@ typedef struct LibcScan {
         const char *stop; /* the bound that ended the scan early */
 } LibcScan;
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
-}
-
 static bool scan_stopped(LibcScan *s)
 {
-        if (!s->stop && now_usec() >= s->deadline)
+        if (!s->stop && now_usec(CLOCK_MONOTONIC) >= s->deadline)
                 s->stop = "its 3 s deadline passed";
         if (!s->stop && s->reply->reply.n_entries >= BPF_PROTOCOL_MAX_FDS - 1)
                 s->stop = "its reply is full";
@@ -401,7 +393,7 @@ static int libc_scan(HelperReply *r, const BpfRequest *req, int program_fd)
 {
         LibcScan scan = { .reply = r, .req = req, .program_fd = program_fd }, *s = &scan;
 
-        s->deadline = now_usec() + LIBC_DEADLINE_USEC;
+        s->deadline = now_usec(CLOCK_MONOTONIC) + LIBC_DEADLINE_USEC;
         for (size_t i = 0; i < s->req->n_pids && !scan_stopped(s); i++, s->n_pids++) {
                 char pid[16];
 

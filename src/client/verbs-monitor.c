@@ -48,21 +48,12 @@ typedef struct Monitor {
         bool starting; /* igmpd's State was "starting" when they were read */
 } Monitor;
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
-                return 0;
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* Prints a text line after the time ("2024-05-01 12:00:00.123 "), every control character
  * escaped (names come from the kernel, comm from any process), and flushes it. */
 static _printf_(1, 2) void monitor_line(const char *format, ...)
 {
         _cleanup_free_ char *text = NULL;
-        uint64_t usec = now_usec();
+        uint64_t usec = now_usec(CLOCK_REALTIME);
         char when[32];
         va_list ap;
 
@@ -91,7 +82,7 @@ static void json_begin_event(JsonWriter *w, const char *event)
 {
         json_writer_init(w, stdout, false);
         json_begin_object(w);
-        json_field_uint(w, "realtime_usec", now_usec());
+        json_field_uint(w, "realtime_usec", now_usec(CLOCK_REALTIME));
         json_field_string(w, "event", event);
 }
 

@@ -42,7 +42,7 @@ struct BusPolkitQuery {
 };
 
 /* The event loop's idea of now, for the connection call came in on. */
-static uint64_t now_usec(sd_bus_message *call)
+static uint64_t loop_now_usec(sd_bus_message *call)
 {
         uint64_t now = 0;
 
@@ -86,7 +86,7 @@ static int on_polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 
         q->slot = sd_bus_slot_unref(q->slot);
         q->done = true;
-        q->done_usec = now_usec(q->request);
+        q->done_usec = loop_now_usec(q->request);
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
@@ -233,7 +233,7 @@ int bus_method_authorize(sd_bus_message *call, BusContext *c, uint32_t *ret_flag
         if (!sender)
                 return deny(error, action);
 
-        r = polkit_check_caps(queries, sender, uid, now_usec(call), error);
+        r = polkit_check_caps(queries, sender, uid, loop_now_usec(call), error);
         if (r < 0)
                 return r;
 

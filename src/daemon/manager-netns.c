@@ -102,11 +102,11 @@ static int netns_child_open(NetnsWatch *w, Manager *c)
                 return -EPERM;
         }
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
+                c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(knob_family_dir(f));
         c->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         r = c->link_ctx.ioctl_fd < 0 ? -errno : 0;
         if (r >= 0) /* [IGMP] Robustness=: the namespace's igmp_qrv (mld_qrv is the host's alone) */
-                r = ns_knobs_init(&c->ns_knobs, c->proc_root, c->event);
+                r = ns_knobs_init(&c->ns_knobs, c->event);
         c->ns_knobs.name = c->netns_name;
         if (r >= 0)
                 r = manager_open_netlink(c);
@@ -138,8 +138,7 @@ static int netns_child_new(Manager *m, const char *name, int fd, NetnsId id, Man
         c->netns_dev = id.dev;
         c->netns_name = strdup(name);
         c->root = strdup(m->root);
-        c->proc_root = strdup(m->proc_root);
-        if (!c->netns_name || !c->root || !c->proc_root)
+        if (!c->netns_name || !c->root)
                 return log_oom();
         c->link_ctx.netns_name = c->netns_name;
         c->link_ctx.netns_ino = id.ino;
@@ -535,8 +534,8 @@ unsigned manager_netns_foreach_record(Manager *m, int (*fn)(Manager *c, void *us
                         continue;
                 }
                 for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                        c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(c->proc_root, knob_family_dir(f));
-                r = ns_knobs_init(&c->ns_knobs, c->proc_root, NULL);
+                        c->link_ctx.conf_fd[f] = sysctl_open_conf_dir(knob_family_dir(f));
+                r = ns_knobs_init(&c->ns_knobs, NULL);
                 c->ns_knobs.name = c->netns_name;
                 if (r < 0) {
                         log_error_errno(r, "%s: cannot open /proc/sys/net/ipv4 in the network namespace, "

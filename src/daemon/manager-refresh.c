@@ -29,14 +29,6 @@
 #include "manager.h"
 #include "netlink.h"
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
-}
-
 static void manager_refresh_start(Manager *m)
 {
         ManagerRefresh *f = &m->refresh;
@@ -48,7 +40,7 @@ static void manager_refresh_start(Manager *m)
                 return;
         }
         f->running = true;
-        f->last_usec = now_usec();
+        f->last_usec = now_usec(CLOCK_MONOTONIC);
         f->since_seq = m->link_ctx.kernel_seq;
         f->n_dumps++;
         log_debug("Refreshing the kernel values of %zu links (dump %u, after %u reads).", intmap_size(&m->links),
@@ -68,7 +60,7 @@ static int manager_on_refresh_timer(sd_event_source *s, uint64_t usec, void *use
 static void manager_refresh_schedule(Manager *m)
 {
         ManagerRefresh *f = &m->refresh;
-        uint64_t now = now_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         int r;
 
         if (f->timer)
@@ -121,7 +113,7 @@ void manager_set_kernel_watched(Manager *m, bool watched)
 
 uint64_t manager_kernel_values_age(Manager *m)
 {
-        uint64_t now = now_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
 
         return m->refresh.watched || now < m->refresh.read_usec ? 0 : now - m->refresh.read_usec;
 }

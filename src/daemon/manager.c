@@ -80,7 +80,6 @@ Manager *manager_alloc(void)
 int manager_new(const char *root, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
-        _cleanup_free_ char *ns = NULL;
         struct stat st;
         int r;
 
@@ -90,8 +89,7 @@ int manager_new(const char *root, Manager **ret)
         daemon_config_defaults(&m->config);
 
         m->root = strdup(root ?: "");
-        m->proc_root = strdup("/proc");
-        if (!m->root || !m->proc_root)
+        if (!m->root)
                 return -ENOMEM;
 
         /* Under systemd with WatchdogSec=, the loop itself sends WATCHDOG=1: a hung loop is
@@ -118,18 +116,18 @@ int manager_new(const char *root, Manager **ret)
         (void) sd_event_source_set_description(m->originals_source, "originals-batch");
 
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++)
-                m->link_ctx.conf_fd[f] = sysctl_open_conf_dir(m->proc_root, knob_family_dir(f));
+                m->link_ctx.conf_fd[f] = sysctl_open_conf_dir(knob_family_dir(f));
         if (m->link_ctx.conf_fd[KNOB_FAMILY_IPV4] < 0)
                 return m->link_ctx.conf_fd[KNOB_FAMILY_IPV4];
 
-        r = ns_knobs_init(&m->ns_knobs, m->proc_root, m->event);
+        r = ns_knobs_init(&m->ns_knobs, m->event);
         if (r < 0)
                 return r;
 
         m->link_ctx.ioctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (m->link_ctx.ioctl_fd < 0)
                 return negative_errno();
-        if (asprintf(&ns, "%s/self/ns/net", m->proc_root) >= 0 && stat(ns, &st) >= 0) {
+        if (stat("/proc/self/ns/net", &st) >= 0) {
                 m->netns_dev = (uint64_t) st.st_dev;
                 m->link_ctx.netns_ino = (uint64_t) st.st_ino; /* the Link's NamespaceId */
         }
@@ -194,7 +192,6 @@ Manager *manager_free(Manager *m)
         safe_close(m->netns_fd);
         free(m->netns_name);
         free(m->root);
-        free(m->proc_root);
         free(m);
         return NULL;
 }

@@ -90,7 +90,6 @@ typedef struct ManagerRefresh {
 struct Manager {
         sd_event *event;
         char *root;       /* config root ("" = /) */
-        char *proc_root;  /* normally "/proc" */
         bool check_only;      /* --check: enumerate and report, never write */
         ConfigProblems problems;  /* found by the last load: counted, the first of them kept */
         /* Hears of every configuration file a load looks at (igmpd --check lists them). */

@@ -26,13 +26,13 @@
 /* At most one drift report per knob in this time, as for a link's knobs. */
 #define NS_KNOBS_REPORT_USEC (1000ULL * 1000ULL)
 
-int ns_knobs_init(NsKnobs *n, const char *proc_root, sd_event *event)
+int ns_knobs_init(NsKnobs *n, sd_event *event)
 {
         *n = (NsKnobs) { .event = event };
         for (KnobFamily f = 0; f < _KNOB_FAMILY_MAX; f++) {
                 char path[256];
 
-                snprintf(path, sizeof path, "%s/sys/net/%s", proc_root, knob_family_dir(f));
+                snprintf(path, sizeof path, "/proc/sys/net/%s", knob_family_dir(f));
                 n->dir_fd[f] = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (n->dir_fd[f] < 0)
                         n->dir_fd[f] = -errno;

@@ -65,9 +65,9 @@ int ns_knobs_parse_record(const char *text, const char *netns, bool set[static _
  * one someone else changed since is left alone. 0 or -ENOMEM. */
 int ns_knobs_take_record(NsKnobs *n, const char *dir, const char *netns);
 
-/* Opens the namespace's /proc/sys/net/ipvX directories (of the process's network namespace, seen
- * through proc_root) and reads the knobs there. 0 or -errno (no /proc/sys/net/ipv4). */
-int ns_knobs_init(NsKnobs *n, const char *proc_root, sd_event *event);
+/* Opens the /proc/sys/net/ipvX directories of the process's network namespace and reads the
+ * knobs there. 0 or -errno (no /proc/sys/net/ipv4). */
+int ns_knobs_init(NsKnobs *n, sd_event *event);
 void ns_knobs_done(NsKnobs *n);
 
 /* Whether the knob exists in this namespace (mld_qrv: the initial one only). */

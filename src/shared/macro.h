@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -120,6 +122,15 @@ static inline bool endswith(const char *s, const char *suffix)
 {
         size_t ls = strlen(s), lx = strlen(suffix);
         return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+/* The clock's time in µs (CLOCK_MONOTONIC, CLOCK_REALTIME); 0 if it cannot be read. */
+static inline uint64_t now_usec(clockid_t clock)
+{
+        struct timespec ts = {};
+
+        (void) clock_gettime(clock, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
 static inline void *mfree(void *p)

@@ -13,12 +13,12 @@
 #include "parse-util.h"
 #include "sysctl-util.h"
 
-int sysctl_open_conf_dir(const char *proc_root, const char *family)
+int sysctl_open_conf_dir(const char *family)
 {
         char path[256];
         int fd;
 
-        snprintf(path, sizeof path, "%s/sys/net/%s/conf", proc_root ?: "/proc", family);
+        snprintf(path, sizeof path, "/proc/sys/net/%s/conf", family);
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         return fd < 0 ? negative_errno() : fd;
 }

@@ -11,7 +11,7 @@
  */
 
 /* Opens /proc/sys/net/<family>/conf as a directory fd. Returns fd or -errno. */
-int sysctl_open_conf_dir(const char *proc_root, const char *family);
+int sysctl_open_conf_dir(const char *family);
 
 /* Opens <ifname> below the conf dir. -EINVAL for an invalid name, -ENOENT if absent. */
 int sysctl_open_link_dir(int conf_fd, const char *ifname);
