@@ -255,7 +255,6 @@ int audit_history_push(AuditHistory *h, AuditEvent *e)
                 audit_event_done(&h->events[h->start]);
                 h->events[h->start] = *e;
                 h->start = (h->start + 1) % h->max;
-                h->n_dropped++;
         } else
                 h->events[(h->start + h->n++) % h->max] = *e;
         *e = (AuditEvent) {};
@@ -277,10 +276,8 @@ int audit_history_resize(AuditHistory *h, size_t max)
                 return -ENOMEM;
         keep = MIN(h->n, max);
         /* Drop the oldest that do not fit, move the rest over in order. */
-        for (size_t i = 0; i < h->n - keep; i++) {
+        for (size_t i = 0; i < h->n - keep; i++)
                 audit_event_done(&h->events[(h->start + i) % h->max]);
-                h->n_dropped++;
-        }
         for (size_t i = 0; i < keep; i++)
                 events[i] = h->events[(h->start + h->n - keep + i) % h->max];
         free(h->events);
@@ -350,7 +347,6 @@ int audit_coalescer_submit(AuditCoalescer *c, AuditEvent *e, uint64_t now)
                 x = &c->entries[i];
                 if (!entry_matches(x, e))
                         continue;
-                c->n_folded++;
                 if (x->has_pending) {
                         x->pending.repeats += MAX(e->repeats, 1u);
                         /* The audit source may know the exe only for a later call. */

@@ -104,7 +104,6 @@ char *audit_utf8_sanitize(const char *s, size_t len);
 typedef struct AuditHistory {
         AuditEvent *events;
         size_t max, start, n;
-        uint64_t n_dropped;
 } AuditHistory;
 
 int audit_history_init(AuditHistory *h, size_t max);
@@ -129,7 +128,6 @@ typedef struct AuditCoalesceEntry {
 typedef struct AuditCoalescer {
         AuditCoalesceEntry *entries;
         size_t n, allocated;
-        uint64_t n_folded;
 } AuditCoalescer;
 
 void audit_coalescer_done(AuditCoalescer *c);

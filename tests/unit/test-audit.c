@@ -255,7 +255,6 @@ Test(audit, history_ring_bounded_oldest_first)
                 cr_expect_null(e.comm, "push takes the event over");
                 cr_expect_eq(h.n, i < 3 ? i : 3);
         }
-        cr_expect_eq(h.n_dropped, 4);
         for (size_t i = 0; i < 3; i++)
                 cr_expect_eq(audit_history_get(&h, i)->pid, 5 + i);
         cr_expect_null(audit_history_get(&h, 3));
@@ -336,7 +335,6 @@ Test(audit, coalesce_one_per_second_per_key)
         e = make_event(10, "mcastd", a, 2, 30);
         cr_expect_eq(audit_coalescer_submit(&c, &e, t0 + 3 * SEC + 1), 1);
         audit_event_done(&e);
-        cr_expect_eq(c.n_folded, 5);
         audit_coalescer_done(&c);
 }
 
