@@ -53,10 +53,9 @@ int audit_manager_new(sd_event *event, const char *root, size_t history_max, Sys
         a->root = strdup(root ?: "");
         if (!a->root)
                 return -ENOMEM;
-        a->event = sd_event_ref(event);
         a->coverage_logged = _AUDIT_COVERAGE_INVALID;
         a->source_ctx = (AuditSourceContext) {
-                .event = a->event,
+                .event = sd_event_ref(event),
                 .root = a->root,
                 .resolve = resolve,
                 .resolve_userdata = resolve_userdata,
@@ -88,7 +87,7 @@ AuditManager *audit_manager_free(AuditManager *a)
         sd_event_source_disable_unref(a->coalesce_timer);
         audit_coalescer_done(&a->coalescer);
         audit_history_done(&a->history);
-        sd_event_unref(a->event);
+        sd_event_unref(a->source_ctx.event);
         free(a->root);
         free(a);
         return NULL;
@@ -218,7 +217,7 @@ static uint64_t audit_manager_now(AuditManager *a)
 {
         uint64_t now = 0;
 
-        (void) sd_event_now(a->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_now(a->source_ctx.event, CLOCK_MONOTONIC, &now);
         return now;
 }
 
@@ -234,7 +233,7 @@ static void audit_manager_arm_timer(AuditManager *a)
                 a->coalesce_timer = sd_event_source_disable_unref(a->coalesce_timer);
                 return;
         }
-        r = event_arm_timer(a->event, &a->coalesce_timer, next, 0, audit_manager_on_timer, a);
+        r = event_arm_timer(a->source_ctx.event, &a->coalesce_timer, next, 0, audit_manager_on_timer, a);
         if (r < 0)
                 log_error_errno(r, "Failed to arm the audit coalescing timer, folded calls wait for the next event: %m");
 }
@@ -452,7 +451,8 @@ static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
                 else if (!a->bpf_helper && helper_reason)
                         r = audit_source_reason(&a->source_ctx, s, -ENOENT, "%s", helper_reason);
                 else if (!a->bpf_helper) {
-                        r = bpf_helper_new(a->event, NULL, NULL, &a->bpf_helper, a->reason[s], sizeof a->reason[s]);
+                        r = bpf_helper_new(a->source_ctx.event, NULL, NULL, &a->bpf_helper, a->reason[s],
+                                           sizeof a->reason[s]);
                         if (r < 0 && !a->reason[s][0])
                                 (void) audit_source_reason(&a->source_ctx, s, r, "cannot set up the BPF helper: %s",
                                                            strerror(-r));

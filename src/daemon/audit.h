@@ -34,9 +34,8 @@ typedef enum AuditCoverage {
 typedef void (*AuditObserver)(const AuditEvent *e, void *userdata);
 
 typedef struct AuditManager {
-        sd_event *event;
         char *root;
-        AuditSourceContext source_ctx; /* what the sources are given */
+        AuditSourceContext source_ctx; /* what the sources are given (its event is the manager's) */
         AuditHistory history;
         AuditCoalescer coalescer;
         sd_event_source *coalesce_timer; /* exists only while an event is pending */
