@@ -263,7 +263,7 @@ static void kmsg_stream_feed(AuditKmsg *k, const char *data, size_t n)
         }
 }
 
-static int kmsg_read_batch(AuditKmsg *k)
+static void kmsg_read_batch(AuditKmsg *k)
 {
         char buf[KMSG_READ_SIZE];
 
@@ -275,7 +275,7 @@ static int kmsg_read_batch(AuditKmsg *k)
                                 continue;
                         if (errno == EAGAIN) {
                                 kmsg_drained(k);
-                                return 0;
+                                return;
                         }
                         if (errno == EPIPE && !k->stream) {
                                 /* Records were overwritten: the next read returns the oldest left,
@@ -293,25 +293,24 @@ static int kmsg_read_batch(AuditKmsg *k)
                                 kmsg_stream_feed(k, "\n", 1);
                         kmsg_drained(k);
                         if (!k->regular)
-                                return 0;
+                                return;
                         log_debug("Kernel log test file read to its end.");
                 }
                 if (n <= 0) {
                         k->source = sd_event_source_disable_unref(k->source);
                         k->fd = safe_close(k->fd);
-                        return (int) n;
+                        return;
                 }
                 if (k->stream)
                         kmsg_stream_feed(k, buf, (size_t) n);
                 else
                         kmsg_handle_record(k, buf, (size_t) n);
         }
-        return 0;
 }
 
 static int kmsg_on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-        (void) kmsg_read_batch(userdata);
+        kmsg_read_batch(userdata);
         kmsg_after_read(userdata);
         return 0;
 }
@@ -321,8 +320,8 @@ static int kmsg_on_defer(sd_event_source *s, void *userdata)
         AuditKmsg *k = userdata;
 
         /* A regular file: read it all, in batches, then the source goes away. */
-        while (k->fd >= 0 && kmsg_read_batch(k) >= 0 && k->fd >= 0)
-                ;
+        while (k->fd >= 0)
+                kmsg_read_batch(k);
         kmsg_after_read(k);
         return 0;
 }
