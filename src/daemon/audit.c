@@ -302,17 +302,14 @@ void audit_source_submit(AuditSource *s, AuditEvent *e, const char *comm, size_t
 }
 
 /* Whether this kernel still has sysctl(2) (before 5.9), and so logs the deprecation warning.
- * Unknown versions count as having it. */
-static bool kernel_has_sysctl(unsigned *ret_major, unsigned *ret_minor)
+ * Unknown versions count as having it. *major and *minor: the version, as far as it was read. */
+static bool kernel_has_sysctl(unsigned *major, unsigned *minor)
 {
         struct utsname u;
-        unsigned major = 0, minor = 0;
 
-        if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        if (uname(&u) < 0 || sscanf(u.release, "%u.%u", major, minor) != 2)
                 return true;
-        *ret_major = major;
-        *ret_minor = minor;
-        return major < 5 || (major == 5 && minor < 9);
+        return *major < 5 || (*major == 5 && *minor < 9);
 }
 
 /* Whether to read the kernel log. By default only where the warning can appear at all: kernels
