@@ -82,13 +82,9 @@ void audit_bpf_describe(const AuditSource *s, char *buf, size_t size)
 {
         const AuditBpf *b = audit_bpf(s);
 
-        if (!b || !s->active) {
-                snprintf(buf, size, "%s", "");
-                return;
-        }
-        if (s->type == AUDIT_EVENT_SOURCE_SYSCALL)
+        if (b && s->active && s->type == AUDIT_EVENT_SOURCE_SYSCALL)
                 snprintf(buf, size, "tp_btf/sys_enter, system call 156 (149 for 32-bit callers)");
-        else
+        else if (b && s->active)
                 audit_libc_describe(b->libc, buf, size);
 }
 

@@ -247,7 +247,7 @@ typedef struct BpfHelper BpfHelper;
 int audit_bpf_new(const AuditSourceContext *ctx, BpfHelper *helper, AuditEventSource type, AuditSource **ret);
 /* The attach request is still running. s: any source, or NULL. */
 bool audit_bpf_is_starting(const AuditSource *s);
-/* "3 libc copies probed" and the like while active, for igmpctl kernel; "" otherwise. */
+/* "3 libc copies probed" and the like while active, for igmpctl kernel; buf untouched otherwise. */
 void audit_bpf_describe(const AuditSource *s, char *buf, size_t size);
 /* The libc source, while active: look at every process again. Any other source: nothing. */
 void audit_bpf_request_sweep(AuditSource *s);
