@@ -79,9 +79,6 @@ int audit_event_fill(AuditEvent *e, const char *comm, size_t comm_len, const cha
         if (!path)
                 return -ENOMEM;
 
-        free(e->comm);
-        free(e->exe);
-        free(e->path);
         e->comm = TAKE_PTR(c);
         e->exe = TAKE_PTR(x);
         e->path = TAKE_PTR(path);

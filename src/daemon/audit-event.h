@@ -61,8 +61,8 @@ void audit_event_done(AuditEvent *e);
 
 /*
  * Fills e->comm, e->exe (sanitized copies; exe may be NULL → "") and e->name/path (translated
- * with resolve, which may be NULL). Other fields are left as they are. 0 or -ENOMEM/-E2BIG;
- * e holds no allocations after a failure.
+ * with resolve, which may be NULL) of a new event (no strings yet). Other fields are left as
+ * they are. 0 or -ENOMEM/-E2BIG; e holds no allocations after a failure.
  */
 int audit_event_fill(AuditEvent *e, const char *comm, size_t comm_len, const char *exe, size_t exe_len,
                      const int *name, size_t n_name, SysctlIfindexResolver resolve, void *userdata);
