@@ -542,11 +542,9 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         assert(a);
         assert(config);
 
-        if (config->audit_history != a->history.max) {
-                r = audit_history_resize(&a->history, MAX(config->audit_history, 1u));
-                if (r < 0)
-                        log_warning_errno(r, "Failed to resize the audit history, keeping %zu events: %m", a->history.max);
-        }
+        r = audit_history_resize(&a->history, MAX(config->audit_history, 1u)); /* nothing to do if unchanged */
+        if (r < 0)
+                log_warning_errno(r, "Failed to resize the audit history, keeping %zu events: %m", a->history.max);
         if (config->audit_sources == a->sources && config->audit_rule == a->rule) {
                 /* A reload is also the way to make the libc source look at every process again. */
                 audit_bpf_request_sweep(a->source[AUDIT_EVENT_SOURCE_LIBC]);
