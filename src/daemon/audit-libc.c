@@ -52,7 +52,6 @@ struct AuditLibc {
 };
 
 static void audit_libc_schedule(AuditLibc *l);
-static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n);
 
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -196,6 +195,22 @@ void audit_libc_fill_request(const AuditLibc *l, BpfRequest *req)
         memcpy(req->known, l->files, l->n_files * sizeof l->files[0]);
 }
 
+/* One process per mount namespace and root: the latest, which sees it most settled. */
+static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n)
+{
+        size_t i;
+
+        for (i = 0; i < l->n_pending; i++)
+                if (l->pending[i].mntns == n->mntns && l->pending[i].root_dev == n->root_dev &&
+                    l->pending[i].root_ino == n->root_ino)
+                        break;
+        if (i < ELEMENTSOF(l->pending)) {
+                l->pending[i] = *n;
+                l->n_pending = MAX(l->n_pending, i + 1);
+        } else
+                l->sweep = true; /* too many at once: look at everyone */
+}
+
 static void audit_libc_on_rescanned(int error, const char *reason, const BpfReply *reply, int *fds, size_t n_fds,
                                     void *userdata)
 {
@@ -275,22 +290,6 @@ static void audit_libc_schedule(AuditLibc *l)
         r = event_arm_timer(l->event, &l->timer, due, 0, on_rescan_timer, l);
         if (r < 0)
                 log_warning_errno(r, "Audit source libc: cannot schedule a rescan, it waits for the next trigger: %m");
-}
-
-/* One process per mount namespace and root: the latest, which sees it most settled. */
-static void audit_libc_queue(AuditLibc *l, const AuditBpfNewRoot *n)
-{
-        size_t i;
-
-        for (i = 0; i < l->n_pending; i++)
-                if (l->pending[i].mntns == n->mntns && l->pending[i].root_dev == n->root_dev &&
-                    l->pending[i].root_ino == n->root_ino)
-                        break;
-        if (i < ELEMENTSOF(l->pending)) {
-                l->pending[i] = *n;
-                l->n_pending = MAX(l->n_pending, i + 1);
-        } else
-                l->sweep = true; /* too many at once: look at everyone */
 }
 
 void audit_libc_on_new_root(AuditLibc *l, const AuditBpfNewRoot *n)
