@@ -18,7 +18,6 @@
 #include "audit-rules.h"
 #include "audit.h"
 #include "bpf-helper-client.h"
-#include "fnv.h"
 #include "cap-util.h"
 #include "event-util.h"
 #include "knob.h"
@@ -519,24 +518,8 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
         audit_manager_log_coverage(a);
 }
 
-/* What the Sources and SourceStates properties show, as a hash, to tell whether they changed. */
-static uint64_t audit_manager_states_hash(const AuditManager *a)
-{
-        uint64_t h = FNV1A64_INIT;
-
-        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
-                char note[sizeof a->reason[0] + 64];
-                RunState st = audit_manager_source_state(a, s, note, sizeof note);
-
-                h = fnv1a64(h, &st, sizeof st);
-                h = fnv1a64_str(h, note);
-        }
-        return h;
-}
-
 void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const char *kmsg_path)
 {
-        uint64_t before;
         int r;
 
         assert(a);
@@ -552,11 +535,10 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
         }
 
         log_info("Audit settings changed, restarting the audit sources.");
-        before = audit_manager_states_hash(a);
         audit_manager_stop_sources(a);
         memset(a->reason, 0, sizeof a->reason);
         audit_manager_start(a, config, kmsg_path);
-        /* Sources, SourceStates and Coverage are EMITS_CHANGE: tell the observer when they did. */
-        if (audit_manager_states_hash(a) != before)
-                audit_manager_on_state_changed(a);
+        /* Sources, SourceStates and Coverage are EMITS_CHANGE, and other settings may change any of
+         * them (AuditRule= only Coverage): tell the observer. */
+        audit_manager_on_state_changed(a);
 }
