@@ -141,7 +141,6 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
         char path[64], buf[512], comm[16 * 4 + 1];
         _cleanup_fclose_ FILE *f = NULL;
         const char *lp, *rp;
-        uint32_t ppid;
         size_t n;
 
         *ret = (AuditCaller) { .ppid = e->ppid };
@@ -163,8 +162,8 @@ static void audit_caller_lookup(const AuditEvent *e, AuditCaller *ret, char **re
         (void) utf8_escape_bytes(lp + 1, (size_t) (rp - lp - 1), UTF8_ESCAPE_CONTROL, comm);
         if (!streq(comm, e->comm))
                 return;
-        if (ret->ppid == 0 && sscanf(rp + 1, " %*c %" SCNu32, &ppid) == 1)
-                ret->ppid = ppid;
+        if (ret->ppid == 0) /* left 0 when it does not parse */
+                (void) sscanf(rp + 1, " %*c %" SCNu32, &ret->ppid);
         if (sd_pid_get_unit((pid_t) e->pid, ret_unit) >= 0)
                 ret->unit = *ret_unit;
 }
