@@ -24,74 +24,6 @@
 #include "log.h"
 #include "utf8.h"
 
-static void audit_manager_log_coverage(AuditManager *a);
-static void audit_manager_submit(AuditEvent *e, void *userdata);
-
-/* A source became active or stopped. */
-static void audit_manager_on_state_changed(void *userdata)
-{
-        AuditManager *a = userdata;
-
-        audit_manager_log_coverage(a);
-        if (a->observer)
-                a->observer(NULL, a->observer_userdata);
-}
-
-int audit_manager_new(sd_event *event, const char *root, size_t history_max, SysctlIfindexResolver resolve,
-                      void *resolve_userdata, AuditManager **ret)
-{
-        _cleanup_(audit_manager_freep) AuditManager *a = NULL;
-        int r;
-
-        assert(event);
-        assert(ret);
-
-        a = calloc(1, sizeof *a);
-        if (!a)
-                return -ENOMEM;
-        a->root = strdup(root ?: "");
-        if (!a->root)
-                return -ENOMEM;
-        a->coverage_logged = _AUDIT_COVERAGE_INVALID;
-        a->source_ctx = (AuditSourceContext) {
-                .event = sd_event_ref(event),
-                .root = a->root,
-                .resolve = resolve,
-                .resolve_userdata = resolve_userdata,
-                .submit = audit_manager_submit,
-                .state_changed = audit_manager_on_state_changed,
-                .userdata = a,
-                .reason = a->reason,
-        };
-        r = audit_history_init(&a->history, MAX(history_max, (size_t) 1));
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(a);
-        return 0;
-}
-
-/* The netlink source removes the rules it added, the BPF ones detach their programs. */
-static void audit_manager_stop_sources(AuditManager *a)
-{
-        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
-                a->source[s] = a->source[s] ? a->source[s]->free(a->source[s]) : NULL;
-}
-
-AuditManager *audit_manager_free(AuditManager *a)
-{
-        if (!a)
-                return NULL;
-        audit_manager_stop_sources(a);
-        bpf_helper_free(a->bpf_helper);
-        sd_event_source_disable_unref(a->coalesce_timer);
-        audit_coalescer_done(&a->coalescer);
-        audit_history_done(&a->history);
-        sd_event_unref(a->source_ctx.event);
-        free(a->root);
-        free(a);
-        return NULL;
-}
-
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s)
 {
         return a && s >= 0 && s < _AUDIT_EVENT_SOURCE_MAX && a->source[s] && a->source[s]->active;
@@ -427,6 +359,71 @@ static void audit_manager_log_coverage(AuditManager *a)
         else if (a->coverage_logged == AUDIT_COVERAGE_NONE || a->coverage_logged == AUDIT_COVERAGE_UNCERTAIN)
                 log_info("Deprecated sysctl(2) audit: calls can be seen now.");
         a->coverage_logged = c;
+}
+
+/* A source became active or stopped. */
+static void audit_manager_on_state_changed(void *userdata)
+{
+        AuditManager *a = userdata;
+
+        audit_manager_log_coverage(a);
+        if (a->observer)
+                a->observer(NULL, a->observer_userdata);
+}
+
+int audit_manager_new(sd_event *event, const char *root, size_t history_max, SysctlIfindexResolver resolve,
+                      void *resolve_userdata, AuditManager **ret)
+{
+        _cleanup_(audit_manager_freep) AuditManager *a = NULL;
+        int r;
+
+        assert(event);
+        assert(ret);
+
+        a = calloc(1, sizeof *a);
+        if (!a)
+                return -ENOMEM;
+        a->root = strdup(root ?: "");
+        if (!a->root)
+                return -ENOMEM;
+        a->coverage_logged = _AUDIT_COVERAGE_INVALID;
+        a->source_ctx = (AuditSourceContext) {
+                .event = sd_event_ref(event),
+                .root = a->root,
+                .resolve = resolve,
+                .resolve_userdata = resolve_userdata,
+                .submit = audit_manager_submit,
+                .state_changed = audit_manager_on_state_changed,
+                .userdata = a,
+                .reason = a->reason,
+        };
+        r = audit_history_init(&a->history, MAX(history_max, (size_t) 1));
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+/* The netlink source removes the rules it added, the BPF ones detach their programs. */
+static void audit_manager_stop_sources(AuditManager *a)
+{
+        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++)
+                a->source[s] = a->source[s] ? a->source[s]->free(a->source[s]) : NULL;
+}
+
+AuditManager *audit_manager_free(AuditManager *a)
+{
+        if (!a)
+                return NULL;
+        audit_manager_stop_sources(a);
+        bpf_helper_free(a->bpf_helper);
+        sd_event_source_disable_unref(a->coalesce_timer);
+        audit_coalescer_done(&a->coalescer);
+        audit_history_done(&a->history);
+        sd_event_unref(a->source_ctx.event);
+        free(a->root);
+        free(a);
+        return NULL;
 }
 
 /* Starts the BPF sources in mask (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL) that are not running,
