@@ -30,10 +30,9 @@
 /* Receive buffer of the multicast listener: at ~1 KiB of kernel memory per queued record, room
  * for a few thousand sysctl(2) calls while igmpd is scheduled out. */
 #define AUDIT_RCVBUF (8 * 1024 * 1024)
-#define AUDIT_OVERRUN_LOG_USEC (60 * 1000000ULL)
+#define AUDIT_REPORT_USEC (60 * 1000000ULL) /* overruns and receive errors: said once a minute at most */
 #define AUDIT_RETRY_FIRST_USEC (100 * 1000ULL)
 #define AUDIT_RETRY_MAX_USEC (60 * 1000000ULL)
-#define AUDIT_ERROR_LOG_USEC (60 * 1000000ULL)
 
 typedef struct AuditNetlink {
         AuditSource src;
@@ -47,9 +46,7 @@ typedef struct AuditNetlink {
         uint64_t overrun_logged_usec; /* CLOCK_MONOTONIC of that warning */
         bool forged;                  /* a message not from the kernel came (and was ignored) */
 
-        /* A receive error other than an overrun: the source pauses (retry_timer), for
-         * AUDIT_RETRY_FIRST_USEC doubling up to AUDIT_RETRY_MAX_USEC, instead of being woken
-         * again at once by the data still queued, and says so once a minute at most. */
+        /* A receive error other than an overrun pauses the source: audit_netlink_receive_failed(). */
         sd_event_source *retry_timer;
         uint64_t retry_usec;          /* the current pause; 0 while receiving works */
         uint64_t n_errors;
@@ -103,7 +100,7 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
 }
 
 /* The kernel dropped records because our receive buffer was full: a program calling sysctl(2)
- * in a tight loop outruns us. Said at most once per AUDIT_OVERRUN_LOG_USEC with a count, not once
+ * in a tight loop outruns us. Said at most once per AUDIT_REPORT_USEC with a count, not once
  * per overrun (a flood overruns hundreds of times), and computed from the clock when it happens:
  * no timer. */
 static void audit_netlink_overrun(AuditNetlink *n)
@@ -111,7 +108,7 @@ static void audit_netlink_overrun(AuditNetlink *n)
         bool first = n->overrun_logged_usec == 0;
         unsigned unsaid;
 
-        if (event_report_due(n->src.ctx->event, AUDIT_OVERRUN_LOG_USEC, &n->overrun_logged_usec, &n->overruns_unsaid,
+        if (event_report_due(n->src.ctx->event, AUDIT_REPORT_USEC, &n->overrun_logged_usec, &n->overruns_unsaid,
                              &unsaid))
                 log_warning("Audit records were dropped %u time(s) (receive buffer full, a program is calling "
                             "sysctl(2) faster than igmpd reads); deprecated sysctl(2) calls among them are not "
@@ -137,7 +134,7 @@ static void audit_netlink_receive_failed(AuditNetlink *n, int error)
 
         n->n_errors++;
         n->retry_usec = n->retry_usec == 0 ? AUDIT_RETRY_FIRST_USEC : MIN(n->retry_usec * 2, AUDIT_RETRY_MAX_USEC);
-        if (event_report_due(n->src.ctx->event, AUDIT_ERROR_LOG_USEC, &n->error_logged_usec, &n->errors_unsaid, &unsaid))
+        if (event_report_due(n->src.ctx->event, AUDIT_REPORT_USEC, &n->error_logged_usec, &n->errors_unsaid, &unsaid))
                 log_warning_errno(error, "Failed to read audit records%s; pausing the audit source, trying again "
                                   "in %" PRIu64 " ms and less often while it fails (said at most once a minute): %m",
                                   unsaid > 0 ? " (again)" : "", n->retry_usec / 1000);
