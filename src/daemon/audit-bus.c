@@ -110,11 +110,8 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
                 return r;
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 char note[256], shown[UTF8_ESCAPED_SIZE(256)]; /* may quote a path */
-                RunState st = a ? audit_manager_source_state(a, s, note, sizeof note)
-                                        : RUN_STATE_INACTIVE;
+                RunState st = audit_manager_source_state(a, s, note, sizeof note);
 
-                if (!a)
-                        snprintf(note, sizeof note, "the audit could not be set up");
                 r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
                                           run_state_to_string(st),
                                           utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
@@ -132,8 +129,6 @@ static int property_get_coverage(sd_bus *bus, const char *path, const char *inte
         char advice[1024], shown[UTF8_ESCAPED_SIZE(1024)];
         AuditCoverage c = audit_manager_coverage(a, advice, sizeof advice);
 
-        if (!a)
-                snprintf(advice, sizeof advice, "The audit could not be set up (see igmpd's log).");
         return sd_bus_message_append(reply, "(ss)", audit_coverage_to_string(c),
                                      utf8_escape(advice, UTF8_ESCAPE_INVALID, shown));
 }

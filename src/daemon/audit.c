@@ -40,8 +40,10 @@ static const unsigned audit_source_flag[_AUDIT_EVENT_SOURCE_MAX] = {
 RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size)
 {
         assert(note);
-        snprintf(note, size, "%s", "");
-        if (!a || s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
+        snprintf(note, size, "%s", a ? "" : "the audit could not be set up");
+        if (!a)
+                return RUN_STATE_INACTIVE;
+        if (s < 0 || s >= _AUDIT_EVENT_SOURCE_MAX)
                 return _RUN_STATE_INVALID;
         if (audit_manager_source_active(a, s)) {
                 audit_bpf_describe(a->source[s], note, size);
@@ -291,7 +293,7 @@ AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t
         char opts[768] = "";
 
         assert(advice);
-        snprintf(advice, size, "%s", "");
+        snprintf(advice, size, "%s", a ? "" : "The audit could not be set up (see igmpd's log).");
         if (!a)
                 return AUDIT_COVERAGE_NONE;
 

@@ -74,11 +74,11 @@ void audit_manager_reload(AuditManager *a, const DaemonConfig *config, const cha
 bool audit_manager_source_active(const AuditManager *a, AuditEventSource s);
 
 /* The state of source s and a note for the operator (why it is off or inactive, what it covers
- * when active; may be ""). */
+ * when active; may be ""). a NULL (the audit could not be set up): inactive, and it says so. */
 RunState audit_manager_source_state(const AuditManager *a, AuditEventSource s, char *note, size_t size);
 
 const char *audit_coverage_to_string(AuditCoverage c);
 
 /* The coverage, and for anything but SOME what to change to see calls (a sentence; "" if
- * there is nothing to change in igmpd: the notes of SourceStates say why). */
+ * there is nothing to change in igmpd: the notes of SourceStates say why). a may be NULL. */
 AuditCoverage audit_manager_coverage(const AuditManager *a, char *advice, size_t size);
