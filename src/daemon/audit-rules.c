@@ -316,7 +316,6 @@ void audit_rules_add(const char *root, AuditChanges *changes, bool rule_found[st
         if (left->enabled_changed && st.enabled == 1) {
                 changes->enabled_changed = true;
                 changes->enabled_before = left->enabled_before;
-                left->enabled_changed = false;
                 log_info("Kernel auditing was enabled by an igmpd that did not stop cleanly: taken over "
                          "(switched back to enabled=%u on exit).", changes->enabled_before);
         } else if (st.enabled == 0) {
@@ -333,7 +332,7 @@ void audit_rules_add(const char *root, AuditChanges *changes, bool rule_found[st
                 } else
                         log_info("Enabled kernel auditing (was off; switched off again on exit).");
         }
-        left->enabled_changed = false;
+        left->enabled_changed = false; /* taken over, or settled by the state found */
         audit_changes_save(root, changes);
 }
 
