@@ -43,6 +43,9 @@ expect_knob "$NS" ipv4 v0 igmpv3_unsolicited_report_interval 200
 WAIT_SECS=20 wait_until "grep -q 'Drift watch is not active' '$T_LOG'" || fail "no log line saying the watch is inactive"
 grep -q "Drift watch is not active: no BPF helper: .* igmpd lacks CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON" "$T_LOG" ||
         fail "the log does not say why: $(grep 'Drift watch' "$T_LOG")"
+# The libc audit source (on by default) needs the same helper, and says the same reason.
+grep -q "Audit source libc is not active: .*igmpd lacks CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON" "$T_LOG" ||
+        fail "the libc audit source does not say why it is not active: $(grep 'Audit source' "$T_LOG")"
 out=$(bctl get-property org.igmpd1 /org/igmpd1 org.igmpd1.Manager DriftWatch)
 grep -q '^(ss) "inactive" "no BPF helper: .*; foreign writes are seen only in link messages"$' <<< "$out" ||
         fail "DriftWatch: $out"
