@@ -428,31 +428,28 @@ AuditManager *audit_manager_free(AuditManager *a)
         return NULL;
 }
 
-/* Starts the BPF sources in mask (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL) that are not running,
- * through the BPF helper (made on first need). Each one that cannot run gets its reason and one log
- * line; nothing here fails the daemon. */
-static void audit_manager_start_bpf(AuditManager *a, unsigned mask)
+/* Starts the BPF sources AuditSources= wants, through the BPF helper (made on first need, tried
+ * once per start: its failure holds for every BPF source). Each one that cannot run gets its
+ * reason and one log line; nothing here fails the daemon. */
+static void audit_manager_start_bpf(AuditManager *a)
 {
-        const char *helper_reason = NULL; /* tried once per start: it holds for every BPF source */
-        int r;
+        char helper_reason[AUDIT_REASON_MAX] = "";
+        int r = 0;
 
+        if (HAVE_BPF && !a->bpf_helper && (a->sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL))) {
+                r = bpf_helper_new(a->source_ctx.event, NULL, NULL, &a->bpf_helper, helper_reason,
+                                   sizeof helper_reason);
+                if (r < 0 && !helper_reason[0])
+                        snprintf(helper_reason, sizeof helper_reason, "cannot set up the BPF helper: %s", strerror(-r));
+        }
         for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
-                if (!(mask & audit_source_flag[s]) || a->source[s])
+                if (!(a->sources & audit_source_flag[s]))
                         continue;
-                r = 0;
                 if (!HAVE_BPF)
                         r = audit_source_reason(&a->source_ctx, s, -EOPNOTSUPP, "%s", BPF_NOT_BUILT_REASON);
-                else if (!a->bpf_helper && helper_reason)
+                else if (!a->bpf_helper)
                         r = audit_source_reason(&a->source_ctx, s, -ENOENT, "%s", helper_reason);
-                else if (!a->bpf_helper) {
-                        r = bpf_helper_new(a->source_ctx.event, NULL, NULL, &a->bpf_helper, a->reason[s],
-                                           sizeof a->reason[s]);
-                        if (r < 0 && !a->reason[s][0])
-                                (void) audit_source_reason(&a->source_ctx, s, r, "cannot set up the BPF helper: %s",
-                                                           strerror(-r));
-                        helper_reason = a->reason[s];
-                }
-                if (r >= 0 && (r = audit_bpf_new(&a->source_ctx, a->bpf_helper, s, &a->source[s])) < 0)
+                else if ((r = audit_bpf_new(&a->source_ctx, a->bpf_helper, s, &a->source[s])) < 0)
                         (void) audit_source_reason(&a->source_ctx, s, r, "cannot ask the BPF helper: %s", strerror(-r));
                 if (r < 0)
                         log_info("Audit source %s is not active: %s.", audit_event_source_to_string(s), a->reason[s]);
@@ -504,7 +501,7 @@ void audit_manager_start(AuditManager *a, const DaemonConfig *config, const char
                         log_notice("Audit source audit is not active: %s.", a->reason[AUDIT_EVENT_SOURCE_AUDIT]);
         } else if (audit_changes_load(a->root, &left)) /* what a crashed igmpd may have left */
                 audit_changes_undo_left(a->root, &left, NULL);
-        audit_manager_start_bpf(a, config->audit_sources & (AUDIT_SOURCE_LIBC | AUDIT_SOURCE_SYSCALL));
+        audit_manager_start_bpf(a);
         for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 RunState st = audit_manager_source_state(a, s, note, sizeof note);
 
