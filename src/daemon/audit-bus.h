@@ -16,8 +16,8 @@
 extern const sd_bus_vtable audit_vtable[];
 
 /* The audit's observer (userdata: the BusContext): sends DeprecatedSysctl for e, or
- * PropertiesChanged for Sources and SourceStates when e is NULL; nothing while the bus is
- * not up. */
+ * PropertiesChanged for Sources, SourceStates and Coverage when e is NULL; nothing while the
+ * bus is not up. */
 void audit_bus_on_event(const AuditEvent *e, void *userdata);
 
 /* The names of the active sources, NULL-terminated (Sources, and Describe()). a may be NULL. */

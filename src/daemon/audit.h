@@ -30,7 +30,7 @@ typedef enum AuditCoverage {
 } AuditCoverage;
 
 /* Each published event (after history and journal), or e NULL when a source became active or
- * stopped (Sources, SourceStates). */
+ * stopped, or a reload restarted them (Sources, SourceStates, Coverage). */
 typedef void (*AuditObserver)(const AuditEvent *e, void *userdata);
 
 typedef struct AuditManager {
