@@ -443,7 +443,7 @@ static void audit_manager_start_bpf(AuditManager *a)
                         snprintf(helper_reason, sizeof helper_reason, "cannot set up the BPF helper: %s", strerror(-r));
         }
         for (AuditEventSource s = AUDIT_EVENT_SOURCE_LIBC; s <= AUDIT_EVENT_SOURCE_SYSCALL; s++) {
-                if (!(a->sources & audit_source_flag[s]))
+                if (!(a->sources & audit_source_flag[s]) || a->source[s]) /* running already */
                         continue;
                 if (!HAVE_BPF)
                         r = audit_source_reason(&a->source_ctx, s, -EOPNOTSUPP, "%s", BPF_NOT_BUILT_REASON);
