@@ -472,6 +472,9 @@ fi
 # ---- 4. idle ------------------------------------------------------------------------------------
 if has idle; then
         log "idle: ${IDLE} s without events (context switches, then strace -c)"
+        # The D-Bus section's last reads leave a refresh waiting for its turn (at most one a
+        # second, manager-refresh.c): its timer and dump are that section's tail, not idleness.
+        sleep 2
         for which in bus nobus; do
                 pid=$([ $which = bus ] && echo "$BUS_PID" || echo "$NOBUS_PID")
                 [ -n "$pid" ] && declare "c0_$which=$(ctxt "$pid")"
