@@ -120,29 +120,53 @@ static Result exchange(sd_event *e, BpfHelper *h, int listen_fd, int *conn, size
 
 /* limit: RLIMIT_NOFILE for the reply of 64, from the lowest free descriptor number up (0:
  * scenario_holes()). */
+/* igmpd's BpfHelper connected to the fake helper on a socket of the test's own, after one
+ * exchange that fits (taken; it also makes the event loop's own descriptors). */
+typedef struct Fixture {
+        char dir[sizeof "/tmp/test-bpf-helper-client.XXXXXX"];
+        struct sockaddr_un sa;
+        int listen_fd, conn;
+        sd_event *e;
+        BpfHelper *h;
+} Fixture;
+
+static void fixture_open(Fixture *f)
+{
+        char reason[256] = "";
+        Result res;
+
+        *f = (Fixture) { .dir = "/tmp/test-bpf-helper-client.XXXXXX", .sa.sun_family = AF_UNIX, .conn = -1 };
+        check(mkdtemp(f->dir), "mkdtemp");
+        snprintf(f->sa.sun_path, sizeof f->sa.sun_path, "%s/sock", f->dir);
+        f->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        check(f->listen_fd >= 0, "socket");
+        check(bind(f->listen_fd, (struct sockaddr *) &f->sa, sizeof f->sa) == 0, "bind");
+        check(listen(f->listen_fd, 4) == 0, "listen");
+        check(sd_event_new(&f->e) >= 0, "sd_event_new");
+        check(bpf_helper_new(f->e, f->sa.sun_path, NULL, &f->h, reason, sizeof reason) == 0, "%s", reason);
+        res = exchange(f->e, f->h, f->listen_fd, &f->conn, 2);
+        check(res.error == 0 && res.n_fds == 2, "error %d, %zu fds", res.error, res.n_fds);
+}
+
+static void fixture_close(Fixture *f)
+{
+        bpf_helper_free(f->h);
+        sd_event_unref(f->e);
+        close(f->conn);
+        close(f->listen_fd);
+        unlink(f->sa.sun_path);
+        rmdir(f->dir);
+}
+
 static void scenario(rlim_t limit)
 {
-        char dir[] = "/tmp/test-bpf-helper-client.XXXXXX", reason[256] = "";
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int listen_fd, conn = -1, lowest;
-        sd_event *e = NULL;
-        BpfHelper *h = NULL;
+        Fixture fx;
+        int lowest;
         struct rlimit rl, saved;
         long slots;
         Result res;
 
-        check(mkdtemp(dir), "mkdtemp");
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", dir);
-        listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        check(listen_fd >= 0, "socket");
-        check(bind(listen_fd, (struct sockaddr *) &sa, sizeof sa) == 0, "bind");
-        check(listen(listen_fd, 4) == 0, "listen");
-        check(sd_event_new(&e) >= 0, "sd_event_new");
-        check(bpf_helper_new(e, sa.sun_path, NULL, &h, reason, sizeof reason) == 0, "%s", reason);
-
-        /* A reply that fits is taken. */
-        res = exchange(e, h, listen_fd, &conn, 2);
-        check(res.error == 0 && res.n_fds == 2, "error %d, %zu fds", res.error, res.n_fds);
+        fixture_open(&fx);
 
         /* igmpd short of descriptors: 64 in a reply, room for fewer (or none) below the reserve.
          * 64 taken in would reach past the table, the 36 that fit in the second test would not. */
@@ -157,7 +181,7 @@ static void scenario(rlim_t limit)
         rl = saved;
         rl.rlim_cur = (rlim_t) lowest + limit;
         check(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit");
-        res = exchange(e, h, listen_fd, &conn, BPF_PROTOCOL_MAX_FDS);
+        res = exchange(fx.e, fx.h, fx.listen_fd, &fx.conn, BPF_PROTOCOL_MAX_FDS);
         check(res.error == -EMFILE, "error %d", res.error);
         check(lowest_free() == lowest, "a descriptor was left open");
         check(fd_table_slots() == slots,
@@ -166,15 +190,10 @@ static void scenario(rlim_t limit)
         check(setrlimit(RLIMIT_NOFILE, &saved) == 0, "setrlimit");
 
         /* In step: the next reply is read. */
-        res = exchange(e, h, listen_fd, &conn, 1);
+        res = exchange(fx.e, fx.h, fx.listen_fd, &fx.conn, 1);
         check(res.error == 0 && res.n_fds == 1, "error %d, %zu fds", res.error, res.n_fds);
 
-        bpf_helper_free(h);
-        sd_event_unref(e);
-        close(conn);
-        close(listen_fd);
-        unlink(sa.sun_path);
-        rmdir(dir);
+        fixture_close(&fx);
 }
 
 /* A fragmented table: room for 4 below the reserve from the lowest free number up, but two of
@@ -182,24 +201,12 @@ static void scenario(rlim_t limit)
  * last two in the reserve: refused, although the count fitted (the check after receiving). */
 static void scenario_holes(void)
 {
-        char dir[] = "/tmp/test-bpf-helper-client.XXXXXX", reason[256] = "";
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int listen_fd, conn = -1, lowest, null_fd;
-        sd_event *e = NULL;
-        BpfHelper *h = NULL;
+        Fixture fx;
+        int lowest, null_fd;
         struct rlimit rl, saved;
         Result res;
 
-        check(mkdtemp(dir), "mkdtemp");
-        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", dir);
-        listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        check(listen_fd >= 0, "socket");
-        check(bind(listen_fd, (struct sockaddr *) &sa, sizeof sa) == 0, "bind");
-        check(listen(listen_fd, 4) == 0, "listen");
-        check(sd_event_new(&e) >= 0, "sd_event_new");
-        check(bpf_helper_new(e, sa.sun_path, NULL, &h, reason, sizeof reason) == 0, "%s", reason);
-        res = exchange(e, h, listen_fd, &conn, 2); /* connected, and the loop's descriptors made */
-        check(res.error == 0 && res.n_fds == 2, "error %d, %zu fds", res.error, res.n_fds);
+        fixture_open(&fx);
 
         lowest = lowest_free();
         null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -211,7 +218,7 @@ static void scenario_holes(void)
         rl = saved;
         rl.rlim_cur = (rlim_t) lowest + 256 + 4;
         check(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit");
-        res = exchange(e, h, listen_fd, &conn, 4);
+        res = exchange(fx.e, fx.h, fx.listen_fd, &fx.conn, 4);
         check(res.error == -EMFILE, "a reply whose descriptors reached the reserve was taken (error %d, %zu fds)",
               res.error, res.n_fds);
         check(lowest_free() == lowest, "a descriptor was left open");
@@ -220,12 +227,7 @@ static void scenario_holes(void)
         close(lowest + 1);
         close(lowest + 3);
 
-        bpf_helper_free(h);
-        sd_event_unref(e);
-        close(conn);
-        close(listen_fd);
-        unlink(sa.sun_path);
-        rmdir(dir);
+        fixture_close(&fx);
 }
 
 static void run(rlim_t limit)
