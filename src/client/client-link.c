@@ -150,12 +150,6 @@ static int client_link_compare(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
-/* A growing array of links. */
-typedef struct LinkArray {
-        ClientLink *v;
-        size_t n, n_alloc;
-} LinkArray;
-
 /* strv of the strings tab[idx[0…n)]. */
 static int strv_from_indexes(const char *const *tab, size_t n_tab, const uint32_t *idx, size_t n, char ***ret)
 {
@@ -224,12 +218,13 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
         return 1;
 }
 
-static int links_from_state(sd_bus_message *reply, LinkArray *out)
+/* Appends the links of a ListLinksState reply to *links (n of them). */
+static int links_from_state(sd_bus_message *reply, ClientLink **links, size_t *n)
 {
         _cleanup_free_ const char **tab = NULL;
         _cleanup_strv_free_ char **knobs = NULL;
         _cleanup_free_ Knob *knob_at = NULL;
-        size_t n_tab = 0, n_tab_alloc = 0, n_knobs;
+        size_t n_tab = 0, n_tab_alloc = 0, n_knobs, allocated = 0;
         const char *s;
         int r;
 
@@ -256,15 +251,15 @@ static int links_from_state(sd_bus_message *reply, LinkArray *out)
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(iuuuuuuauauaiaiauau)");
         while (r >= 0) {
-                if (ARRAY_GROW(out->v, out->n_alloc, out->n, 64) < 0)
+                if (ARRAY_GROW(*links, allocated, *n, 64) < 0)
                         return -ENOMEM;
-                client_link_init(&out->v[out->n]);
-                r = read_link_state(reply, tab, n_tab, knob_at, n_knobs, &out->v[out->n]);
+                client_link_init(&(*links)[*n]);
+                r = read_link_state(reply, tab, n_tab, knob_at, n_knobs, &(*links)[*n]);
                 if (r <= 0) {
-                        client_link_done(&out->v[out->n]);
+                        client_link_done(&(*links)[*n]);
                         break;
                 }
-                out->n++;
+                (*n)++;
         }
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
@@ -292,21 +287,22 @@ int client_link_read_interfaces(sd_bus_message *m, ClientLink *l)
 int client_links_get_all(sd_bus *bus, ClientLink **ret, size_t *ret_n)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        LinkArray links = {};
+        ClientLink *links = NULL;
+        size_t n = 0;
         int r;
 
         r = client_call(bus, NULL, IGMPD_MANAGER_INTERFACE, "ListLinksState", 0, "list links", NULL, &reply, NULL);
         if (r < 0)
                 return r;
-        r = links_from_state(reply, &links);
+        r = links_from_state(reply, &links, &n);
         if (r < 0) {
-                client_links_free(links.v, links.n);
+                client_links_free(links, n);
                 return failed_errno(r, "read the links igmpd sent");
         }
-        if (links.n > 1)
-                qsort(links.v, links.n, sizeof *links.v, client_link_compare);
-        *ret = links.v;
-        *ret_n = links.n;
+        if (n > 1)
+                qsort(links, n, sizeof *links, client_link_compare);
+        *ret = links;
+        *ret_n = n;
         return 0;
 }
 

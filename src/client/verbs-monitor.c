@@ -97,19 +97,23 @@ static ClientLink *monitor_find(Monitor *m, const char *path)
 /* Keeps l (taken over) as the link at path; NULL (l freed) when it cannot. */
 static ClientLink *monitor_add(Monitor *m, const char *path, ClientLink *l)
 {
-        ClientLink *ml = NULL;
+        ClientLink *ml;
 
         /* The path first: no link is kept without it. */
-        if (free_and_strdup(&l->path, path) >= 0 && !(ml = monitor_find(m, path)) && m->n < MONITOR_LINKS_MAX &&
-            ARRAY_GROW(m->links, m->allocated, m->n, 64) >= 0)
-                ml = &m->links[m->n++];
-        else if (ml)
+        if (free_and_strdup(&l->path, path) < 0)
+                goto fail;
+        ml = monitor_find(m, path);
+        if (ml) /* replaced */
                 client_link_done(ml);
-        if (ml)
-                *ml = *l;
+        else if (m->n < MONITOR_LINKS_MAX && ARRAY_GROW(m->links, m->allocated, m->n, 64) >= 0)
+                ml = &m->links[m->n++];
         else
-                client_link_done(l);
+                goto fail;
+        *ml = *l;
         return ml;
+fail:
+        client_link_done(l);
+        return NULL;
 }
 
 static void monitor_remove(Monitor *m, ClientLink *l)
@@ -342,12 +346,11 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
                 if (!(before[i] = link_field_string(l, &client_link_fields[i])))
                         r = -ENOMEM;
-        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
-                old.has[k] = l->has[k];
-                old.kernel[k] = l->kernel[k];
-                old.policy[k] = l->policy[k];
+        memcpy(old.has, l->has, sizeof old.has);
+        memcpy(old.kernel, l->kernel, sizeof old.kernel);
+        memcpy(old.policy, l->policy, sizeof old.policy);
+        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
                 r = free_and_strdup(&old.source[k], l->source[k]);
-        }
         if (r >= 0)
                 r = client_link_read_properties(msg, l, &changed);
 
