@@ -215,21 +215,40 @@ static char *link_field_string(const ClientLink *l, const ClientLinkField *f)
         return list && list[0] ? client_strv_join(list, ", ") : strdup("none");
 }
 
-static void print_knob_changes(const ClientLink *old, const ClientLink *new)
+/* Moves field f from new into l, with a line where its value changed. */
+static void monitor_take_field(ClientLink *l, ClientLink *new, const ClientLinkField *f)
+{
+        void **p = (void **) ((uint8_t *) l + f->offset), **q = (void **) ((uint8_t *) new + f->offset), *old = *p;
+        _cleanup_free_ char *before = link_field_string(l, f), *now = link_field_string(new, f);
+
+        *p = *q;
+        *q = old; /* freed with new */
+        if (arg_json == JSON_OFF && before && now && !streq(before, now))
+                monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, f->name,
+                             isempty(before) ? "-" : before, glyph(GLYPH_ARROW), isempty(now) ? "-" : now);
+}
+
+/* Moves the knobs new has into l, with a line for each that changed. */
+static void monitor_take_knobs(ClientLink *l, ClientLink *new)
 {
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 char a[32], b[32], c[32], d[32];
 
                 if (!new->has[k])
                         continue;
-                if (old->has[k] && old->kernel[k] == new->kernel[k] && old->policy[k] == new->policy[k] &&
-                    streq_ptr(strempty(old->source[k]), strempty(new->source[k])))
-                        continue;
-                monitor_line("%s (%d): %s kernel %s %s %s, wanted %s %s %s, source %s", strempty(new->name),
-                             new->ifindex, knob_to_string(k), old->has[k] ? knob_format(k, old->kernel[k], a) : "?",
-                             glyph(GLYPH_ARROW), knob_format(k, new->kernel[k], b),
-                             old->has[k] ? knob_format(k, old->policy[k], c) : "?", glyph(GLYPH_ARROW),
-                             knob_format(k, new->policy[k], d), knob_source_format(new->source[k]));
+                if (arg_json == JSON_OFF &&
+                    !(l->has[k] && l->kernel[k] == new->kernel[k] && l->policy[k] == new->policy[k] &&
+                      streq(strempty(l->source[k]), strempty(new->source[k]))))
+                        monitor_line("%s (%d): %s kernel %s %s %s, wanted %s %s %s, source %s", strempty(l->name),
+                                     l->ifindex, knob_to_string(k), l->has[k] ? knob_format(k, l->kernel[k], a) : "?",
+                                     glyph(GLYPH_ARROW), knob_format(k, new->kernel[k], b),
+                                     l->has[k] ? knob_format(k, l->policy[k], c) : "?", glyph(GLYPH_ARROW),
+                                     knob_format(k, new->policy[k], d), knob_source_format(new->source[k]));
+                l->has[k] = true;
+                l->kernel[k] = new->kernel[k];
+                l->policy[k] = new->policy[k];
+                free(l->source[k]);
+                l->source[k] = TAKE_PTR(new->source[k]);
         }
 }
 
@@ -321,10 +340,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 {
         Monitor *m = userdata;
         const char *iface, *path = sd_bus_message_get_path(msg);
-        char *before[CLIENT_LINK_FIELDS] = {};
-        ClientLink old, *l;
+        ClientLink new, *l;
         unsigned changed = 0;
-        int r = 0;
 
         if (sd_bus_message_read(msg, "s", &iface) < 0 || !path)
                 return 0;
@@ -341,37 +358,17 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                         return 0;
         }
 
-        /* Keep the old values for "old → new". */
-        client_link_init(&old);
-        for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
-                if (!(before[i] = link_field_string(l, &client_link_fields[i])))
-                        r = -ENOMEM;
-        memcpy(old.has, l->has, sizeof old.has);
-        memcpy(old.kernel, l->kernel, sizeof old.kernel);
-        memcpy(old.policy, l->policy, sizeof old.policy);
-        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
-                r = free_and_strdup(&old.source[k], l->source[k]);
-        if (r >= 0)
-                r = client_link_read_properties(msg, l, &changed);
-
-        if (r >= 0 && arg_json != JSON_OFF)
-                print_json_link_event("changed", l, changed);
-        else if (r >= 0) {
-                for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++) {
-                        const ClientLinkField *f = &client_link_fields[i];
-                        _cleanup_free_ char *now = NULL;
-
-                        if ((changed & f->bit) && (now = link_field_string(l, f)) && !streq(before[i], now))
-                                monitor_line("%s (%d): %s %s %s %s", strempty(l->name), l->ifindex, f->name,
-                                             isempty(before[i]) ? "-" : before[i], glyph(GLYPH_ARROW),
-                                             isempty(now) ? "-" : now);
-                }
-                if (changed & CLIENT_PROP_KNOBS)
-                        print_knob_changes(&old, l);
+        /* Read apart, then moved into l one by one: each line shows the old value and the new. */
+        client_link_init(&new);
+        if (client_link_read_properties(msg, &new, &changed) >= 0) {
+                for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
+                        if (changed & client_link_fields[i].bit)
+                                monitor_take_field(l, &new, &client_link_fields[i]);
+                monitor_take_knobs(l, &new);
+                if (arg_json != JSON_OFF)
+                        print_json_link_event("changed", l, changed);
         }
-        for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
-                free(before[i]);
-        client_link_done(&old);
+        client_link_done(&new);
         return 0;
 }
 
