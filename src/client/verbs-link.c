@@ -214,10 +214,6 @@ static int add_link(sd_bus *bus, LinkSelection *s, const char *link)
         int ifindex, r;
 
         r = client_resolve_link(bus, link, &ifindex, &path);
-        if (r >= 0 && !link_path_in_netns(path)) {
-                free(path);
-                r = client_link_path(ifindex, &path);
-        }
         return r < 0 ? r : add_unique(s, ifindex, path);
 }
 
