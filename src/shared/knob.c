@@ -242,7 +242,6 @@ const NsKnobInfo ns_knob_table[_NS_KNOB_MAX] = {
                 .key = "Robustness",
                 .property = "MLDRobustness",
                 .kernel_default = 2,
-                .initial_netns_only = true,
         },
 };
 

@@ -113,7 +113,6 @@ typedef struct NsKnobInfo {
         const char *key;          /* "Robustness" */
         const char *property;     /* D-Bus property of org.igmpd1.Manager */
         int32_t kernel_default;
-        bool initial_netns_only;  /* exists only in the host's initial network namespace */
 } NsKnobInfo;
 
 extern const NsKnobInfo ns_knob_table[_NS_KNOB_MAX];

@@ -126,8 +126,6 @@ Test(knob, namespace_knobs)
         cr_expect_eq(ns_knob_from_config_key("Match", "Robustness"), _NS_KNOB_INVALID);
         cr_expect_eq(ns_knob_from_string("mld_qrv"), NS_KNOB_MLD_QRV);
         cr_expect_eq(ns_knob_from_string("igmpv3_unsolicited_report_interval"), _NS_KNOB_INVALID);
-        cr_expect(!ns_knob_info(NS_KNOB_IGMP_QRV)->initial_netns_only);
-        cr_expect(ns_knob_info(NS_KNOB_MLD_QRV)->initial_netns_only);
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
                 cr_expect_eq(ns_knob_info(k)->kernel_default, 2);
                 /* No name shared with a link knob: the drift watch and JSON tell them apart by it. */
