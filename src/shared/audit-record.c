@@ -19,8 +19,7 @@
  * Decodes a string value into buf (size bytes incl. the NUL); *ret_has is false for "(null)".
  * 0, or -EBADMSG for a value the kernel would not have written.
  */
-static int decode_string(const char *s, const char *e, char *buf, size_t size, size_t *ret_len,
-                         bool *ret_truncated, bool *ret_has)
+static int decode_string(const char *s, const char *e, char *buf, size_t size, size_t *ret_len, bool *ret_has)
 {
         bool hex = s >= e || *s != '"';
         size_t n = 0;
@@ -43,14 +42,8 @@ static int decode_string(const char *s, const char *e, char *buf, size_t size, s
                 if (unhexchar(q[0]) < 0 || unhexchar(q[1]) < 0)
                         return -EBADMSG;
 
-        *ret_truncated = false;
-        for (const char *q = s; q < e; q += hex ? 2 : 1) {
-                if (n + 1 >= size) {
-                        *ret_truncated = true;
-                        break;
-                }
+        for (const char *q = s; q < e && n + 1 < size; q += hex ? 2 : 1)
                 buf[n++] = hex ? (char) (unhexchar(q[0]) << 4 | unhexchar(q[1])) : *q;
-        }
         buf[n] = '\0';
         *ret_len = n;
         *ret_has = true;
@@ -120,10 +113,9 @@ static int parse_field(size_t i, const char *v, const char *ve, AuditRecord *a)
         case FIELD_INT:
                 return parse_int_range(v, ve, p) < 0 ? -EBADMSG : 0;
         case FIELD_COMM:
-                return decode_string(v, ve, a->comm, sizeof(a->comm), &a->comm_len, &a->comm_truncated,
-                                     &a->has_comm);
+                return decode_string(v, ve, a->comm, sizeof(a->comm), &a->comm_len, &a->has_comm);
         case FIELD_EXE:
-                return decode_string(v, ve, a->exe, sizeof(a->exe), &a->exe_len, &a->exe_truncated, &a->has_exe);
+                return decode_string(v, ve, a->exe, sizeof(a->exe), &a->exe_len, &a->has_exe);
         default:
                 if (parse_unsigned_range(v, ve, fields[i].kind == FIELD_HEX32 ? 16 : 10, UINT32_MAX, &u) < 0)
                         return -EBADMSG;

@@ -24,7 +24,7 @@ _Static_assert(AUDIT_ARCH_I386 == 0x40000003U, "AUDIT_ARCH_I386");
 #define AUDIT_RECORD_SYSCTL_NR_X86_64 156
 #define AUDIT_RECORD_SYSCTL_NR_I386 149
 
-/* comm: TASK_COMM_LEN incl. NUL. exe: PATH_MAX incl. NUL. Longer values are cut and flagged. */
+/* comm: TASK_COMM_LEN incl. NUL. exe: PATH_MAX incl. NUL. Longer values are cut. */
 #define AUDIT_RECORD_COMM_MAX 16
 #define AUDIT_RECORD_EXE_MAX 4096
 
@@ -42,12 +42,10 @@ typedef struct AuditRecord {
         uint32_t auid;      /* login uid; UINT32_MAX when absent or unset */
 
         bool has_comm;      /* false when absent or "(null)" */
-        bool comm_truncated;
         size_t comm_len;
         char comm[AUDIT_RECORD_COMM_MAX];  /* comm[comm_len] == '\0'; may hold any other byte */
 
         bool has_exe;       /* false when absent or "(null)" (kernel threads) */
-        bool exe_truncated;
         size_t exe_len;
         char exe[AUDIT_RECORD_EXE_MAX];    /* exe[exe_len] == '\0' */
 } AuditRecord;
