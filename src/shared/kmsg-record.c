@@ -169,7 +169,6 @@ static void message_append(KmsgMessage *m, const KmsgRecord *r)
 static void message_start(KmsgMessage *m, const KmsgRecord *r)
 {
         *m = (KmsgMessage) {
-                .level = r->level,
                 .seq = r->seq,
                 .ts_usec = r->ts_usec,
                 .has_caller = r->has_caller,

@@ -75,7 +75,6 @@ typedef enum KmsgContStyle {
 KmsgContStyle kmsg_cont_style_from_release(const char *release);
 
 typedef struct KmsgMessage {
-        unsigned level;     /* of the first record */
         uint64_t seq;       /* of the first record */
         uint64_t seq_last;  /* of the last record joined in */
         uint64_t ts_usec;   /* of the first record */

@@ -436,7 +436,6 @@ Test(kmsg_assembler, legacy_split_c_plus)
         cr_assert_eq(kmsg_assembler_push(&a, &r, &m), 1);
         expect_message(&m, WARN_HEAD("old app") "3.5.16.-2.17.", 10, 3);
         cr_expect_eq(m.seq_last, 13);
-        cr_expect_eq(m.level, 6);
         cr_expect_eq(m.ts_usec, 100);
         expect_sysctl(&m, "old app", 5, igmp_all);
 
