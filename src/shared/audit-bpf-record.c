@@ -78,12 +78,7 @@ int audit_bpf_parse_call(const void *data, size_t size, AuditBpfCall *ret)
         if (!audit_bpf_origin_to_string(r.origin))
                 return -EBADMSG;
 
-        c.origin = r.origin;
         c.pid = r.tgid;
-        c.tid = r.tid;
-        c.uid = r.uid;
-        c.flags = r.flags;
-        c.nlen = r.nlen;
         if (r.nlen > 0 && !(r.flags & (AUDIT_RECORD_NAME_FAULT | AUDIT_RECORD_ARGS_FAULT))) {
                 c.n_name = MIN((size_t) r.nlen, (size_t) AUDIT_RECORD_NAME_MAX);
                 memcpy(c.name, r.name, c.n_name * sizeof c.name[0]);

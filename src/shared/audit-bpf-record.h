@@ -13,12 +13,9 @@
 #include "bpf-audit-record.h"
 
 typedef struct AuditBpfCall {
-        uint32_t origin;  /* AUDIT_ORIGIN_* */
-        uint32_t pid, tid, uid;
-        uint32_t flags;   /* AUDIT_RECORD_* */
-        int32_t nlen;     /* as passed */
+        uint32_t pid;
         int32_t name[AUDIT_RECORD_NAME_MAX];
-        size_t n_name;    /* ints of name[] that were read: min(nlen, 10), 0 if unreadable */
+        size_t n_name;    /* ints of name[] that were read: min(record nlen, 10), 0 if unreadable */
         char comm[AUDIT_RECORD_COMM_MAX + 1];
         size_t comm_len;
         /* "/usr/bin/prog"; "…/bin/prog" when the walk was cut short; "" if unknown. Not

@@ -42,11 +42,7 @@ Test(audit_bpf_record, call_full)
         cr_assert_eq(audit_bpf_record_type(&r, size), AUDIT_RECORD_CALL);
         cr_assert_eq(audit_bpf_parse_call(&r, size, &c), 0);
         cr_expect_eq(c.pid, 4242);
-        cr_expect_eq(c.tid, 4243);
-        cr_expect_eq(c.uid, 1000);
-        cr_expect_eq(c.origin, AUDIT_ORIGIN_LIBC);
-        cr_expect_str_eq(audit_bpf_origin_to_string(c.origin), "libc");
-        cr_expect_eq(c.flags, AUDIT_RECORD_WRITE);
+        cr_expect_str_eq(audit_bpf_origin_to_string(AUDIT_ORIGIN_LIBC), "libc");
         cr_expect_eq(c.n_name, 5);
         cr_expect_arr_eq(c.name, name, sizeof name);
         cr_expect_str_eq(c.comm, "legacy-tool");
@@ -85,7 +81,6 @@ Test(audit_bpf_record, name_clamped_and_faults)
         size_t size = make_call(&r, "", 0, 12, name, 0);
 
         cr_assert_eq(audit_bpf_parse_call(&r, size, &c), 0);
-        cr_expect_eq(c.nlen, 12);
         cr_expect_eq(c.n_name, AUDIT_RECORD_NAME_MAX);
 
         size = make_call(&r, "", 0, 3, name, AUDIT_RECORD_NAME_FAULT);
@@ -98,7 +93,6 @@ Test(audit_bpf_record, name_clamped_and_faults)
 
         size = make_call(&r, "", 0, -5, name, 0);
         cr_assert_eq(audit_bpf_parse_call(&r, size, &c), 0);
-        cr_expect_eq(c.nlen, -5);
         cr_expect_eq(c.n_name, 0);
 }
 
