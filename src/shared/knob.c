@@ -26,7 +26,6 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .key = "V2UnsolicitedReportInterval",
                 .option = "v2-interval",
                 .devconf = IPV4_DEVCONF_IGMPV2_UNSOLICITED_REPORT_INTERVAL - 1,
-                .kernel_default = 10000,
                 .patch = PATCH_IGMP,
         },
         [KNOB_IGMPV3_INTERVAL] = {
@@ -37,7 +36,6 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .key = "V3UnsolicitedReportInterval",
                 .option = "v3-interval",
                 .devconf = IPV4_DEVCONF_IGMPV3_UNSOLICITED_REPORT_INTERVAL - 1,
-                .kernel_default = 1000,
                 .patch = PATCH_IGMP,
         },
         [KNOB_IGMP_VERSION] = {
@@ -48,7 +46,6 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .key = "Version",
                 .option = "igmp-version",
                 .devconf = IPV4_DEVCONF_FORCE_IGMP_VERSION - 1,
-                .kernel_default = 0,
                 .max_version = 3,
                 .patch = "always present",
         },
@@ -60,7 +57,6 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .key = "V1UnsolicitedReportInterval",
                 .option = "mld-v1-interval",
                 .devconf = DEVCONF_MLDV1_UNSOLICITED_REPORT_INTERVAL,
-                .kernel_default = 10000,
                 .jiffies = true,
                 .patch = PATCH_MLD,
         },
@@ -72,7 +68,6 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .key = "V2UnsolicitedReportInterval",
                 .option = "mld-v2-interval",
                 .devconf = DEVCONF_MLDV2_UNSOLICITED_REPORT_INTERVAL,
-                .kernel_default = 1000,
                 .jiffies = true,
                 .patch = PATCH_MLD,
         },
@@ -84,7 +79,6 @@ const KnobInfo knob_table[_KNOB_MAX] = {
                 .key = "Version",
                 .option = "mld-version",
                 .devconf = DEVCONF_FORCE_MLD_VERSION,
-                .kernel_default = 0,
                 .max_version = 2,
                 .patch = "always present",
         },
@@ -233,7 +227,6 @@ const NsKnobInfo ns_knob_table[_NS_KNOB_MAX] = {
                 .section = "IGMP",
                 .key = "Robustness",
                 .property = "IGMPRobustness",
-                .kernel_default = 2,
         },
         [NS_KNOB_MLD_QRV] = {
                 .name = "mld_qrv",
@@ -241,7 +234,6 @@ const NsKnobInfo ns_knob_table[_NS_KNOB_MAX] = {
                 .section = "MLD",
                 .key = "Robustness",
                 .property = "MLDRobustness",
-                .kernel_default = 2,
         },
 };
 

@@ -38,7 +38,6 @@ typedef struct KnobInfo {
         const char *section;     /* config section: "IGMP" or "MLD" */
         const char *key;         /* config key */
         const char *option;      /* igmpctl long option, without "--" */
-        int32_t kernel_default;  /* value of a fresh link */
         int32_t max_version;     /* KNOB_KIND_VERSION only */
         bool jiffies;            /* stored in jiffies: reads back rounded up to the tick */
         int devconf;             /* index in IFLA_INET_CONF / IFLA_INET6_CONF of RTM_NEWLINK */
@@ -112,7 +111,6 @@ typedef struct NsKnobInfo {
         const char *section;      /* "IGMP" or "MLD" */
         const char *key;          /* "Robustness" */
         const char *property;     /* D-Bus property of org.igmpd1.Manager */
-        int32_t kernel_default;
 } NsKnobInfo;
 
 extern const NsKnobInfo ns_knob_table[_NS_KNOB_MAX];

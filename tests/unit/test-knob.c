@@ -16,7 +16,6 @@ Test(knob, table_is_complete_and_unique)
                 cr_expect_eq(knob_from_string(i->name), a);
                 cr_expect_eq(knob_from_config_key(i->section, i->key), a);
                 cr_expect_eq(knob_from_option(i->option), a);
-                cr_expect_eq(knob_check_value(a, i->kernel_default), 0, "%s: default out of range", i->name);
                 for (Knob b = a + 1; b < _KNOB_MAX; b++) {
                         cr_expect(!streq(i->name, knob_info(b)->name));
                         cr_expect(!streq(i->option, knob_info(b)->option));
@@ -27,14 +26,8 @@ Test(knob, table_is_complete_and_unique)
         cr_expect_eq(knob_from_config_key("MLD", "V1UnsolicitedReportInterval"), KNOB_MLDV1_INTERVAL);
 }
 
-Test(knob, design_defaults)
+Test(knob, names)
 {
-        cr_expect_eq(knob_info(KNOB_IGMPV2_INTERVAL)->kernel_default, 10000);
-        cr_expect_eq(knob_info(KNOB_IGMPV3_INTERVAL)->kernel_default, 1000);
-        cr_expect_eq(knob_info(KNOB_MLDV1_INTERVAL)->kernel_default, 10000);
-        cr_expect_eq(knob_info(KNOB_MLDV2_INTERVAL)->kernel_default, 1000);
-        cr_expect_eq(knob_info(KNOB_IGMP_VERSION)->kernel_default, 0);
-        cr_expect_eq(knob_info(KNOB_MLD_VERSION)->kernel_default, 0);
         cr_expect_str_eq(knob_info(KNOB_IGMPV3_INTERVAL)->name, "igmpv3_unsolicited_report_interval");
         cr_expect_str_eq(knob_info(KNOB_MLD_VERSION)->name, "force_mld_version");
 }
@@ -127,7 +120,6 @@ Test(knob, namespace_knobs)
         cr_expect_eq(ns_knob_from_string("mld_qrv"), NS_KNOB_MLD_QRV);
         cr_expect_eq(ns_knob_from_string("igmpv3_unsolicited_report_interval"), _NS_KNOB_INVALID);
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) {
-                cr_expect_eq(ns_knob_info(k)->kernel_default, 2);
                 /* No name shared with a link knob: the drift watch and JSON tell them apart by it. */
                 cr_expect_eq(knob_from_string(ns_knob_info(k)->name), _KNOB_INVALID);
                 cr_expect_eq(knob_from_config_key(ns_knob_info(k)->section, ns_knob_info(k)->key), _KNOB_INVALID);
