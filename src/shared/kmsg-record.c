@@ -336,7 +336,6 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
                         memcpy(w.comm, comm, k);
                         w.comm[k] = '\0';
                         w.comm_len = k;
-                        w.removed = streq(words[i], "removed");
                 }
         }
         if (!p)
