@@ -50,7 +50,7 @@ static int decode_string(const char *s, const char *e, char *buf, size_t size, s
         return 0;
 }
 
-/* "audit(SEC.MSEC:SERIAL):" at *p. */
+/* "audit(SEC.MSEC:SERIAL):" at *p; SERIAL is checked, not kept. */
 static int parse_header(const char **p, const char *end, AuditRecord *a)
 {
         const char *s = range_skip_prefix(*p, end, "audit("), *q;
@@ -71,7 +71,6 @@ static int parse_header(const char **p, const char *end, AuditRecord *a)
         q = memchr(s, ')', (size_t) (end - s));
         if (!q || parse_unsigned_range(s, q, 10, UINT32_MAX, &v) < 0)
                 return -EBADMSG;
-        a->serial = (uint32_t) v;
 
         s = q + 1;
         if (s >= end || *s != ':')

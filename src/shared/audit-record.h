@@ -31,7 +31,6 @@ _Static_assert(AUDIT_ARCH_I386 == 0x40000003U, "AUDIT_ARCH_I386");
 typedef struct AuditRecord {
         uint64_t time_sec;  /* audit(SEC.MSEC:SERIAL), wall-clock time of the event */
         unsigned time_msec;
-        uint32_t serial;
 
         uint32_t arch;      /* AUDIT_ARCH_* */
         int syscall;

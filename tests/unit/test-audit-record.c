@@ -24,7 +24,6 @@ static const struct {
         size_t len;          /* 0: strlen(text) */
         uint64_t sec;
         unsigned msec;
-        uint32_t serial;
         uint32_t arch;
         int syscall;
         bool sysctl;
@@ -36,82 +35,82 @@ static const struct {
         /* What a sysctl(2) call on x86_64 looks like on 5.9+ (ENOSYS). */
         { .text = HDR X86_64_SYSCTL TASK
                 "comm=\"sysctl-test\" exe=\"/usr/bin/foo\" subj=unconfined key=(null)",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX,
           .comm = "sysctl-test", .exe = "/usr/bin/foo" },
         /* i386 (and 32-bit programs on x86_64) */
         { .text = HDR I386_SYSCTL
                 "ppid=77 pid=78 auid=1000 uid=1000 comm=\"old32\" exe=\"/opt/old32\" key=\"sysctl\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0x40000003, .syscall = 149, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0x40000003, .syscall = 149, .sysctl = true,
           .pid = 78, .ppid = 77, .uid = 1000, .auid = 1000, .comm = "old32", .exe = "/opt/old32" },
         /* Same numbers, other architecture: not sysctl. */
         { .text = HDR "arch=40000003 syscall=156 ppid=1 pid=2 uid=0 comm=\"x\" exe=\"/x\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0x40000003, .syscall = 156,
+          .sec = 1700000000, .msec = 123, .arch = 0x40000003, .syscall = 156,
           .pid = 2, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "x", .exe = "/x" },
         { .text = HDR "arch=c000003e syscall=149 ppid=1 pid=2 uid=0 comm=\"x\" exe=\"/x\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 149,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 149,
           .pid = 2, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "x", .exe = "/x" },
         /* Other syscalls and arches */
         { .text = HDR "arch=c000003e syscall=59 success=yes exit=0 ppid=1 pid=3 uid=0 "
                 "comm=\"sh\" exe=\"/bin/sh\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 59,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 59,
           .pid = 3, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "sh", .exe = "/bin/sh" },
         { .text = HDR "arch=c00000b7 syscall=156 ppid=1 pid=3 uid=0 comm=\"a64\" exe=\"/a64\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc00000b7, .syscall = 156,
+          .sec = 1700000000, .msec = 123, .arch = 0xc00000b7, .syscall = 156,
           .pid = 3, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "a64", .exe = "/a64" },
         { .text = HDR "arch=C000003E syscall=156", /* upper-case hex is still hex */
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .uid = UINT32_MAX, .auid = UINT32_MAX },
         /* Hex-encoded values: spaces, quotes, control bytes, non-ASCII */
         { .text = HDR X86_64_SYSCTL TASK "comm=6D792070726F67 exe=2F746D702F6120622F70726F67",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "my prog", .exe = "/tmp/a b/prog" },
         { .text = HDR X86_64_SYSCTL TASK
                 "comm=61226260275C0A exe=2F7573722F62696E2F666F6F202864656C6574656429",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX,
           .comm = "a\"b`'\\\n", .exe = "/usr/bin/foo (deleted)" },
         { .text = HDR X86_64_SYSCTL TASK "comm=C3A9FF exe=\"/x\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "\xc3\xa9\xff", .exe = "/x" },
         { .text = HDR X86_64_SYSCTL TASK "comm=6e756c00 exe=\"/x\"", /* a NUL byte: kept, length says it */
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX,
           .comm = "nul\0", .comm_len = 4, .exe = "/x" },
         /* (null): a kernel thread has no exe */
         { .text = HDR X86_64_SYSCTL TASK "comm=(null) exe=(null) key=(null)",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX },
         { .text = HDR X86_64_SYSCTL TASK "comm=\"\" exe=\"/x\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX, .comm = "", .exe = "/x" },
         /* audit.log form */
         { .text = "type=SYSCALL msg=" HDR X86_64_SYSCTL TASK "comm=\"sysctl-test\" exe=\"/usr/bin/foo\"",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 1234, .ppid = 1, .uid = 0, .auid = UINT32_MAX,
           .comm = "sysctl-test", .exe = "/usr/bin/foo" },
         /* Minimal, and what a netlink payload may carry at its end */
         { .text = "audit(1.000:1): arch=c000003e syscall=156",
-          .sec = 1, .msec = 0, .serial = 1, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1, .msec = 0, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .uid = UINT32_MAX, .auid = UINT32_MAX },
         { .text = "audit(1.000:1):arch=c000003e syscall=156 pid=9\n\0\0", .len = 50,
-          .sec = 1, .msec = 0, .serial = 1, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1, .msec = 0, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 9, .uid = UINT32_MAX, .auid = UINT32_MAX },
         { .text = "audit(18446744073709551615.999:4294967295): arch=ffffffff syscall=-1",
-          .sec = UINT64_MAX, .msec = 999, .serial = UINT32_MAX, .arch = UINT32_MAX, .syscall = -1,
+          .sec = UINT64_MAX, .msec = 999, .arch = UINT32_MAX, .syscall = -1,
           .uid = UINT32_MAX, .auid = UINT32_MAX },
         /* Order, duplicates, look-alike keys, words without values, extra spaces */
         { .text = HDR "exe=\"/e\" comm=\"c\" pid=5 pid=6 opid=7 ppid_x=8 syscall=156   arch=c000003e  "
                 "lonely word ppid=2",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 5, .ppid = 2, .uid = UINT32_MAX, .auid = UINT32_MAX, .comm = "c", .exe = "/e" },
         /* A quoted value holding a space (no kernel writes that, but it must not derail the rest) */
         { .text = HDR "comm=\"a b\" arch=c000003e syscall=156 pid=4",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .pid = 4, .uid = UINT32_MAX, .auid = UINT32_MAX, .comm = "a b" },
         /* Values we do not read may be anything */
         { .text = HDR "arch=c000003e syscall=156 a0=zz key=\"unterminated",
-          .sec = 1700000000, .msec = 123, .serial = 456, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
+          .sec = 1700000000, .msec = 123, .arch = 0xc000003e, .syscall = 156, .sysctl = true,
           .uid = UINT32_MAX, .auid = UINT32_MAX },
 };
 
@@ -126,7 +125,6 @@ Test(audit_record, parse_table)
                 cr_assert_eq(r, 0, "case %zu: %d", i, r);
                 cr_expect_eq(a.time_sec, good[i].sec, "case %zu", i);
                 cr_expect_eq(a.time_msec, good[i].msec, "case %zu", i);
-                cr_expect_eq(a.serial, good[i].serial, "case %zu", i);
                 cr_expect_eq(a.arch, good[i].arch, "case %zu: arch %x", i, a.arch);
                 cr_expect_eq(a.syscall, good[i].syscall, "case %zu", i);
                 cr_expect_eq(audit_record_is_sysctl(&a), good[i].sysctl, "case %zu", i);
