@@ -68,7 +68,6 @@ int kmsg_record_parse(const char *buf, size_t len, KmsgRecord *ret)
         if (parse_u64(&p, end, &prio) < 0 || prio > UINT32_MAX)
                 return -EBADMSG;
         r.facility = (unsigned) (prio >> 3);
-        r.level = (unsigned) (prio & 7);
 
         if (expect_char(&p, end, ',') < 0 ||
             parse_u64(&p, end, &r.seq) < 0 ||

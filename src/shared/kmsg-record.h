@@ -25,7 +25,6 @@
 
 typedef struct KmsgRecord {
         unsigned facility; /* 0 = kernel; writers to /dev/kmsg always get ≥ 1 */
-        unsigned level;    /* 0 (emerg) … 7 (debug) */
         uint64_t seq;
         uint64_t ts_usec;  /* µs since boot (the kernel's local_clock(), not wall-clock time) */
         char flag;         /* '-', 'c' or '+' (3.5–4.8); other characters are kept as they came */

@@ -30,12 +30,12 @@ static KmsgRecord rec(const char *s)
 
 /* ---- records ---------------------------------------------------------------------------- */
 
-#define R(i, fac, lvl, sq, t, fl, m) \
-        .in = (i), .facility = (fac), .level = (lvl), .seq = (sq), .ts = (t), .flag = (fl), .msg = (m)
+#define R(i, fac, sq, t, fl, m) \
+        .in = (i), .facility = (fac), .seq = (sq), .ts = (t), .flag = (fl), .msg = (m)
 
 static const struct {
         const char *in;
-        unsigned facility, level;
+        unsigned facility;
         uint64_t seq, ts;
         char flag;
         const char *msg;
@@ -45,44 +45,44 @@ static const struct {
 } records[] = {
         /* 3.5+ as documented in Documentation/ABI/testing/dev-kmsg */
         { R("6,1234,5678901,-;" WARN_HEAD("sysctl") "3.5.16.-2.17.\n",
-            0, 6, 1234, 5678901, '-', WARN_HEAD("sysctl") "3.5.16.-2.17.") },
+            0, 1234, 5678901, '-', WARN_HEAD("sysctl") "3.5.16.-2.17.") },
         { R("7,160,424069,-;pci_root PNP0A03:00: host bridge window [io  0x0000-0x0cf7] (ignored)\n"
             " SUBSYSTEM=acpi\n DEVICE=+acpi:PNP0A03:00\n",
-            0, 7, 160, 424069, '-',
+            0, 160, 424069, '-',
             "pci_root PNP0A03:00: host bridge window [io  0x0000-0x0cf7] (ignored)") },
         /* 3.5 … 4.8 continuation flags */
-        { R("6,10,100,c;" WARN_HEAD("x") "\n", 0, 6, 10, 100, 'c', WARN_HEAD("x")) },
-        { R("4,11,101,+;3.5.\n", 0, 4, 11, 101, '+', "3.5.") },
+        { R("6,10,100,c;" WARN_HEAD("x") "\n", 0, 10, 100, 'c', WARN_HEAD("x")) },
+        { R("4,11,101,+;3.5.\n", 0, 11, 101, '+', "3.5.") },
         /* CONFIG_PRINTK_CALLER (5.1+), and fields nobody knows yet */
-        { R("6,339,5140900,-,caller=T1234;hello\n", 0, 6, 339, 5140900, '-', "hello"),
+        { R("6,339,5140900,-,caller=T1234;hello\n", 0, 339, 5140900, '-', "hello"),
           .has_caller = true, .caller_id = 1234 },
-        { R("4,2,3,c,caller=C3;x\n", 0, 4, 2, 3, 'c', "x"),
+        { R("4,2,3,c,caller=C3;x\n", 0, 2, 3, 'c', "x"),
           .has_caller = true, .caller_is_cpu = true, .caller_id = 3 },
-        { R("6,1,2,-,future=1,caller=T7,more=x;y\n", 0, 6, 1, 2, '-', "y"),
+        { R("6,1,2,-,future=1,caller=T7,more=x;y\n", 0, 1, 2, '-', "y"),
           .has_caller = true, .caller_id = 7 },
-        { R("6,1,2,-,caller=X7;y\n", 0, 6, 1, 2, '-', "y") },           /* unknown caller kind: ignored */
-        { R("6,1,2,-,caller=T99999999999;y\n", 0, 6, 1, 2, '-', "y") },     /* > u32: ignored */
+        { R("6,1,2,-,caller=X7;y\n", 0, 1, 2, '-', "y") },           /* unknown caller kind: ignored */
+        { R("6,1,2,-,caller=T99999999999;y\n", 0, 1, 2, '-', "y") },     /* > u32: ignored */
         /* Facilities: a process writing to /dev/kmsg never gets 0 */
-        { R("12,5,6,-;hello from userspace\n", 1, 4, 5, 6, '-', "hello from userspace") },
-        { R("14,5,6,-;" WARN_HEAD("forged") "1.4.\n", 1, 6, 5, 6, '-', WARN_HEAD("forged") "1.4.") },
-        { R("30,5,6,-;systemd[1]: hi\n", 3, 6, 5, 6, '-', "systemd[1]: hi") },
-        { R("0,5,6,-;emerg\n", 0, 0, 5, 6, '-', "emerg") },
-        { R("191,5,6,-;local7 debug\n", 23, 7, 5, 6, '-', "local7 debug") },
+        { R("12,5,6,-;hello from userspace\n", 1, 5, 6, '-', "hello from userspace") },
+        { R("14,5,6,-;" WARN_HEAD("forged") "1.4.\n", 1, 5, 6, '-', WARN_HEAD("forged") "1.4.") },
+        { R("30,5,6,-;systemd[1]: hi\n", 3, 5, 6, '-', "systemd[1]: hi") },
+        { R("0,5,6,-;emerg\n", 0, 5, 6, '-', "emerg") },
+        { R("191,5,6,-;local7 debug\n", 23, 5, 6, '-', "local7 debug") },
         /* Escapes */
-        { R("6,1,2,-;a\\x5cb\\x0ac\\x20d\\x60\\x27\\x22\n", 0, 6, 1, 2, '-', "a\\b\nc d`'\"") },
-        { R("6,1,2,-;\\xZZ\\x4\\x\n", 0, 6, 1, 2, '-', "\\xZZ\\x4\\x") },        /* not escapes: literal */
-        { R("6,1,2,-;\\x5C\\x5c\n", 0, 6, 1, 2, '-', "\\\\") },
-        { R("6,1,2,-;nul\\x00byte\n", 0, 6, 1, 2, '-', "nul\0byte"), .msg_len = 8 },
-        { R("6,1,2,-;\\xff\\x80\n", 0, 6, 1, 2, '-', "\xff\x80") },
+        { R("6,1,2,-;a\\x5cb\\x0ac\\x20d\\x60\\x27\\x22\n", 0, 1, 2, '-', "a\\b\nc d`'\"") },
+        { R("6,1,2,-;\\xZZ\\x4\\x\n", 0, 1, 2, '-', "\\xZZ\\x4\\x") },        /* not escapes: literal */
+        { R("6,1,2,-;\\x5C\\x5c\n", 0, 1, 2, '-', "\\\\") },
+        { R("6,1,2,-;nul\\x00byte\n", 0, 1, 2, '-', "nul\0byte"), .msg_len = 8 },
+        { R("6,1,2,-;\\xff\\x80\n", 0, 1, 2, '-', "\xff\x80") },
         /* Edges */
-        { R("6,1,2,-;no final newline", 0, 6, 1, 2, '-', "no final newline") },
-        { R("6,1,2,-;\n", 0, 6, 1, 2, '-', "") },
-        { R("6,1,2,-;", 0, 6, 1, 2, '-', "") },
+        { R("6,1,2,-;no final newline", 0, 1, 2, '-', "no final newline") },
+        { R("6,1,2,-;\n", 0, 1, 2, '-', "") },
+        { R("6,1,2,-;", 0, 1, 2, '-', "") },
         { R("6,18446744073709551615,18446744073709551615,-;max\n",
-            0, 6, UINT64_MAX, UINT64_MAX, '-', "max") },
-        { R("4294967295,0,0,-;big prio\n", 536870911, 7, 0, 0, '-', "big prio") },
-        { R("6,1,2,*;odd flag\n", 0, 6, 1, 2, '*', "odd flag") },
-        { R("6,1,2,-;semi;colon,comma\n", 0, 6, 1, 2, '-', "semi;colon,comma") },
+            0, UINT64_MAX, UINT64_MAX, '-', "max") },
+        { R("4294967295,0,0,-;big prio\n", 536870911, 0, 0, '-', "big prio") },
+        { R("6,1,2,*;odd flag\n", 0, 1, 2, '*', "odd flag") },
+        { R("6,1,2,-;semi;colon,comma\n", 0, 1, 2, '-', "semi;colon,comma") },
 };
 
 Test(kmsg_record, parse_table)
@@ -95,7 +95,6 @@ Test(kmsg_record, parse_table)
                 k = kmsg_record_parse(records[i].in, strlen(records[i].in), &r);
                 cr_assert_eq(k, 0, "case %zu: %d", i, k);
                 cr_expect_eq(r.facility, records[i].facility, "case %zu: facility %u", i, r.facility);
-                cr_expect_eq(r.level, records[i].level, "case %zu: level %u", i, r.level);
                 cr_expect_eq(r.seq, records[i].seq, "case %zu", i);
                 cr_expect_eq(r.ts_usec, records[i].ts, "case %zu", i);
                 cr_expect_eq(r.flag, records[i].flag, "case %zu: flag %c", i, r.flag);
