@@ -357,7 +357,6 @@ int kmsg_parse_sysctl_warning(const char *text, size_t len, SysctlWarning *ret)
                 p = end;
         else if (!(p = range_skip_prefix(p, end, " with ")))
                 return -EBADMSG;
-        w.has_name = true;
 
         while (p < end) {
                 const char *dot = memchr(p, '.', (size_t) (end - p));

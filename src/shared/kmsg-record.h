@@ -124,7 +124,6 @@ int kmsg_assembler_flush(KmsgAssembler *a, KmsgMessage *ret);
 typedef struct SysctlWarning {
         char comm[KMSG_COMM_MAX]; /* NUL-terminated after comm_len bytes */
         size_t comm_len;
-        bool has_name;            /* false for the old wording without " with …" */
         size_t n_name;            /* may be 0: sysctl(2) accepted nlen == 0 */
         int name[SYSCTL_BINARY_NAME_MAX];
 } SysctlWarning;

@@ -21,7 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_message(const KmsgMessage *m)
 {
-        SysctlWarning w;
+        char *name = NULL, *path = NULL, text[512];
+        SysctlWarning w, w2;
+        bool complete;
         int r;
 
         assert(m->len <= KMSG_MESSAGE_MAX);
@@ -35,27 +37,22 @@ static void check_message(const KmsgMessage *m)
         assert(w.comm_len < KMSG_COMM_MAX);
         assert(w.comm[w.comm_len] == '\0');
         assert(w.n_name <= SYSCTL_BINARY_NAME_MAX);
-        if (w.has_name) {
-                char *name = NULL, *path = NULL, text[512];
-                SysctlWarning w2;
-                bool complete;
 
-                assert(sysctl_binary_format_name(w.name, w.n_name, &name) == 0);
-                snprintf(text, sizeof text, "warning: process `%s' used the deprecated sysctl system call with %s",
-                         w.comm, name);
-                /* comm may hold bytes that end the match early (a "'"); only check plain ones */
-                if (!strpbrk(w.comm, "'`") && strlen(w.comm) == w.comm_len) {
-                        assert(kmsg_parse_sysctl_warning(text, strlen(text), &w2) == 0);
-                        assert(w2.n_name == w.n_name);
-                        assert(memcmp(w2.name, w.name, w.n_name * sizeof(int)) == 0);
-                }
-                if (w.n_name > 0) {
-                        assert(sysctl_binary_to_path(w.name, w.n_name, NULL, NULL, &path, &complete) == 0);
-                        assert(path);
-                }
-                free(name);
-                free(path);
+        assert(sysctl_binary_format_name(w.name, w.n_name, &name) == 0);
+        snprintf(text, sizeof text, "warning: process `%s' used the deprecated sysctl system call with %s",
+                 w.comm, name);
+        /* comm may hold bytes that end the match early (a "'"); only check plain ones */
+        if (!strpbrk(w.comm, "'`") && strlen(w.comm) == w.comm_len) {
+                assert(kmsg_parse_sysctl_warning(text, strlen(text), &w2) == 0);
+                assert(w2.n_name == w.n_name);
+                assert(memcmp(w2.name, w.name, w.n_name * sizeof(int)) == 0);
         }
+        if (w.n_name > 0) {
+                assert(sysctl_binary_to_path(w.name, w.n_name, NULL, NULL, &path, &complete) == 0);
+                assert(path);
+        }
+        free(name);
+        free(path);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -257,7 +257,7 @@ Test(kmsg_record, cont_style_from_release)
 /* ---- the warning ------------------------------------------------------------------------ */
 
 #define N(...) .n_name = ELEMENTSOF(((int[]) { __VA_ARGS__ })), .name = { __VA_ARGS__ }
-#define OK(t, c, hn) .text = (t), .comm = (c), .has_name = (hn)
+#define OK(t, c) .text = (t), .comm = (c)
 
 static const struct {
         const char *text;
@@ -265,37 +265,36 @@ static const struct {
         int ret;
         const char *comm;
         size_t comm_len; /* 0: strlen(comm) */
-        bool has_name;
         size_t n_name;
         int name[SYSCTL_BINARY_NAME_MAX];
 } warnings[] = {
         /* 2.6.24 … 5.8 */
-        { OK(WARN_HEAD("sysctl") "3.5.16.-2.17.", "sysctl", true), N(3, 5, 16, -2, 17) },
-        { OK(WARN_HEAD("ntpd") "1.4.", "ntpd", true), N(1, 4) },
-        { OK(WARN_HEAD("iptv-helper") "3.12.16.7.17.", "iptv-helper", true), N(3, 12, 16, 7, 17) },
-        { OK(WARN_HEAD("a") "3.5.16.-3.17.\n", "a", true), N(3, 5, 16, -3, 17) },
-        { OK(WARN_HEAD("a") "1.2. \r\n", "a", true), N(1, 2) },
+        { OK(WARN_HEAD("sysctl") "3.5.16.-2.17.", "sysctl"), N(3, 5, 16, -2, 17) },
+        { OK(WARN_HEAD("ntpd") "1.4.", "ntpd"), N(1, 4) },
+        { OK(WARN_HEAD("iptv-helper") "3.12.16.7.17.", "iptv-helper"), N(3, 12, 16, 7, 17) },
+        { OK(WARN_HEAD("a") "3.5.16.-3.17.\n", "a"), N(3, 5, 16, -3, 17) },
+        { OK(WARN_HEAD("a") "1.2. \r\n", "a"), N(1, 2) },
         /* nlen == 0 was accepted by the kernel */
-        { OK(WARN_HEAD("zero"), "zero", true), .n_name = 0 },
-        { OK("warning: process `zero' used the deprecated sysctl system call with", "zero", true),
+        { OK(WARN_HEAD("zero"), "zero"), .n_name = 0 },
+        { OK("warning: process `zero' used the deprecated sysctl system call with", "zero"),
           .n_name = 0 },
         /* 2.6.19 … 2.6.23 with CONFIG_SYSCTL_SYSCALL=n, and the 2.6.19-rc wording */
-        { OK(REMOVED("date") " with 1.1.", "date", true), N(1, 1) },
-        { OK(REMOVED("date"), "date", false), .n_name = 0 },
-        { OK(REMOVED("date") "\n", "date", false), .n_name = 0 },
+        { OK(REMOVED("date") " with 1.1.", "date"), N(1, 1) },
+        { OK(REMOVED("date"), "date"), .n_name = 0 },
+        { OK(REMOVED("date") "\n", "date"), .n_name = 0 },
         /* comm is any bytes, up to 15 */
-        { OK(WARN_HEAD("my prog") "1.1.", "my prog", true), N(1, 1) },
-        { OK(WARN_HEAD("a`b'c\"d\\e") "1.1.", "a`b'c\"d\\e", true), N(1, 1) },
-        { OK(WARN_HEAD("'") "1.1.", "'", true), N(1, 1) },
-        { OK(WARN_HEAD("x' used the ") "2.19.", "x' used the ", true), N(2, 19) },
-        { OK(WARN_HEAD("' used the rem") "2.19.", "' used the rem", true), N(2, 19) },
-        { OK(WARN_HEAD("123456789012345") "5.7.", "123456789012345", true), N(5, 7) },
-        { OK(WARN_HEAD("") "1.1.", "", true), N(1, 1) },
-        { OK(WARN_HEAD("new\nline") "1.1.", "new\nline", true), N(1, 1) },
-        { OK(WARN_HEAD("\xff\x01") "1.1.", "\xff\x01", true), N(1, 1) },
+        { OK(WARN_HEAD("my prog") "1.1.", "my prog"), N(1, 1) },
+        { OK(WARN_HEAD("a`b'c\"d\\e") "1.1.", "a`b'c\"d\\e"), N(1, 1) },
+        { OK(WARN_HEAD("'") "1.1.", "'"), N(1, 1) },
+        { OK(WARN_HEAD("x' used the ") "2.19.", "x' used the "), N(2, 19) },
+        { OK(WARN_HEAD("' used the rem") "2.19.", "' used the rem"), N(2, 19) },
+        { OK(WARN_HEAD("123456789012345") "5.7.", "123456789012345"), N(5, 7) },
+        { OK(WARN_HEAD("") "1.1.", ""), N(1, 1) },
+        { OK(WARN_HEAD("new\nline") "1.1.", "new\nline"), N(1, 1) },
+        { OK(WARN_HEAD("\xff\x01") "1.1.", "\xff\x01"), N(1, 1) },
         /* Extreme ids */
-        { OK(WARN_HEAD("x") "-2147483648.2147483647.0.", "x", true), N(INT_MIN, INT_MAX, 0) },
-        { OK(WARN_HEAD("x") "1.2.3.4.5.6.7.8.9.10.", "x", true), N(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) },
+        { OK(WARN_HEAD("x") "-2147483648.2147483647.0.", "x"), N(INT_MIN, INT_MAX, 0) },
+        { OK(WARN_HEAD("x") "1.2.3.4.5.6.7.8.9.10.", "x"), N(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) },
         { .text = WARN_HEAD("x") "1.2.3.4.5.6.7.8.9.10.11.", .ret = -E2BIG },
         { .text = WARN_HEAD("x") "2147483648.", .ret = -EBADMSG },
         { .text = WARN_HEAD("x") "-2147483649.", .ret = -EBADMSG },
@@ -350,7 +349,6 @@ Test(kmsg_record, sysctl_warning_table)
                 cr_expect(memcmp(w.comm, warnings[i].comm, comm_len) == 0,
                           "case %zu: comm \"%s\"", i, w.comm);
                 cr_expect_eq(w.comm[w.comm_len], '\0', "case %zu", i);
-                cr_expect_eq(w.has_name, warnings[i].has_name, "case %zu", i);
                 cr_expect_eq(w.n_name, warnings[i].n_name, "case %zu: n_name %zu", i, w.n_name);
                 for (size_t j = 0; j < w.n_name && j < SYSCTL_BINARY_NAME_MAX; j++)
                         cr_expect_eq(w.name[j], warnings[i].name[j],
