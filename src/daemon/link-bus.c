@@ -118,39 +118,12 @@ static const struct {
         LINK_PROPERTIES(LINK_PROPERTY_ROW)
 };
 
-/* Kernel values as igmpd knows them (manager-refresh.c). */
-static int append_knobs(sd_bus_message *reply, const Link *l)
-{
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
-        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
-                _cleanup_free_ char *escaped = NULL;
-                const char *source = bus_escape(knob_value_source(&l->effective[k]), &escaped);
-
-                r = source ? sd_bus_message_append(reply, "{s(iis)}", knob_to_string(k),
-                                                   l->kernel_known[k] ? l->kernel[k] : -1,
-                                                   l->effective[k].set ? l->effective[k].value : -1, source)
-                           : -ENOMEM;
-        }
-        return bus_message_close_containers(reply, 1, r);
-}
-
-static int append_matched_files(sd_bus_message *reply, const Link *l)
-{
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t i = 0; r >= 0 && i < l->n_matched; i++)
-                r = bus_message_append_escaped(reply, l->matched[i]->path);
-        return bus_message_close_containers(reply, 1, r);
-}
-
 /* One property's value. Names, paths and the messages that carry them are bytes: see
  * bus_message_append_escaped(). */
 static int append_property_value(sd_bus_message *reply, const Link *l, LinkProperty p)
 {
         char mac[18];
+        int r;
 
         switch (p) {
         case LINK_PROPERTY_INDEX:
@@ -171,10 +144,24 @@ static int append_property_value(sd_bus_message *reply, const Link *l, LinkPrope
                 return bus_message_append_escaped(reply, link_mac_string(l, mac));
         case LINK_PROPERTY_STATE:
                 return bus_message_append_escaped(reply, link_state_to_string(link_get_state(l)));
-        case LINK_PROPERTY_KNOBS:
-                return append_knobs(reply, l);
+        case LINK_PROPERTY_KNOBS: /* kernel values as igmpd knows them (manager-refresh.c) */
+                r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
+                for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++) {
+                        _cleanup_free_ char *escaped = NULL;
+                        const char *source = bus_escape(knob_value_source(&l->effective[k]), &escaped);
+
+                        r = source ? sd_bus_message_append(reply, "{s(iis)}", knob_to_string(k),
+                                                           l->kernel_known[k] ? l->kernel[k] : -1,
+                                                           l->effective[k].set ? l->effective[k].value : -1,
+                                                           source)
+                                   : -ENOMEM;
+                }
+                return bus_message_close_containers(reply, 1, r);
         case LINK_PROPERTY_MATCHED_FILES:
-                return append_matched_files(reply, l);
+                r = sd_bus_message_open_container(reply, 'a', "s");
+                for (size_t i = 0; r >= 0 && i < l->n_matched; i++)
+                        r = bus_message_append_escaped(reply, l->matched[i]->path);
+                return bus_message_close_containers(reply, 1, r);
         case LINK_PROPERTY_LAST_ERROR:
                 return bus_message_append_escaped(reply, l->last_error);
         case LINK_PROPERTY_IGNORED_SOURCES:

@@ -39,43 +39,6 @@ static int append_ns_knob(sd_bus_message *reply, Manager *m, NsKnob k)
                       : -ENOMEM;
 }
 
-/* IGMPRobustnessByNamespace: {NETNS: (kernel, wanted, source)} of every followed namespace
- * (Namespaces=named), as IGMPRobustness is igmpd's own. */
-static int append_igmp_robustness_netns(sd_bus_message *reply, Manager *m)
-{
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
-        for (size_t i = 0; r >= 0 && i < manager_netns_count(m); i++) {
-                Manager *c = manager_netns_get(m, i);
-
-                r = sd_bus_message_open_container(reply, 'e', "s(iis)");
-                if (r >= 0)
-                        r = bus_message_append_escaped(reply, c->netns_name);
-                if (r >= 0)
-                        r = append_ns_knob(reply, c, NS_KNOB_IGMP_QRV);
-                r = bus_message_close_containers(reply, 1, r);
-        }
-        return bus_message_close_containers(reply, 1, r);
-}
-
-/* The problems found by the last (re)load: (file or "", line or 0, message), the first
- * CONFIG_PROBLEMS_MAX of them; NConfigProblems counts them all. */
-static int append_config_problems(sd_bus_message *reply, const ConfigProblems *p)
-{
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "(sus)");
-        for (size_t i = 0; r >= 0 && i < p->n; i++) {
-                /* File names and the values quoted in messages are bytes. */
-                _cleanup_free_ char *f = NULL, *msg = NULL;
-                const char *file = bus_escape(p->items[i].file, &f), *text = bus_escape(p->items[i].message, &msg);
-
-                r = file && text ? sd_bus_message_append(reply, "(sus)", file, p->items[i].line, text) : -ENOMEM;
-        }
-        return bus_message_close_containers(reply, 1, r);
-}
-
 static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -99,8 +62,20 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                         r = bus_message_append_escaped(reply, m->policy->files[i]->path);
                 return bus_message_close_containers(reply, 1, r);
         }
-        if (streq(property, "ConfigProblems"))
-                return append_config_problems(reply, &m->problems);
+        if (streq(property, "ConfigProblems")) {
+                /* The problems found by the last (re)load: (file or "", line or 0, message), the
+                 * first CONFIG_PROBLEMS_MAX of them; NConfigProblems counts them all. */
+                r = sd_bus_message_open_container(reply, 'a', "(sus)");
+                for (size_t i = 0; r >= 0 && i < m->problems.n; i++) {
+                        /* File names and the values quoted in messages are bytes. */
+                        const ConfigProblem *p = &m->problems.items[i];
+                        _cleanup_free_ char *f = NULL, *msg = NULL;
+                        const char *file = bus_escape(p->file, &f), *text = bus_escape(p->message, &msg);
+
+                        r = file && text ? sd_bus_message_append(reply, "(sus)", file, p->line, text) : -ENOMEM;
+                }
+                return bus_message_close_containers(reply, 1, r);
+        }
         if (streq(property, "NConfigProblems"))
                 return sd_bus_message_append(reply, "u", m->problems.n_total);
         if (streq(property, "DriftWatch")) {
@@ -114,8 +89,22 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "s", drift_action_to_string(m->config.drift_action));
         if (streq(property, "KernelValuesAgeUSec"))
                 return sd_bus_message_append(reply, "t", manager_kernel_values_age(m));
-        if (streq(property, "IGMPRobustnessByNamespace"))
-                return append_igmp_robustness_netns(reply, m);
+        if (streq(property, "IGMPRobustnessByNamespace")) {
+                /* {NETNS: (kernel, wanted, source)} of every followed namespace (Namespaces=named), as
+                 * IGMPRobustness is igmpd's own. */
+                r = sd_bus_message_open_container(reply, 'a', "{s(iis)}");
+                for (size_t i = 0; r >= 0 && i < manager_netns_count(m); i++) {
+                        Manager *c = manager_netns_get(m, i);
+
+                        r = sd_bus_message_open_container(reply, 'e', "s(iis)");
+                        if (r >= 0)
+                                r = bus_message_append_escaped(reply, c->netns_name);
+                        if (r >= 0)
+                                r = append_ns_knob(reply, c, NS_KNOB_IGMP_QRV);
+                        r = bus_message_close_containers(reply, 1, r);
+                }
+                return bus_message_close_containers(reply, 1, r);
+        }
         for (NsKnob k = 0; k < _NS_KNOB_MAX; k++) /* IGMPRobustness, MLDRobustness */
                 if (streq(property, ns_knob_info(k)->property))
                         return append_ns_knob(reply, m, k);
@@ -336,6 +325,7 @@ static int bus_manager_method_describe(sd_bus_message *message, void *userdata, 
         FILE *f;
         int r;
 
+        manager_request_refresh(m);
         r = manager_sorted_links(m, &links, &n);
         if (r < 0)
                 return r;

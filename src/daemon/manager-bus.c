@@ -161,10 +161,8 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
                 manager_request_refresh(m);
                 return manager_bus_reply_managed_objects(m, message);
         }
-        if (sd_bus_message_is_method_call(message, BUS_MANAGER_INTERFACE, "Describe"))
-                manager_request_refresh(m);
-        else if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "Get") ||
-                 sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
+        if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "Get") ||
+            sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
                 void *found = NULL;
 
                 if (bus_link_find(sd_bus_message_get_bus(message), path, NULL, c, &found, NULL) > 0)
