@@ -99,11 +99,10 @@ static void check_on_file(void *userdata, const char *path, ConfigFileUse use)
                 return;
         }
         c->files[c->n] = (CheckFile) { .path = strdup(path), .use = use };
-        if (!c->files[c->n].path) {
+        if (c->files[c->n].path)
+                c->n++;
+        else
                 c->oom = true;
-                return;
-        }
-        c->n++;
 }
 
 static void check_files_done(CheckFiles *c)

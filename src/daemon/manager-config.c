@@ -98,9 +98,8 @@ int manager_load_config(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "Failed to load configuration, keeping the previous one: %m");
 
-        policy_free(m->policy);
-        runtime_config_free(m->runtime);
-        config_problems_done(&m->problems);
+        config_set_done(&(ConfigSet) { .policy = m->policy, .runtime = m->runtime,
+                                       .problems = m->problems }); /* the set taken out */
         m->policy = s.policy;
         m->runtime = s.runtime;
         m->config = s.config;
