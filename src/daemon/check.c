@@ -110,7 +110,6 @@ static void check_files_done(CheckFiles *c)
         for (size_t i = 0; i < c->n; i++)
                 free(c->files[i].path);
         free(c->files);
-        *c = (CheckFiles) {};
 }
 
 /* Why a file was skipped: the problem that said so ("…, file skipped.", "Failed to read …"),

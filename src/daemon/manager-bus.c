@@ -149,7 +149,6 @@ static int manager_bus_reply_managed_objects(Manager *m, sd_bus_message *message
 static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        Manager *m = c->manager;
         const char *path = sd_bus_message_get_path(message);
         uint8_t type;
 
@@ -158,8 +157,8 @@ static int manager_bus_on_incoming(sd_bus_message *message, void *userdata, sd_b
 
         if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") &&
             streq(path, BUS_MANAGER_PATH) && sd_bus_message_has_signature(message, "")) {
-                manager_request_refresh(m);
-                return manager_bus_reply_managed_objects(m, message);
+                manager_request_refresh(c->manager);
+                return manager_bus_reply_managed_objects(c->manager, message);
         }
         if (sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "Get") ||
             sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", "GetAll")) {
