@@ -146,7 +146,6 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ Link **links = NULL;
         Manager *m = ((BusContext *) userdata)->manager;
-        const char *knobs[_KNOB_MAX + 1];
         size_t n = 0;
         int r;
 
@@ -154,13 +153,13 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
         r = manager_sorted_links(m, &links, &n);
         if (r < 0)
                 return r;
-        for (Knob k = 0; k < _KNOB_MAX; k++)
-                knobs[k] = knob_to_string(k);
-        knobs[_KNOB_MAX] = NULL;
 
         r = sd_bus_message_new_method_return(message, &reply);
         if (r >= 0)
-                r = sd_bus_message_append_strv(reply, (char **) knobs);
+                r = sd_bus_message_open_container(reply, 'a', "s");
+        for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
+                r = sd_bus_message_append_basic(reply, 's', knob_to_string(k));
+        r = bus_message_close_containers(reply, 1, r);
         if (r >= 0)
                 r = link_bus_append_states(reply, links, n);
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
