@@ -71,8 +71,10 @@ static void manager_unindex_names(Manager *m, Link *l, const char *ifname, char 
 }
 
 /* Announces the removal, takes the link out of both maps and drops the table's reference. */
-static void manager_drop_link(Manager *m, Link *l)
+void manager_on_link_vanished(Link *l, void *userdata)
 {
+        Manager *m = userdata;
+
         link_notify(l, LINK_EVENT_REMOVED); /* while the link can still be found */
         if (link_has_record(l) && m->originals.dir) {
                 if (manager_forget_record(m, l->ifindex) < 0)
@@ -94,11 +96,6 @@ void manager_on_link_renamed(Link *l, const char *old_ifname, char *const *old_a
 
         manager_unindex_names(m, l, old_ifname, old_altnames);
         manager_index_names(m, l);
-}
-
-void manager_on_link_vanished(Link *l, void *userdata)
-{
-        manager_drop_link(userdata, l);
 }
 
 static int compare_links(const void *a, const void *b)
@@ -208,7 +205,7 @@ static void manager_on_link_removed(int ifindex, void *userdata)
         Link *l = manager_get_link(m, ifindex);
 
         if (l)
-                manager_drop_link(m, l);
+                manager_on_link_vanished(l, m);
 }
 
 static void manager_on_ipv6_changed(int ifindex, void *userdata)
@@ -284,7 +281,7 @@ static void manager_on_enumerated(int r, void *userdata)
                         continue;
                 e = link_current_name(l, name); /* in the link's namespace, which may not be igmpd's */
                 if (e == -ENXIO || e == -ENODEV)
-                        manager_drop_link(m, l);
+                        manager_on_link_vanished(l, m);
         }
         links_unref(links, n);
         /* One record for the whole dump, before its writes (the first pass's, a few at a time). */
