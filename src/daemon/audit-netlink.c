@@ -92,7 +92,7 @@ static void audit_netlink_handle(AuditNetlink *n, const char *text, size_t len)
         if (!audit_record_is_sysctl(&rec))
                 return;
 
-        e.realtime_usec = audit_record_timestamp_usec(&rec);
+        e.realtime_usec = rec.realtime_usec;
         e.pid = rec.pid;
         e.ppid = rec.ppid;
         audit_source_submit(&n->src, &e, rec.has_comm ? rec.comm : "", rec.has_comm ? rec.comm_len : 0,

@@ -54,19 +54,19 @@ static int decode_string(const char *s, const char *e, char *buf, size_t size, s
 static int parse_header(const char **p, const char *end, AuditRecord *a)
 {
         const char *s = range_skip_prefix(*p, end, "audit("), *q;
-        uint64_t v;
+        uint64_t sec, v;
 
         if (!s)
                 return -EBADMSG;
 
         q = memchr(s, '.', (size_t) (end - s));
-        if (!q || parse_unsigned_range(s, q, 10, UINT64_MAX, &a->time_sec) < 0)
+        if (!q || parse_unsigned_range(s, q, 10, UINT64_MAX, &sec) < 0)
                 return -EBADMSG;
         s = q + 1;
         q = memchr(s, ':', (size_t) (end - s));
         if (!q || q - s != 3 || parse_unsigned_range(s, q, 10, 999, &v) < 0)
                 return -EBADMSG;
-        a->time_msec = (unsigned) v;
+        a->realtime_usec = sec > (UINT64_MAX - 999999) / 1000000 ? UINT64_MAX : sec * 1000000 + v * 1000;
         s = q + 1;
         q = memchr(s, ')', (size_t) (end - s));
         if (!q || parse_unsigned_range(s, q, 10, UINT32_MAX, &v) < 0)
@@ -208,13 +208,4 @@ bool audit_record_is_sysctl(const AuditRecord *r)
 
         return (r->arch == AUDIT_ARCH_X86_64 && r->syscall == AUDIT_RECORD_SYSCTL_NR_X86_64) ||
                 (r->arch == AUDIT_ARCH_I386 && r->syscall == AUDIT_RECORD_SYSCTL_NR_I386);
-}
-
-uint64_t audit_record_timestamp_usec(const AuditRecord *r)
-{
-        assert(r);
-
-        if (r->time_sec > (UINT64_MAX - 999999) / 1000000)
-                return UINT64_MAX;
-        return r->time_sec * 1000000 + (uint64_t) r->time_msec * 1000;
 }

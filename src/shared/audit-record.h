@@ -29,8 +29,8 @@ _Static_assert(AUDIT_ARCH_I386 == 0x40000003U, "AUDIT_ARCH_I386");
 #define AUDIT_RECORD_EXE_MAX 4096
 
 typedef struct AuditRecord {
-        uint64_t time_sec;  /* audit(SEC.MSEC:SERIAL), wall-clock time of the event */
-        unsigned time_msec;
+        uint64_t realtime_usec; /* audit(SEC.MSEC:SERIAL): the event's time in µs since the epoch,
+                                 * UINT64_MAX if beyond it */
 
         uint32_t arch;      /* AUDIT_ARCH_* */
         int syscall;
@@ -62,6 +62,3 @@ int audit_record_parse(const char *text, size_t len, AuditRecord *ret);
 
 /* Whether the record is a call of sysctl(2): x86_64 syscall 156 or i386 syscall 149. */
 bool audit_record_is_sysctl(const AuditRecord *r);
-
-/* The event time in µs since the epoch (CLOCK_REALTIME), as the D-Bus signal wants it. */
-uint64_t audit_record_timestamp_usec(const AuditRecord *r);
