@@ -39,9 +39,14 @@ static unsigned restore_entry(Manager *m, const OriginalEntry *e, unsigned *n_re
                         printf("%s%s%s: gone or renamed since igmpd stopped, left as is\n", ns, sep, e->ifname);
                         return n_failed;
                 }
-                if (fd < 0) { /* no IPv6 device now (IPv6 off, an MTU below 1280) */
+                if (fd == -ENOENT) { /* no IPv6 device now (IPv6 off, an MTU below 1280) */
                         printf("%s%s%s: no %s directory now, its %s knobs left as is\n", ns, sep, e->ifname,
                                knob_family_dir(f), knob_family_dir(f));
+                        continue;
+                }
+                if (fd < 0) {
+                        printf("%s%s%s: cannot open its %s directory (%s), its %s knobs left as is\n", ns, sep,
+                               e->ifname, knob_family_dir(f), strerror(-fd), knob_family_dir(f));
                         continue;
                 }
                 for (Knob k = 0; k < _KNOB_MAX; k++) {
