@@ -218,7 +218,7 @@ static int read_link_state(sd_bus_message *m, const char *const *tab, size_t n_t
         return 1;
 }
 
-/* Appends the links of a ListLinksState reply to *links (n of them). */
+/* The links of a ListLinksState reply into *links, *n of them; both start empty (NULL, 0). */
 static int links_from_state(sd_bus_message *reply, ClientLink **links, size_t *n)
 {
         _cleanup_free_ const char **tab = NULL;
