@@ -85,7 +85,8 @@ if ch:
 # ---- 1 cold start
 cold = [r for r in rows if r[0] == "cold"]
 if cold:
-    L.append("### 1. Cold start (exec → READY=1, all links configured; policy sets 4 knobs per link)")
+    L.append("### 1. Cold start (exec → READY=1, all links configured; policy sets 4 knobs per link%s)"
+             % ("; %s repetitions" % meta["cold_repeat"] if meta.get("cold_repeat") else ""))
     L.append("")
     L.append("| links | floor (exec → exit) | igmpd | igmpd / floor (target ≤ 1.2×) | "
              "udev `systemd-sysctl --prefix` per link → ×N | udev / igmpd (target ≥ 100×) | "
