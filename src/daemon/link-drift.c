@@ -32,9 +32,7 @@ static const char *const link_override_action_table[_LINK_OVERRIDE_ACTION_MAX] =
 
 const char *link_override_action_to_string(LinkOverrideAction a)
 {
-        if (a < 0 || a >= _LINK_OVERRIDE_ACTION_MAX)
-                return NULL;
-        return link_override_action_table[a];
+        return TABLE_NAME(link_override_action_table, a);
 }
 
 int link_open_family_dir(Link *l, KnobFamily f)
@@ -190,7 +188,7 @@ static void link_check_one(Link *l, Knob k, int dfd, const LinkWriter *w)
                            "another process (unseen by the drift watch: set over netlink, or while the watch was "
                            "not active)", suppressed, r);
         if (ctx->overridden)
-                ctx->overridden(l, &o, ctx->overridden_userdata);
+                ctx->overridden(l, &o, ctx->observer_userdata);
 }
 
 void link_check_knobs(Link *l, unsigned mask, const LinkWriter *w)

@@ -133,7 +133,7 @@ typedef struct LinkContext {
         LinkIgnoredFn ignored; /* may be NULL */
 
         LinkObserver observer; /* NULL: nobody listens, and no snapshots are taken */
-        void *observer_userdata;
+        void *observer_userdata; /* handed to observer and overridden */
 
         /* Bumped whenever any link's kernel[] takes a value (link_set_kernel()), so that a
          * refresh dump can tell values newer than itself (link_take_refreshed()). */
@@ -160,7 +160,6 @@ typedef struct LinkContext {
         /* Foreign writes of managed knobs (link-drift.c): what to do, and who hears of them. */
         DriftAction drift_action;
         LinkOverrideFn overridden; /* the D-Bus face: KnobOverridden */
-        void *overridden_userdata;
 } LinkContext;
 
 /*

@@ -151,7 +151,6 @@ static void netns_child_observe(Manager *c, const Manager *m)
         c->link_ctx.observer = m->link_ctx.observer;
         c->link_ctx.observer_userdata = m->link_ctx.observer_userdata;
         c->link_ctx.overridden = m->link_ctx.overridden;
-        c->link_ctx.overridden_userdata = m->link_ctx.overridden_userdata;
 }
 
 /* Follows one namespace: takes fd. */
@@ -485,7 +484,6 @@ void manager_set_link_observers(Manager *m, LinkObserver observer, LinkOverrideF
         m->link_ctx.observer = observer;
         m->link_ctx.observer_userdata = userdata;
         m->link_ctx.overridden = overridden;
-        m->link_ctx.overridden_userdata = userdata;
         for (size_t i = 0; i < manager_netns_count(m); i++)
                 netns_child_observe(m->netns_watch->children[i], m);
 }

@@ -10,17 +10,12 @@
 
 typedef void (*LinkHandler)(const LinkMessage *msg, void *userdata);
 
-/* A datagram buffer that grows to the biggest datagram read into it. */
+/* A datagram buffer that grows to the biggest datagram read into it; in the stash, one datagram
+ * read ahead, size its length. */
 typedef struct NetlinkBuffer {
         void *data;
         size_t size;
 } NetlinkBuffer;
-
-/* One datagram read ahead, kept in the stash. */
-typedef struct StashedDatagram {
-        void *data;
-        size_t len;
-} StashedDatagram;
 
 /* A dump on a plain socket of its own: opened on first use, its event source enabled only
  * while the dump runs (idle means idle). */
@@ -47,7 +42,7 @@ struct Netlink {
         int netns_fd, home_netns_fd; /* netlink_set_netns(), or -EBADF */
 
         /* Events read ahead of their turn by netlink_pending_links(), handled first. */
-        StashedDatagram *stash;
+        NetlinkBuffer *stash;
         size_t n_stash, stash_off, n_stash_allocated;
         bool stash_overrun; /* the read ahead met ENOBUFS */
         bool events_held;   /* from a full dump's start to netlink_release_events() */

@@ -266,9 +266,9 @@ static int on_stash(sd_event_source *s, void *userdata)
                 return 0;
         }
         while (n->stash_off < n->n_stash) {
-                StashedDatagram d = n->stash[n->stash_off++]; /* a handler may read more ahead */
+                NetlinkBuffer d = n->stash[n->stash_off++]; /* a handler may read more ahead */
 
-                on_datagram(n, d.data, d.len);
+                on_datagram(n, d.data, d.size);
                 free(d.data);
         }
         n->n_stash = n->stash_off = 0;
@@ -296,7 +296,7 @@ static int netlink_read_ahead(Netlink *n)
                                 n->stash_overrun = true;
                         return len == -EAGAIN ? 0 : (int) len;
                 }
-                n->stash[n->n_stash++] = (StashedDatagram) { .data = b.data, .len = (size_t) len };
+                n->stash[n->n_stash++] = (NetlinkBuffer) { .data = b.data, .size = (size_t) len };
         }
 }
 
@@ -323,7 +323,7 @@ int netlink_pending_links(Netlink *n, const int *ifindexes, const char *const *n
 
         memset(ret_touched, 0, count * sizeof *ret_touched);
         for (size_t d = n->stash_off; d < n->n_stash; d++) {
-                size_t len = n->stash[d].len;
+                size_t len = n->stash[d].size;
 
                 for (struct nlmsghdr *nlh = n->stash[d].data; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
                         const struct ifinfomsg *ifi = NLMSG_DATA(nlh);
