@@ -127,16 +127,14 @@ static int run(int argc, char *argv[])
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the daemon: %m");
 
-        if (arg_check) {
-                log_max_level = MIN(log_max_level, LOG_WARNING);
-                manager_probe_kernel(m);
-                return check_run(m);
-        }
-
         if (arg_restore)
                 return restore_run(m);
-
+        if (arg_check)
+                log_max_level = MIN(log_max_level, LOG_WARNING);
         manager_probe_kernel(m);
+        if (arg_check)
+                return check_run(m);
+
         m->kmsg_path = arg_kmsg_path;
         if (!isempty(arg_config_root) && access(arg_config_root, F_OK) < 0)
                 log_warning_errno(errno, "--config-root %s: %m; starting without any configuration below it.",

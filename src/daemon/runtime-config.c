@@ -104,8 +104,7 @@ int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, 
                         if (!name || asprintf(&path, "%s/%s", dir, de->d_name) < 0)
                                 return -ENOMEM;
                         if (!ifname_valid(name)) {
-                                if (diag)
-                                        diag(userdata, path, 0, "File name is not a valid interface name, ignoring.");
+                                config_diagf(diag, userdata, path, 0, "File name is not a valid interface name, ignoring.");
                                 if (file)
                                         file(userdata, path, CONFIG_FILE_SKIPPED);
                                 continue;
