@@ -150,19 +150,22 @@ static const char *glob_invalid_reason(const char *p)
 static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, const char *value)
 {
         _cleanup_strv_free_ char **words = NULL;
-        bool invert = false;
+        bool name = streq(key, "Name"), netns = streq(key, "Namespace"), invert = name && *value == '!';
+        char ***list = NULL; /* where the words go; NULL for MACAddress= */
         int r;
 
-        if (!streq(key, "Name") && !streq(key, "Kind") && !streq(key, "Type") && !streq(key, "MACAddress") &&
-            !streq(key, "Namespace")) {
+        if (name || netns)
+                list = name ? &m->names : &m->namespaces;
+        else if (streq(key, "Kind"))
+                list = &m->kinds;
+        else if (streq(key, "Type"))
+                list = &m->types;
+        else if (!streq(key, "MACAddress")) {
                 config_diag_invalid(ctx, "Unknown key '%.64s' in section [Match] (expected Name=, Kind=, Type=, "
                                     "MACAddress= or Namespace=), file skipped.", key);
                 return -EINVAL;
         }
-        if (streq(key, "Name") && *value == '!') {
-                invert = true;
-                value++;
-        }
+        value += invert;
         r = strv_extend_words(&words, value);
         if (r < 0)
                 return r;
@@ -171,28 +174,18 @@ static int parse_match(ConfigContext *ctx, PolicyMatch *m, const char *key, cons
                 return -EINVAL;
         }
 
-        if (streq(key, "Name") || streq(key, "Namespace")) {
-                bool netns = streq(key, "Namespace");
-
-                for (char **w = words; *w; w++) {
-                        const char *why = glob_invalid_reason(*w);
-                        if (!why && netns && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
-                                why = strchr(*w, '/') ? "a namespace name has no '/'" : "too long";
-                        if (why) {
-                                config_diag_invalid(ctx, "Invalid pattern '%.64s' in %s= (%s), file skipped.", *w, key,
-                                                    why);
-                                return -EINVAL;
-                        }
+        for (char **w = words; (name || netns) && *w; w++) {
+                const char *why = glob_invalid_reason(*w);
+                if (!why && netns && (strchr(*w, '/') || strlen(*w) > NAME_MAX))
+                        why = strchr(*w, '/') ? "a namespace name has no '/'" : "too long";
+                if (why) {
+                        config_diag_invalid(ctx, "Invalid pattern '%.64s' in %s= (%s), file skipped.", *w, key, why);
+                        return -EINVAL;
                 }
-                if (netns)
-                        return strv_extend_words(&m->namespaces, value);
-                m->names_invert = m->names_invert || invert;
-                return strv_extend_words(&m->names, value);
         }
-        if (streq(key, "Kind"))
-                return strv_extend_words(&m->kinds, value);
-        if (streq(key, "Type"))
-                return strv_extend_words(&m->types, value);
+        m->names_invert = m->names_invert || invert;
+        if (list)
+                return strv_extend_words(list, value);
 
         struct ether_addr *macs = reallocarray(m->macs, m->n_macs + strv_length(words), sizeof *macs);
         if (!macs)
