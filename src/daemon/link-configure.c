@@ -158,7 +158,6 @@ typedef struct LinkPass {
         int fd[_KNOB_MAX];          /* the knob's file, -EBADF if not needed, or -errno */
         int write_error[_KNOB_MAX]; /* opening it for writing was refused: fd is read-only, if any */
         bool usable[_KNOB_FAMILY_MAX];
-        bool any;           /* some family has something to do */
         bool opened;        /* a knob file was asked for: the name must be checked */
         bool ipv4_missing;  /* a conf directory missing: renamed meanwhile, or the rename window */
         bool ipv6_missing;
@@ -363,7 +362,6 @@ static void link_pass_open(Link *l, LinkPass *p)
                                 l->ipv6_available = link_ipv6_dir_exists(l);
                         continue;
                 }
-                p->any = true;
                 if (ctx->conf_fd[f] < 0)
                         continue; /* whole family absent from this kernel */
                 p->usable[f] = true;
@@ -515,7 +513,7 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
 {
         LinkPass pass, *p = &pass;
         unsigned failed = 0;
-        bool recorded = true, any = false;
+        bool recorded = true;
         int r;
 
         for (int attempt = 0;; attempt++) {
@@ -531,7 +529,6 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
                         link_pass_open(l, p);
                         r = link_pass_check_alone(l, p);
                 }
-                any = p->any;
                 if (r == 0) {
                         int k = link_pass_run(l, p, &recorded);
 
@@ -599,7 +596,7 @@ static int link_configure_passes(Link *l, LinkPass *first, int first_r)
         l->last_error = mfree(l->last_error);
         /* Managed means some source sets a knob now. A pass that only wrote back the values found
          * before igmpd (a runtime change reverted, a policy removed) leaves the link unmanaged. */
-        l->state = any && link_has_policy(l) ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
+        l->state = link_has_policy(l) ? LINK_STATE_CONFIGURED : LINK_STATE_UNMANAGED;
         return 0;
 }
 
