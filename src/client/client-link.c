@@ -54,15 +54,15 @@ static int read_knobs_variant(sd_bus_message *m, ClientLink *l)
 }
 
 const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS] = {
-        { "Name", CLIENT_PROP_NAME, offsetof(ClientLink, name), false },
-        { "AlternativeNames", CLIENT_PROP_ALTERNATIVE_NAMES, offsetof(ClientLink, alternative_names), true },
-        { "Kind", CLIENT_PROP_KIND, offsetof(ClientLink, kind), false },
-        { "Type", CLIENT_PROP_TYPE, offsetof(ClientLink, type), false },
-        { "MACAddress", CLIENT_PROP_MAC_ADDRESS, offsetof(ClientLink, mac_address), false },
-        { "State", CLIENT_PROP_STATE, offsetof(ClientLink, state), false },
-        { "LastError", CLIENT_PROP_LAST_ERROR, offsetof(ClientLink, last_error), false },
-        { "MatchedFiles", CLIENT_PROP_MATCHED_FILES, offsetof(ClientLink, matched_files), true },
-        { "IgnoredSources", CLIENT_PROP_IGNORED_SOURCES, offsetof(ClientLink, ignored_sources), true },
+        { "Name", "name", offsetof(ClientLink, name), false },
+        { "AlternativeNames", "alternative_names", offsetof(ClientLink, alternative_names), true },
+        { "Kind", "kind", offsetof(ClientLink, kind), false },
+        { "Type", "type", offsetof(ClientLink, type), false },
+        { "MACAddress", "mac_address", offsetof(ClientLink, mac_address), false },
+        { "State", "state", offsetof(ClientLink, state), false },
+        { "MatchedFiles", "matched_files", offsetof(ClientLink, matched_files), true },
+        { "LastError", "last_error", offsetof(ClientLink, last_error), false },
+        { "IgnoredSources", "ignored_sources", offsetof(ClientLink, ignored_sources), true },
 };
 
 void client_link_done(ClientLink *l)
@@ -119,7 +119,7 @@ static int link_property(sd_bus_message *m, const char *name, void *userdata)
         for (const ClientLinkField *f = client_link_fields; f < client_link_fields + CLIENT_LINK_FIELDS; f++) {
                 if (!streq(name, f->name))
                         continue;
-                lr->changed |= f->bit;
+                lr->changed |= 1u << (f - client_link_fields);
                 return f->list ? bus_read_variant_strv(m, "as", (char ***) (base + f->offset))
                                : bus_read_variant_string(m, "s", (char **) (base + f->offset));
         }

@@ -104,15 +104,16 @@ typedef struct ClientLink {
         bool has[_KNOB_MAX];
 } ClientLink;
 
-/* Its string and list properties, in the order monitor shows their changes: D-Bus name,
- * CLIENT_PROP_* bit, and where in ClientLink (a char *, or with list a char **). */
+/* Its string and list properties, in the order monitor shows their changes: D-Bus name, key of
+ * the JSON link object, and where in ClientLink (a char *, or with list a char **). Bit i of a
+ * mask of changes (client_link_read_properties()) is field i, CLIENT_PROP_KNOBS the knobs. */
 typedef struct ClientLinkField {
-        const char *name;
-        unsigned bit;
+        const char *name, *json;
         size_t offset;
         bool list;
 } ClientLinkField;
 #define CLIENT_LINK_FIELDS 9
+#define CLIENT_PROP_KNOBS (1u << CLIENT_LINK_FIELDS)
 extern const ClientLinkField client_link_fields[CLIENT_LINK_FIELDS];
 /* The strings of l (may be NULL) joined by sep; NULL on ENOMEM. */
 char *client_strv_join(char *const *l, const char *sep);
@@ -120,7 +121,7 @@ char *client_strv_join(char *const *l, const char *sep);
 void client_link_init(ClientLink *l);
 void client_link_done(ClientLink *l);
 /* Reads an a{sv} of org.igmpd1.Link properties into l (unknown ones skipped). Sets *ret_changed
- * (may be NULL) to a bit mask of CLIENT_PROP_* seen. */
+ * (may be NULL) to a bit mask of those seen (ClientLinkField). */
 int client_link_read_properties(sd_bus_message *m, ClientLink *l, unsigned *ret_changed);
 /* Reads an a{sa{sv}} of interfaces and their properties, those of org.igmpd1.Link into l: 1 if
  * it was there, 0 if not. */
@@ -170,19 +171,6 @@ void drift_info_done(DriftInfo *d);
 /* "read 3min ago" when the kernel values bulk reads serve (ListLinksState) are old enough to say
  * so (KernelValuesAgeUSec: no drift watch), else false. */
 bool client_kernel_age(sd_bus *bus, char buf[static 64]);
-
-enum {
-        CLIENT_PROP_NAME = 1 << 1,
-        CLIENT_PROP_KIND = 1 << 2,
-        CLIENT_PROP_STATE = 1 << 3,
-        CLIENT_PROP_KNOBS = 1 << 4,
-        CLIENT_PROP_MATCHED_FILES = 1 << 5,
-        CLIENT_PROP_LAST_ERROR = 1 << 6,
-        CLIENT_PROP_ALTERNATIVE_NAMES = 1 << 7,
-        CLIENT_PROP_TYPE = 1 << 8,
-        CLIENT_PROP_MAC_ADDRESS = 1 << 9,
-        CLIENT_PROP_IGNORED_SOURCES = 1 << 10,
-};
 
 #define json_start(w) json_writer_init(w, stdout, arg_json == JSON_PRETTY)
 int json_done(JsonWriter *w);

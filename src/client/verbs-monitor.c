@@ -160,17 +160,6 @@ static int monitor_load(Monitor *m)
 
 static void print_json_link_event(const char *event, const ClientLink *l, unsigned changed)
 {
-        static const struct {
-                unsigned bit;
-                const char *key;
-        } keys[] = {
-                { CLIENT_PROP_NAME, "name" },   { CLIENT_PROP_ALTERNATIVE_NAMES, "alternative_names" },
-                { CLIENT_PROP_KIND, "kind" },   { CLIENT_PROP_TYPE, "type" },
-                { CLIENT_PROP_MAC_ADDRESS, "mac_address" },
-                { CLIENT_PROP_STATE, "state" }, { CLIENT_PROP_KNOBS, "knobs" },
-                { CLIENT_PROP_MATCHED_FILES, "matched_files" }, { CLIENT_PROP_LAST_ERROR, "last_error" },
-                { CLIENT_PROP_IGNORED_SOURCES, "ignored_sources" },
-        };
         LinkStatus s;
         JsonWriter w;
 
@@ -178,9 +167,11 @@ static void print_json_link_event(const char *event, const ClientLink *l, unsign
         if (changed) {
                 json_key(&w, "changed");
                 json_begin_array(&w);
-                for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                        if (changed & keys[i].bit)
-                                json_string(&w, keys[i].key);
+                for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
+                        if (changed & (1u << i))
+                                json_string(&w, client_link_fields[i].json);
+                if (changed & CLIENT_PROP_KNOBS)
+                        json_string(&w, "knobs");
                 json_end_array(&w);
         }
         json_key(&w, "link");
@@ -362,7 +353,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         client_link_init(&new);
         if (client_link_read_properties(msg, &new, &changed) >= 0) {
                 for (size_t i = 0; i < CLIENT_LINK_FIELDS; i++)
-                        if (changed & client_link_fields[i].bit)
+                        if (changed & (1u << i))
                                 monitor_take_field(l, &new, &client_link_fields[i]);
                 monitor_take_knobs(l, &new);
                 if (arg_json != JSON_OFF)
