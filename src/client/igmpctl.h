@@ -141,7 +141,7 @@ typedef struct LinkSelection {
         size_t n_all;
         struct {
                 int ifindex;
-                char *path; /* a followed namespace's link is found by it alone */
+                char *path; /* its object: its methods are called there */
         } *links;           /* the links named */
         size_t n, allocated;
 } LinkSelection;

@@ -193,7 +193,7 @@ static int add_unique(LinkSelection *s, int ifindex, char *path)
         return 0;
 }
 
-/* A link of a followed namespace is reached at its object (its ifindex names no link alone). */
+/* Whether the object is a link of a followed namespace. */
 static bool link_path_in_netns(const char *path)
 {
         return path && strstr(path, "/link/ns");
@@ -289,30 +289,15 @@ static void warn_shadowed(sd_bus *bus, const char *path, const char *link)
         client_link_done(&l);
 }
 
-/* A call about a link: the method link_member of a followed namespace's link's object, else
- * the manager's manager_member with the ifindex first. */
-static int link_method_new(sd_bus *bus, const char *path, int ifindex, const char *link_member,
-                           const char *manager_member, sd_bus_message **ret)
-{
-        int r;
-
-        if (link_path_in_netns(path))
-                return sd_bus_message_new_method_call(bus, ret, IGMPD_BUS_NAME, path, IGMPD_LINK_INTERFACE,
-                                                      link_member);
-        r = sd_bus_message_new_method_call(bus, ret, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, IGMPD_MANAGER_INTERFACE,
-                                           manager_member);
-        return r < 0 ? r : sd_bus_message_append(*ret, "i", (int32_t) ifindex);
-}
-
-/* RevertLinkKnobs, then what it removed, as systemctl revert says it. */
-static int link_revert(sd_bus *bus, int ifindex, const char *link_path, const char *link)
+/* The link's RevertKnobs, then what it removed, as systemctl revert says it. */
+static int link_revert(sd_bus *bus, const char *link_path, const char *link)
 {
         uint32_t flags = (arg_runtime ? 2 : 0) | (arg_persistent ? 1 : 0); /* 0: both layers */
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
         const char *path, *values;
         int gone, r, n = 0;
 
-        r = link_method_new(bus, link_path, ifindex, "RevertKnobs", "RevertLinkKnobs", &call);
+        r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, link_path, IGMPD_LINK_INTERFACE, "RevertKnobs");
         if (r >= 0)
                 r = sd_bus_message_open_container(call, 'a', "s");
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
@@ -346,7 +331,7 @@ int verb_link(int argc, char **argv, sd_bus *bus)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        int ifindex, r;
+        int r;
 
         if (arg_revert && arg_knobs_given)
                 return usage_error("--revert takes the knobs to revert as its value (--revert=v3-interval), "
@@ -373,14 +358,14 @@ int verb_link(int argc, char **argv, sd_bus *bus)
                                    "which links it matches.", strna(shown), strna(shown));
         }
         _cleanup_free_ char *path = NULL;
-        r = client_resolve_link(bus, argv[1], &ifindex, &path);
+        r = client_resolve_link(bus, argv[1], NULL, &path);
         if (r < 0)
                 return r;
 
         if (arg_revert)
-                r = link_revert(bus, ifindex, path, argv[1]);
+                r = link_revert(bus, path, argv[1]);
         else {
-                r = link_method_new(bus, path, ifindex, "SetKnobs", "SetLinkKnobs", &call);
+                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, path, IGMPD_LINK_INTERFACE, "SetKnobs");
                 if (r >= 0)
                         r = sd_bus_message_open_container(call, 'a', "{sv}");
                 for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
@@ -411,8 +396,8 @@ int verb_reconfigure(int argc, char **argv, sd_bus *bus)
                 char what[64];
 
                 snprintf(what, sizeof what, "%d", sel.links[i].ifindex);
-                r = link_method_new(bus, sel.links[i].path, sel.links[i].ifindex, "Reconfigure", "ReconfigureLink",
-                                    &call);
+                r = sd_bus_message_new_method_call(bus, &call, IGMPD_BUS_NAME, sel.links[i].path, IGMPD_LINK_INTERFACE,
+                                                   "Reconfigure");
                 r = client_send(bus, call, r, 0, "reconfigure the link", what, NULL);
         }
         return r;

@@ -207,8 +207,8 @@ EOP
         ctl link v0 --v3-interval 202
         tty_run "'$IGMPCTL' --no-ask-password link v0 --v3-interval 203"
         expect_knob "$NS" ipv4 v0 $V3 203
-        flags_of() { jq -r "select(.member == \"SetLinkKnobs\" and .payload.data[1].$V3.data == $1) | .flags" "$T_TMP/flags.json"; }
-        wait_until "[ -n \"\$(flags_of 203)\" ]" || fail "SetLinkKnobs calls not seen: $(cat "$T_TMP/flags.json")"
+        flags_of() { jq -r "select(.member == \"SetKnobs\" and .payload.data[0].$V3.data == $1) | .flags" "$T_TMP/flags.json"; }
+        wait_until "[ -n \"\$(flags_of 203)\" ]" || fail "SetKnobs calls not seen: $(cat "$T_TMP/flags.json")"
         [ $(($(flags_of 201) & 4)) = 4 ] || fail "on a terminal: not interactive (flags $(flags_of 201))"
         [ $(($(flags_of 202) & 4)) = 0 ] || fail "without a terminal: interactive (flags $(flags_of 202))"
         [ $(($(flags_of 203) & 4)) = 0 ] || fail "--no-ask-password: interactive (flags $(flags_of 203))"
