@@ -219,23 +219,15 @@ int client_call(sd_bus *bus, const char *path, const char *iface, const char *me
         return client_send(bus, m, r, flags, what, link, reply);
 }
 
-/* A reply that does not read as expected: 0 with CLIENT_CALL_QUIET, else reported. */
-static int client_reply_error(int r, unsigned flags, const char *what)
-{
-        return flags & CLIENT_CALL_QUIET ? 0 : failed_errno(r, "%s", what);
-}
-
 int client_get_property(sd_bus *bus, const char *iface, const char *name, const char *type, unsigned flags,
                         const char *what, sd_bus_message **reply)
 {
-        int r;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = sd_bus_get_property(bus, IGMPD_BUS_NAME, IGMPD_MANAGER_PATH, iface, name, &e, reply, type);
 
-        r = client_call(bus, NULL, "org.freedesktop.DBus.Properties", "Get", flags, what, NULL, reply, "ss", iface,
-                        name);
-        if (r <= 0)
-                return r;
-        r = sd_bus_message_enter_container(*reply, 'v', type);
-        return r < 0 ? client_reply_error(r, flags, what) : 1;
+        if (r >= 0)
+                return 1;
+        return flags & CLIENT_CALL_QUIET ? 0 : client_call_error(&e, r, what, NULL);
 }
 
 int client_read_property(sd_bus *bus, const char *iface, const char *name, unsigned flags, const char *what,
@@ -252,7 +244,7 @@ int client_read_property(sd_bus *bus, const char *iface, const char *name, unsig
         r = sd_bus_message_readv(m, type, ap);
         va_end(ap);
         if (r < 0)
-                return client_reply_error(r, flags, what);
+                return flags & CLIENT_CALL_QUIET ? 0 : failed_errno(r, "%s", what);
         if (reply)
                 *reply = TAKE_PTR(m);
         return 1;
