@@ -77,15 +77,12 @@ static int bus_audit_method_list_events(sd_bus_message *message, void *userdata,
         sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(tsussaisu)");
+        r = bus_reply_open(message, 'a', "(tsussaisu)", &reply);
         for (size_t i = 0; r >= 0 && a && i < a->history.n; i++) {
                 r = sd_bus_message_open_container(reply, 'r', "tsussaisu");
                 if (r >= 0)
                         r = append_event(reply, audit_history_get(&a->history, i));
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = bus_message_close_containers(reply, 1, r);
         }
         return bus_reply_close_and_send(reply, r);
 }
@@ -106,19 +103,15 @@ static int property_get_source_states(sd_bus *bus, const char *path, const char 
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sss)");
-        if (r < 0)
-                return r;
-        for (AuditEventSource s = 0; s < _AUDIT_EVENT_SOURCE_MAX; s++) {
+        for (AuditEventSource s = 0; r >= 0 && s < _AUDIT_EVENT_SOURCE_MAX; s++) {
                 char note[256], shown[UTF8_ESCAPED_SIZE(256)]; /* may quote a path */
                 RunState st = audit_manager_source_state(a, s, note, sizeof note);
 
                 r = sd_bus_message_append(reply, "(sss)", audit_event_source_to_string(s),
                                           run_state_to_string(st),
                                           utf8_escape(note, UTF8_ESCAPE_INVALID, shown));
-                if (r < 0)
-                        return r;
         }
-        return sd_bus_message_close_container(reply);
+        return bus_message_close_containers(reply, 1, r);
 }
 
 /* (coverage, advice): "some", "starting", "uncertain" or "none", and what to change to see calls. */

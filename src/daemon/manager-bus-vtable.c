@@ -154,9 +154,7 @@ static int bus_manager_method_list_links_state(sd_bus_message *message, void *us
         if (r < 0)
                 return r;
 
-        r = sd_bus_message_new_method_return(message, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "s");
+        r = bus_reply_open(message, 'a', "s", &reply);
         for (Knob k = 0; r >= 0 && k < _KNOB_MAX; k++)
                 r = sd_bus_message_append_basic(reply, 's', knob_to_string(k));
         r = bus_message_close_containers(reply, 1, r);

@@ -339,14 +339,10 @@ static int on_active_connections(sd_bus_message *reply, void *userdata, sd_bus_e
         }
         s->actives = calloc(MAX(n, (size_t) 1), sizeof *s->actives);
         r = s->actives ? 0 : -ENOMEM;
+        s->n_actives = s->actives ? n : 0; /* zeroed: freed as they are if a call fails */
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 s->actives[i].path = strdup(paths[i]);
-                if (!s->actives[i].path)
-                        r = -ENOMEM;
-                else {
-                        s->n_actives++;
-                        r = sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0);
-                }
+                r = s->actives[i].path ? sync_get_all(s, paths[i], NM_IFACE_ACTIVE, on_active, i, 0) : -ENOMEM;
         }
         if (r < 0) {
                 s->failed = true;
