@@ -68,6 +68,7 @@ static void call_free(BpfHelperCall *c)
         close_many(c->fds, c->n_fds);
         free(c);
 }
+DEFINE_TRIVIAL_CLEANUP_FUNC(BpfHelperCall *, call_free);
 
 /* Whether igmpd could start a helper child now that gets the capabilities it needs (igmpd holds
  * them, or is root without no_new_privs). */
@@ -441,7 +442,8 @@ static int on_kick(sd_event_source *s, void *userdata)
 int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t n_fds, BpfHelperReplyFn cb,
                     void *userdata, BpfHelperCall **ret_call)
 {
-        BpfHelperCall *c, **p;
+        _cleanup_(call_freep) BpfHelperCall *c = NULL;
+        BpfHelperCall **p;
 
         assert(h);
         assert(req);
@@ -463,18 +465,15 @@ int bpf_helper_call(BpfHelper *h, const BpfRequest *req, const int *fds, size_t 
         c->userdata = userdata;
         for (size_t i = 0; i < n_fds; i++) {
                 int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-                if (fd < 0) {
-                        int r = -errno;
-                        call_free(c);
-                        return r;
-                }
+                if (fd < 0)
+                        return -errno;
                 c->fds[c->n_fds++] = fd;
         }
         for (p = &h->head; *p; p = &(*p)->next)
                 ;
-        *p = c;
         if (ret_call)
                 *ret_call = c;
+        *p = TAKE_PTR(c);
         /* Never from here: a call that fails at once must not reach its callback before the
          * caller has stored *ret_call. */
         (void) sd_event_source_set_enabled(h->kick_source, SD_EVENT_ONESHOT);

@@ -378,18 +378,15 @@ static void manager_bus_plug(ManagerBus *b, bool on)
 
 int manager_bus_new(Manager *m, ManagerBus **ret)
 {
-        ManagerBus *b;
+        _cleanup_free_ ManagerBus *b = calloc(1, sizeof *b);
         int r;
 
-        b = calloc(1, sizeof *b);
         if (!b)
                 return -ENOMEM;
         b->ctx.manager = m;
         r = sd_event_add_post(m->event, &b->stall_source, on_bus_stall_check, b);
-        if (r < 0) {
-                free(b);
+        if (r < 0)
                 return r;
-        }
         (void) sd_event_source_set_enabled(b->stall_source, SD_EVENT_OFF);
         manager_bus_plug(b, true);
 
@@ -404,7 +401,7 @@ int manager_bus_new(Manager *m, ManagerBus **ret)
                 manager_bus_connect_now(b);
         }
         /* Otherwise the name is asked for asynchronously (on_request_name). */
-        *ret = b;
+        *ret = TAKE_PTR(b);
         return 0;
 }
 

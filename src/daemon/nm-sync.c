@@ -90,11 +90,10 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
                      sd_bus_message_handler_t handler, size_t active, size_t device, const char *types, ...)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *msg = NULL;
-        SyncCall *c;
+        _cleanup_free_ SyncCall *c = calloc(1, sizeof *c);
         va_list ap;
         int r;
 
-        c = calloc(1, sizeof *c);
         if (!c)
                 return -ENOMEM;
         *c = (SyncCall) { .sync = s, .next = s->calls, .active = active, .device = device };
@@ -107,11 +106,9 @@ static int sync_call(NMSync *s, const char *path, const char *interface, const c
         }
         if (r >= 0)
                 r = sd_bus_call_async(s->p.bus, &c->slot, msg, handler, c, 0);
-        if (r < 0) {
-                free(c);
+        if (r < 0)
                 return r;
-        }
-        s->calls = c;
+        s->calls = TAKE_PTR(c);
         s->n_pending++;
         return 0;
 }
@@ -354,9 +351,11 @@ done:
         return 0;
 }
 
+DEFINE_TRIVIAL_CLEANUP_FUNC(NMSync *, nm_sync_free);
+
 int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
 {
-        NMSync *s;
+        _cleanup_(nm_sync_freep) NMSync *s = NULL;
         int r;
 
         assert(params && params->bus && params->done);
@@ -378,10 +377,8 @@ int nm_sync_start(const NMSyncParams *params, const char *device, NMSync **ret)
         } else
                 r = sync_call(s, NM_PATH, DBUS_PROPERTIES, "Get", on_active_connections, 0, 0,
                               "ss", NM_IFACE, "ActiveConnections");
-        if (r < 0) {
-                nm_sync_free(s);
+        if (r < 0)
                 return r;
-        }
-        *ret = s;
+        *ret = TAKE_PTR(s);
         return 0;
 }
