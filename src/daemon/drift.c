@@ -36,7 +36,6 @@ struct DriftWatch {
         char where[BPF_PROTOCOL_PATH_MAX]; /* where it is attached, as the helper said */
 
         BpfHelper *helper;        /* only while attaching: released afterwards */
-        bool all_netns;           /* watch every network namespace (drift_watch_set_all_netns()) */
         BpfHelperCall *call;
         sd_event_source *release_source;
 
@@ -274,11 +273,11 @@ static void drift_on_attached(int error, const char *reason, const BpfReply *rep
                 d->on_lost(d->userdata);
 }
 
-static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
+static int drift_watch_attach(DriftWatch *d, bool all_netns, char *reason, size_t size)
 {
         BpfRequest req = {
                 .op = BPF_OP_DRIFT_ATTACH,
-                .flags = d->all_netns ? BPF_REQUEST_ALL_NETNS : 0,
+                .flags = all_netns ? BPF_REQUEST_ALL_NETNS : 0,
                 .n_pids = 1,
                 .pids = { (uint32_t) getpid() },
         };
@@ -303,13 +302,7 @@ static int drift_watch_attach(DriftWatch *d, char *reason, size_t size)
         return r;
 }
 
-void drift_watch_set_all_netns(DriftWatch *d, bool all)
-{
-        if (d)
-                d->all_netns = all;
-}
-
-void drift_watch_start(DriftWatch *d, bool wanted)
+void drift_watch_start(DriftWatch *d, bool wanted, bool all_netns)
 {
         char reason[sizeof d->reason] = "";
 
@@ -328,7 +321,7 @@ void drift_watch_start(DriftWatch *d, bool wanted)
         if (!HAVE_BPF)
                 snprintf(reason, sizeof reason, "%s", BPF_NOT_BUILT_REASON);
         else
-                (void) drift_watch_attach(d, reason, sizeof reason);
+                (void) drift_watch_attach(d, all_netns, reason, sizeof reason);
         if (reason[0]) {
                 drift_watch_fail(d, reason);
                 return;

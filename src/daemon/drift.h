@@ -52,12 +52,10 @@ DriftWatch *drift_watch_free(DriftWatch *d);
 void drift_watch_set_observer(DriftWatch *d, DriftObserver observer, void *userdata);
 
 /* DriftWatch= at start and after each reload: starts the watch if wanted and not running
- * (asynchronously: STARTING until the helper answers), stops it if not wanted. */
-void drift_watch_start(DriftWatch *d, bool wanted);
-/* Whether the next attach watches writes in every network namespace (DriftEvent.write.netns
- * says which), not only igmpd's own: [Daemon] Namespaces=named. Takes effect when the watch is
- * attached (at start). */
-void drift_watch_set_all_netns(DriftWatch *d, bool all);
+ * (asynchronously: STARTING until the helper answers), stops it if not wanted. all_netns: the
+ * watch it starts sees writes in every network namespace (DriftEvent.write.netns says which), not
+ * only igmpd's own ([Daemon] Namespaces=named); a running watch keeps what it started with. */
+void drift_watch_start(DriftWatch *d, bool wanted, bool all_netns);
 
 /* The state and a note for the operator: where it is attached when active, why not otherwise. */
 DriftWatchState drift_watch_state(const DriftWatch *d, char *note, size_t size);

@@ -196,7 +196,7 @@ int manager_reload(Manager *m)
                 manager_follow_network_manager(m);
                 if (m->audit)
                         audit_manager_reload(m->audit, &m->config, m->kmsg_path);
-                drift_watch_start(m->drift, m->config.drift_watch);
+                drift_watch_start(m->drift, m->config.drift_watch, m->drift_all_netns);
                 manager_configure_namespace(m);
                 manager_netns_reload(m);
                 manager_configure_all(m, links, n, before);

@@ -284,8 +284,7 @@ int manager_start(Manager *m)
                 manager_load_originals(m);
                 /* Asked now, attached while the first pass runs. */
                 m->drift_all_netns = m->config.namespaces == NETNS_MODE_NAMED;
-                drift_watch_set_all_netns(m->drift, m->drift_all_netns);
-                drift_watch_start(m->drift, m->config.drift_watch);
+                drift_watch_start(m->drift, m->config.drift_watch, m->drift_all_netns);
         }
         manager_configure_namespace(m);
         /* The deprecated sysctl(2) audit: optional, never stops the daemon. Made before the D-Bus
