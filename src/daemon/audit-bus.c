@@ -29,12 +29,9 @@ static int append_event(sd_bus_message *m, const AuditEvent *e)
 
         r = sd_bus_message_append(m, "tsuss", e->realtime_usec, strempty(audit_event_source_to_string(e->source)),
                                   e->pid, strempty(e->comm), strempty(e->exe));
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append_array(m, 'i', e->name, e->n_name * sizeof(int32_t));
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(m, "su", path, e->repeats);
+        if (r >= 0)
+                r = sd_bus_message_append_array(m, 'i', e->name, e->n_name * sizeof(int32_t));
+        return r < 0 ? r : sd_bus_message_append(m, "su", path, e->repeats);
 }
 
 void audit_bus_on_event(const AuditEvent *e, void *userdata)
