@@ -81,6 +81,10 @@ int bus_link_method_set_knobs(sd_bus_message *message, void *userdata, sd_bus_er
                                               "until that file can be changed (a reboot clears /run).",
                                               path, strna(run_path), strerror(-r));
         }
+        if (r == -E2BIG)
+                return bus_error_setf_escaped(error, NULL, r, "Not stored: runtime.d already holds the files of %d "
+                                              "links, igmpd's limit. Remove those of links that are gone, then "
+                                              "reload. Nothing was changed.", CONF_FILES_MAX);
         if (r < 0) {
                 log_link_warning_errno(l, r, "Failed to store runtime change in %s, nothing changed: %m",
                                        path);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array-util.h"
 #include "conf-parser.h"
 #include "fs-util.h"
 #include "ifname.h"
@@ -27,6 +28,7 @@ RuntimeConfig *runtime_config_free(RuntimeConfig *c)
         for (size_t i = 0; i < c->n; i++)
                 free(c->entries[i].ifname);
         free(c->entries);
+        namemap_done(&c->index);
         free(c->netns);
         free(c);
         return NULL;
@@ -46,28 +48,24 @@ char *runtime_config_dir(const RuntimeConfig *c, const char *root, RuntimeScope 
 
 RuntimeEntry *runtime_config_find(const RuntimeConfig *c, const char *ifname)
 {
-        for (size_t i = 0; c && i < c->n; i++)
-                if (streq(c->entries[i].ifname, ifname))
-                        return &c->entries[i];
-        return NULL;
+        uintptr_t i = c && c->n > 0 ? (uintptr_t) namemap_get(&c->index, ifname) : 0;
+
+        return i > 0 ? &c->entries[i - 1] : NULL;
 }
 
-static RuntimeEntry *entry_get_or_add(RuntimeConfig *c, const char *ifname)
+/* NULL on ENOMEM. */
+static RuntimeEntry *entry_add(RuntimeConfig *c, const char *ifname)
 {
-        RuntimeEntry *e = runtime_config_find(c, ifname);
+        RuntimeEntry *e;
 
-        if (e)
-                return e;
-        if (c->n >= CONF_FILES_MAX)
+        if (ARRAY_GROW(c->entries, c->allocated, c->n, 8) < 0)
                 return NULL;
-        RuntimeEntry *ne = realloc(c->entries, (c->n + 1) * sizeof *ne);
-        if (!ne)
-                return NULL;
-        c->entries = ne;
-        e = &ne[c->n];
+        e = &c->entries[c->n];
         *e = (RuntimeEntry) { .ifname = strdup(ifname) };
-        if (!e->ifname)
+        if (!e->ifname || namemap_put(&c->index, ifname, (void *) (uintptr_t) (c->n + 1)) < 0) {
+                free(e->ifname);
                 return NULL;
+        }
         c->n++;
         return e;
 }
@@ -76,6 +74,7 @@ int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, 
                         RuntimeConfig **ret)
 {
         _cleanup_(runtime_config_freep) RuntimeConfig *c = NULL;
+        size_t n_dropped = 0;
         int r;
 
         c = calloc(1, sizeof *c);
@@ -109,6 +108,11 @@ int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, 
                                         file(userdata, path, CONFIG_FILE_SKIPPED);
                                 continue;
                         }
+                        RuntimeEntry *e = runtime_config_find(c, name);
+                        if (!e && c->n >= CONF_FILES_MAX) {
+                                n_dropped++; /* links beyond the bound: not read, one message below */
+                                continue;
+                        }
                         r = config_read_file(path, &buf, &len);
                         if (r == -ENOMEM)
                                 return r;
@@ -116,8 +120,7 @@ int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, 
                                 config_read_failed(diag, file, userdata, path, r);
                                 continue;
                         }
-                        RuntimeEntry *e = entry_get_or_add(c, name);
-                        if (!e)
+                        if (!e && !(e = entry_add(c, name)))
                                 return -ENOMEM;
                         r = knob_settings_parse(path, buf, len, diag, userdata, e->knobs[s]);
                         if (r < 0)
@@ -126,6 +129,9 @@ int runtime_config_load(const char *root, const char *netns, ConfigDiagFn diag, 
                                 file(userdata, path, CONFIG_FILE_USED);
                 }
         }
+        if (n_dropped > 0)
+                config_diagf(diag, userdata, NULL, 0, "More than %d links have runtime files (runtime.d), ignoring %zu of "
+                             "those files.", CONF_FILES_MAX, n_dropped);
 
         *ret = TAKE_PTR(c);
         return 0;
@@ -202,7 +208,7 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
 {
         KnobSetting merged[_KNOB_MAX] = {}, run[_KNOB_MAX] = {};
         bool run_changed = false;
-        const RuntimeEntry *e;
+        RuntimeEntry *e;
         int r;
 
         assert(scope >= 0 && scope < _RUNTIME_SCOPE_MAX);
@@ -227,9 +233,12 @@ int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, R
                         }
                 }
 
-        /* Reserve the in-memory slot first, so that after a successful write nothing can fail. */
-        RuntimeEntry *slot = entry_get_or_add(c, ifname);
-        if (!slot)
+        /* Reserve the in-memory slot first, so that after a successful write nothing can fail. The
+         * files of CONF_FILES_MAX links are all a load reads. */
+        RuntimeEntry *slot = e;
+        if (!slot && c->n >= CONF_FILES_MAX)
+                return -E2BIG;
+        if (!slot && !(slot = entry_add(c, ifname)))
                 return -ENOMEM;
 
         r = scope_store(c, root, ifname, scope, merged);

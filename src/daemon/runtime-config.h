@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "namemap.h"
 #include "policy.h"
 
 /* The source of a value from /run/igmpd/runtime.d, and from /etc/igmpd/runtime.d (persistent):
@@ -32,7 +33,8 @@ typedef struct RuntimeEntry {
 
 typedef struct RuntimeConfig {
         RuntimeEntry *entries;
-        size_t n;
+        size_t n, allocated;
+        NameMap index; /* ifname → its entry's number + 1 */
         char *netns; /* a followed namespace's (runtime.d/netns/NAME/), NULL for igmpd's own */
 } RuntimeConfig;
 
@@ -55,10 +57,10 @@ void runtime_config_merge(const RuntimeConfig *c, const char *ifname, KnobValue 
 /* Stores values for ifname in scope: merges set[] knobs into what the file already holds and
  * writes it atomically (temp file, fsync, rename, fsync of the directory), creating the
  * directory if needed. A persistent change also takes the same knobs out of the /run file,
- * whose values would hide it. 0 or -errno; on failure nothing changed on disk or in c, except
- * when the /etc file was written and only the /run one could not be updated: then
- * *ret_persisted (may be NULL) is true, the /etc file and c's /etc layer hold the change, and
- * the /run values still win. */
+ * whose values would hide it. 0 or -errno (-E2BIG: a new link, and c holds CONF_FILES_MAX
+ * already); on failure nothing changed on disk or in c, except when the /etc file was written
+ * and only the /run one could not be updated: then *ret_persisted (may be NULL) is true, the
+ * /etc file and c's /etc layer hold the change, and the /run values still win. */
 int runtime_config_set(RuntimeConfig *c, const char *root, const char *ifname, RuntimeScope scope,
                        const KnobSetting set[_KNOB_MAX], bool *ret_persisted);
 
