@@ -65,22 +65,16 @@ for N in $SIZES; do
         for ((i = 0; i < P; i++)); do echo "c${i}a"; echo "c${i}b"; done > "$TMP/names"
         rm -rf "$ROOT/run"
         reset_knobs() { ip netns exec "$NS" "$BIN/floor" -v 1000 "$TMP/names" > /dev/null; }
-        # run_igmpd BIN: prints "WALL_US CPU_US"
+        # run_igmpd BIN: prints "WALL_US CPU_US". notify-run -k waits for READY=1 itself, reads
+        # igmpd's CPU time and stops it: nothing polls while igmpd starts (a shell loop polling
+        # for the ready line competed with igmpd for the 2 CPUs and skewed igmpd ÷ floor).
         run_igmpd() {
-                local np line="" us pid cpu
+                local line us cpu
                 ip netns exec "$NS" env -u WATCHDOG_USEC SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=info \
-                        "$BIN/notify-run" "$TMP/n.sock" "$1" --config-root "$ROOT" > "$TMP/out" 2> "$TMP/log" &
-                np=$!
-                for _ in $(seq 3000); do
-                        line=$(grep '^ready' "$TMP/out" 2> /dev/null) && break
-                        kill -0 "$np" 2> /dev/null || break
-                        sleep 0.01
-                done
-                read -r _ us pid <<< "$line"
-                [ -n "${pid:-}" ] || { echo "cold-ab.sh: $1 did not become ready: $(tail -3 "$TMP/log")" >&2; exit 1; }
-                cpu=$(awk '{print int($1 / 1000)}' "/proc/$pid/schedstat" 2> /dev/null)
-                kill -TERM "$pid"
-                wait "$np"
+                        "$BIN/notify-run" -k "$TMP/n.sock" "$1" --config-root "$ROOT" > "$TMP/out" 2> "$TMP/log"
+                line=$(grep '^ready' "$TMP/out")
+                read -r _ us _ cpu <<< "$line"
+                [ -n "${cpu:-}" ] || { echo "cold-ab.sh: $1 did not become ready: $(tail -3 "$TMP/log")" >&2; exit 1; }
                 grep -q "Configured $N of $N links" "$TMP/log" ||
                         echo "# warning: $1: $(grep Configured "$TMP/log")" >&2
                 echo "$us ${cpu:-0}"

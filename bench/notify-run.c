@@ -12,7 +12,9 @@
  *
  * (USEC = microseconds from exec to READY, CLOCK_MONOTONIC), then, with -k, stops the child
  * (SIGTERM) and exits; without -k it waits for the child and exits with its status (so a
- * benchmark script can run it in the background and signal the child by PID).
+ * benchmark script can run it in the background and signal the child by PID). With -k the line
+ * has a fourth field: the CPU time the child's main thread had used at READY, in microseconds
+ * (/proc/PID/schedstat), read before it is stopped.
  * With -e it does not wait for READY: it prints "exit USEC STATUS" when the child exits.
  */
 
@@ -131,10 +133,24 @@ int main(int argc, char *argv[])
                         if (has_ready(buf))
                                 break;
                 }
-                printf("ready %llu %d\n", (unsigned long long) (now_us() - t0), (int) pid);
-                fflush(stdout);
-                if (kill_child)
+                unsigned long long us = now_us() - t0, cpu_ns = 0;
+                if (kill_child) {
+                        char path[64];
+                        FILE *f;
+
+                        snprintf(path, sizeof path, "/proc/%d/schedstat", (int) pid);
+                        f = fopen(path, "re");
+                        if (!f || fscanf(f, "%llu", &cpu_ns) != 1)
+                                cpu_ns = 0;
+                        if (f)
+                                fclose(f);
+                        printf("ready %llu %d %llu\n", us, (int) pid, cpu_ns / 1000);
+                        fflush(stdout);
                         kill(pid, SIGTERM);
+                } else {
+                        printf("ready %llu %d\n", us, (int) pid);
+                        fflush(stdout);
+                }
         }
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR) {
