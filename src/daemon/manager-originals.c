@@ -58,9 +58,9 @@ static bool manager_record_as_saved(Manager *m)
  * before there was one: a crash would lose the originals). */
 void manager_write_originals(Manager *m, bool rewrite)
 {
-        _cleanup_free_ char *buf = NULL;
         _cleanup_free_ Link **links = NULL;
-        size_t len = 0, allocated = 0, i = 0, n = 0;
+        OriginalsWrite w;
+        size_t i = 0, n = 0;
         void *v;
         int r = 0;
 
@@ -71,8 +71,12 @@ void manager_write_originals(Manager *m, bool rewrite)
         if (rewrite && manager_record_as_saved(m) && originals_journal_adopt(&m->originals, &m->saved_originals) >= 0)
                 goto done; /* r is 0 */
         /* A whole record by ifindex: the next start reads it without sorting (originals_load()). */
-        r = rewrite ? manager_sorted_links_full(m, true, &links, &n) : 0;
-        while (r >= 0 && (rewrite ? i < n : intmap_iterate(&m->links, &i, &v))) {
+        if (rewrite && manager_sorted_links_full(m, true, &links, &n) < 0) {
+                log_oom();
+                return; /* still dirty: tried again with the next record */
+        }
+        originals_write_begin(&w, &m->originals, rewrite);
+        while (rewrite ? i < n : intmap_iterate(&m->links, &i, &v)) {
                 Link *l = rewrite ? links[i++] : v;
                 OriginalEntry e;
 
@@ -80,20 +84,11 @@ void manager_write_originals(Manager *m, bool rewrite)
                         continue;
                 link_record_entry(l, &e);
                 if (!rewrite || memchr(e.set, true, sizeof e.set))
-                        r = originals_format_entry(&e, &buf, &len, &allocated);
+                        originals_write_entry(&w, &e);
         }
-        for (size_t j = 0; r >= 0 && !rewrite && j < m->n_originals_forget; j++)
-                r = originals_format_entry(&(OriginalEntry) { .ifindex = m->originals_forget[j] }, &buf, &len,
-                                           &allocated);
-        if (r < 0) {
-                log_oom();
-                return; /* still dirty: tried again with the next record */
-        }
-
-        if (rewrite)
-                r = originals_journal_rewrite(&m->originals, buf ?: "", len);
-        else
-                r = len > 0 ? originals_journal_append(&m->originals, buf, len) : 0;
+        for (size_t j = 0; !rewrite && j < m->n_originals_forget; j++)
+                originals_write_entry(&w, &(OriginalEntry) { .ifindex = m->originals_forget[j] });
+        r = originals_write_end(&w);
 done:
         if (r < 0) {
                 if (!m->originals_failed)

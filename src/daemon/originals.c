@@ -126,17 +126,11 @@ int originals_parse_line(const char *line, OriginalEntry *ret)
 }
 
 /* By hand, not printf: the first pass of a 4000-link start writes 16000 of these. */
-int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size_t *allocated)
+size_t originals_format_entry(const OriginalEntry *e, char *buf)
 {
-        /* ifindex, name, and per knob: " " name "=" three ints with separators. */
-        size_t max = 12 + sizeof e->ifname + 3 + _KNOB_MAX * (64 + 3 * 12 + 4) + 1;
         bool any = false;
-        char *p;
+        char *p = format_int32(buf, e->ifindex);
 
-        /* Room up to byte len + max: one doubling makes it, max being well below the minimum. */
-        if (array_grow((void **) buf, allocated, *len + max, 1, 4096) < 0)
-                return -ENOMEM;
-        p = format_int32(*buf + *len, e->ifindex);
         for (Knob k = 0; k < _KNOB_MAX; k++) {
                 if (!e->set[k])
                         continue;
@@ -159,9 +153,8 @@ int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size
         if (!any)
                 p = stpcpy(p, " -");
         *p++ = '\n';
-        *p = '\0'; /* not counted: the buffer is always a string */
-        *len = (size_t) (p - *buf);
-        return 0;
+        *p = '\0';
+        return (size_t) (p - buf);
 }
 
 /* A loaded line's place in the order the record is read in: by ifindex, then by line. */
@@ -372,25 +365,6 @@ static int originals_journal_open(OriginalsJournal *j, size_t size)
         return 0;
 }
 
-int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len)
-{
-        _cleanup_free_ char *header = NULL;
-        int r;
-
-        j->fd = safe_close(j->fd);
-        if (len == 0)
-                return MIN(remove_file_sync(j->dir, ORIGINALS_NAME), 0);
-        if (isempty(j->netns))
-                return -EOPNOTSUPP;
-
-        /* The lines as they are, not copied behind the header: 800 KB at 4000 links. */
-        if (asprintf(&header, ORIGINALS_HEADER " %s\n", j->netns) < 0)
-                return -ENOMEM;
-        r = write_file_atomic_iov(j->dir, ORIGINALS_NAME,
-                                  (const struct iovec[]) { { header, strlen(header) }, { (void *) lines, len } }, 2);
-        return r < 0 ? r : originals_journal_open(j, strlen(header) + len);
-}
-
 int originals_journal_adopt(OriginalsJournal *j, const Originals *o)
 {
         assert(o->compact);
@@ -398,28 +372,63 @@ int originals_journal_adopt(OriginalsJournal *j, const Originals *o)
         return originals_journal_open(j, o->file_size);
 }
 
-int originals_journal_append(OriginalsJournal *j, const char *lines, size_t len)
+void originals_write_begin(OriginalsWrite *w, OriginalsJournal *j, bool rewrite)
 {
-        size_t done = 0;
-        int r = 0;
+        *w = (OriginalsWrite) { .j = j, .rewrite = rewrite, .tmp = ATOMIC_FILE_NULL };
+        if (!rewrite) {
+                w->error = j->fd < 0 ? -EBADF : 0;
+                return;
+        }
+        j->fd = safe_close(j->fd);
+        if (isempty(j->netns))
+                w->error = -EOPNOTSUPP;
+        else
+                w->len = (size_t) snprintf(w->buf, sizeof w->buf, ORIGINALS_HEADER " %s\n", j->netns);
+}
 
-        if (j->fd < 0)
-                return -EBADF;
-        while (r == 0 && done < len) {
-                ssize_t n = write(j->fd, lines + done, len - done);
+static void originals_write_flush(OriginalsWrite *w)
+{
+        if (w->error < 0 || w->len == 0)
+                return;
+        if (w->rewrite && w->tmp.fd < 0)
+                w->error = atomic_file_open(&w->tmp, w->j->dir, ORIGINALS_NAME);
+        if (w->error == 0)
+                w->error = write_all(w->rewrite ? w->tmp.fd : w->j->fd, w->buf, w->len);
+        w->written += w->len;
+        w->len = 0;
+}
 
-                if (n > 0)
-                        done += (size_t) n;
-                else if (n == 0 || errno != EINTR)
-                        r = n < 0 ? -errno : -EIO;
+void originals_write_entry(OriginalsWrite *w, const OriginalEntry *e)
+{
+        w->n++;
+        if (sizeof w->buf - w->len < ORIGINALS_LINE_MAX)
+                originals_write_flush(w);
+        if (w->error == 0)
+                w->len += originals_format_entry(e, w->buf + w->len);
+}
+
+int originals_write_end(OriginalsWrite *w)
+{
+        OriginalsJournal *j = w->j;
+        int r;
+
+        if (w->n == 0) /* an append of nothing; a rewrite of nothing removes the file */
+                return w->rewrite ? MIN(remove_file_sync(j->dir, ORIGINALS_NAME), 0) : 0;
+        originals_write_flush(w);
+        r = w->error;
+        if (w->rewrite) {
+                if (r == 0)
+                        r = atomic_file_commit(&w->tmp);
+                atomic_file_abort(&w->tmp);
+                return r < 0 ? r : originals_journal_open(j, w->written);
         }
         if (r == 0 && fdatasync(j->fd) < 0)
                 r = -errno;
         if (r == 0) {
-                j->size += len;
+                j->size += w->written;
                 return 0;
         }
-        /* Cut a partial line off, so that the next append does not glue onto it. */
+        /* Cut the record off, so that the next append does not glue onto a partial line. */
         (void) ftruncate(j->fd, (off_t) j->size);
         j->fd = safe_close(j->fd);
         return r;

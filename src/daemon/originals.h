@@ -22,10 +22,10 @@
  *       IFINDEX IFNAME KNOB=ORIGINAL/WRITTEN[/PREVIOUS] [KNOB=…]
  *     PREVIOUS is an earlier value igmpd wrote, while the write of WRITTEN is not confirmed yet
  *     (a crash in between leaves either in the kernel); "IFINDEX -" forgets the ifindex;
- *   - records are appended in batches (one write and one fdatasync per batch of link events or
- *     per configuration pass, before any of the batch's writes); a line without its final
- *     newline is a write torn by a crash and is ignored (its writes never happened);
- *   - the whole file is replaced atomically (write_file_atomic()) at the end of the first pass,
+ *   - records are appended in batches (one fdatasync per batch of link events or per
+ *     configuration pass, before any of the batch's writes); a line without its final newline
+ *     is a write torn by a crash and is ignored (its writes never happened);
+ *   - the whole file is replaced atomically (AtomicFile) at the end of the first pass,
  *     at a clean stop and when the appends outgrow the live records, and removed when nothing is
  *     left to undo.
  */
@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fs-util.h"
 #include "knob.h"
 #include "macro.h"
 
@@ -61,9 +62,11 @@ typedef struct Originals {
 /* One "IFINDEX IFNAME KNOB=ORIGINAL/WRITTEN[/PREVIOUS] …" line (no newline). 0 or -EINVAL. Pure.
  * "IFINDEX -" (a forgotten ifindex) gives 0 with no knob set. */
 int originals_parse_line(const char *line, OriginalEntry *ret);
-/* Appends e's line (with its newline) to *buf (*len bytes, *allocated allocated; kept
- * NUL-terminated); an entry with no knob set is written as "IFINDEX -". 0 or -ENOMEM. */
-int originals_format_entry(const OriginalEntry *e, char **buf, size_t *len, size_t *allocated);
+/* The longest line originals_format_entry() writes, its newline and NUL included. */
+#define ORIGINALS_LINE_MAX (12 + 16 + 3 + _KNOB_MAX * (64 + 3 * 12 + 4) + 1)
+/* Writes e's line (with its newline, then a NUL) at buf, which has ORIGINALS_LINE_MAX bytes;
+ * returns its length. An entry with no knob set is written as "IFINDEX -". */
+size_t originals_format_entry(const OriginalEntry *e, char *buf);
 
 /* Reads DIR/originals. 1 with *ret filled; 0 with none if there is no file, or it belongs to
  * another network namespace (netns, "" if unknown) or version; -errno. Bad lines are skipped
@@ -103,13 +106,27 @@ void originals_journal_done(OriginalsJournal *j);
 bool originals_journal_wants_rewrite(const OriginalsJournal *j);
 /* Whether the file is as the last rewrite left it: written, open, nothing appended since. */
 bool originals_journal_compact(const OriginalsJournal *j);
-/* Replaces the file with header + lines (len bytes of whole lines), atomically; removes it when
- * len is 0. Keeps it open for appending. 0 or -errno (then nothing is open). */
-int originals_journal_rewrite(OriginalsJournal *j, const char *lines, size_t len);
 /* Takes the file as a compact load found it (o->compact, nothing changed since) instead of
  * rewriting it: keeps it open for appending. 0 or -errno (then nothing is open). */
 int originals_journal_adopt(OriginalsJournal *j, const Originals *o);
-/* Appends lines (len bytes of whole lines) and waits until they are on disk (fdatasync). On
- * failure the file is cut back to its last whole line and closed (the next write rewrites it).
- * 0 or -errno. */
-int originals_journal_append(OriginalsJournal *j, const char *lines, size_t len);
+/* A record on its way to the file, written a chunk at a time as its lines are made: never built
+ * whole in memory (1.6 MB at 8000 links, each page a first touch in a cold start). A rewrite
+ * replaces the file atomically and keeps it open for appending (no line: removes it). An
+ * append waits until its lines are on disk (fdatasync); on failure the file is cut back to where
+ * the record began and closed (the next write is a rewrite). */
+typedef struct OriginalsWrite {
+        OriginalsJournal *j;
+        bool rewrite;
+        AtomicFile tmp;   /* a rewrite's new file, opened at the first chunk */
+        size_t n;         /* entries */
+        uint64_t written; /* bytes that left buf */
+        int error;        /* the first one: nothing is written after it */
+        size_t len;
+        char buf[16384];
+} OriginalsWrite;
+
+void originals_write_begin(OriginalsWrite *w, OriginalsJournal *j, bool rewrite);
+void originals_write_entry(OriginalsWrite *w, const OriginalEntry *e);
+/* 0 or -errno: after a failed rewrite (or an append before any rewrite, -EBADF) nothing is
+ * open. */
+int originals_write_end(OriginalsWrite *w);

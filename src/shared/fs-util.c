@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,54 +34,77 @@ static int mkdir_p(const char *path, mode_t mode)
         return 0;
 }
 
-int write_file_atomic(const char *dir, const char *name, const char *content)
+int atomic_file_open(AtomicFile *f, const char *dir, const char *name)
 {
-        return write_file_atomic_iov(dir, name, &(struct iovec) { (void *) content, strlen(content) }, 1);
-}
-
-int write_file_atomic_iov(const char *dir, const char *name, const struct iovec *iov, size_t n)
-{
-        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
-        char tmp[64];
         int r;
 
-        for (size_t i = 0; i < n; i++)
-                if (iov[i].iov_len > INT_MAX)
-                        return -EFBIG;
-
+        *f = ATOMIC_FILE_NULL;
         r = mkdir_p(dir, 0755);
         if (r < 0)
                 return r;
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
+        f->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (f->dfd < 0)
                 return negative_errno();
-
-        snprintf(tmp, sizeof tmp, ".#%.20s.%d.%u", name, getpid(), (unsigned) random());
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return negative_errno();
-
-        /* dprintf() writes it all or fails. */
-        for (size_t i = 0; i < n; i++)
-                if ((size_t) dprintf(fd, "%.*s", (int) iov[i].iov_len, (const char *) iov[i].iov_base) !=
-                    iov[i].iov_len) {
-                        r = errno > 0 ? -errno : -EIO;
-                        goto fail;
-                }
-        if (fsync(fd) < 0) {
+        snprintf(f->tmp, sizeof f->tmp, ".#%.20s.%d.%u", name, getpid(), (unsigned) random());
+        f->fd = openat(f->dfd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (f->fd < 0) {
                 r = negative_errno();
-                goto fail;
+                f->dfd = safe_close(f->dfd);
+                return r;
         }
-        if (renameat(dfd, tmp, dfd, name) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        if (fsync(dfd) < 0)
-                return negative_errno();
+        f->name = name;
         return 0;
+}
 
-fail:
-        (void) unlinkat(dfd, tmp, 0);
+int atomic_file_commit(AtomicFile *f)
+{
+        int r = 0;
+
+        if (fsync(f->fd) < 0 || renameat(f->dfd, f->tmp, f->dfd, f->name) < 0)
+                r = negative_errno();
+        else {
+                f->tmp[0] = '\0'; /* in place: nothing to remove */
+                if (fsync(f->dfd) < 0)
+                        r = negative_errno();
+        }
+        atomic_file_abort(f);
+        return r;
+}
+
+void atomic_file_abort(AtomicFile *f)
+{
+        if (f->fd >= 0 && f->tmp[0] != '\0')
+                (void) unlinkat(f->dfd, f->tmp, 0);
+        f->fd = safe_close(f->fd);
+        f->dfd = safe_close(f->dfd);
+}
+
+int write_all(int fd, const void *p, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? negative_errno() : -EIO;
+                p = (const char *) p + n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+int write_file_atomic(const char *dir, const char *name, const char *content)
+{
+        AtomicFile f;
+        int r = atomic_file_open(&f, dir, name);
+
+        if (r < 0)
+                return r;
+        r = write_all(f.fd, content, strlen(content));
+        if (r >= 0)
+                return atomic_file_commit(&f);
+        atomic_file_abort(&f);
         return r;
 }
 

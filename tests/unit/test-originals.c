@@ -119,8 +119,8 @@ Test(originals, previous_and_forgotten)
 Test(originals, format_round_trip)
 {
         OriginalEntry e = { .ifindex = 2147483647, .ifname = "abcdefghijklmno" }, back;
-        char *buf = NULL;
-        size_t len = 0, allocated = 0;
+        char buf[2 * ORIGINALS_LINE_MAX];
+        size_t len;
 
         e.set[KNOB_IGMPV2_INTERVAL] = true;
         e.original[KNOB_IGMPV2_INTERVAL] = INT32_MIN;
@@ -130,7 +130,18 @@ Test(originals, format_round_trip)
         e.written[KNOB_MLD_VERSION] = 2;
         e.has_previous[KNOB_MLD_VERSION] = true;
         e.previous[KNOB_MLD_VERSION] = -1;
-        cr_assert_eq(originals_format_entry(&e, &buf, &len, &allocated), 0);
+        /* Every knob set, each with a previous value and the longest numbers: the longest line. */
+        {
+                OriginalEntry full = { .ifindex = INT32_MIN, .ifname = "abcdefghijklmno" };
+
+                for (Knob k = 0; k < _KNOB_MAX; k++) {
+                        full.set[k] = full.has_previous[k] = true;
+                        full.original[k] = full.written[k] = full.previous[k] = INT32_MIN;
+                }
+                cr_assert_lt(originals_format_entry(&full, buf), (size_t) ORIGINALS_LINE_MAX);
+        }
+        len = originals_format_entry(&e, buf);
+        cr_assert_eq(len, strlen(buf));
         cr_assert_str_eq(buf, "2147483647 abcdefghijklmno igmpv2_unsolicited_report_interval=-2147483648/2147483647 "
                                         "force_mld_version=0/2/-1\n");
         buf[len - 1] = '\0';
@@ -150,9 +161,8 @@ Test(originals, format_round_trip)
 
         /* No knob: the ifindex is forgotten. Appended after the first line. */
         buf[len - 1] = '\n';
-        cr_assert_eq(originals_format_entry(&(OriginalEntry) { .ifindex = 5, .ifname = "x" }, &buf, &len, &allocated), 0);
+        cr_assert_eq(originals_format_entry(&(OriginalEntry) { .ifindex = 5, .ifname = "x" }, buf + len), 4);
         cr_assert_str_eq(strchr(buf, '\n') + 1, "5 -\n");
-        free(buf);
 }
 
 /* The journal: the last line of an ifindex wins, "IFINDEX -" forgets, a torn last line (no
@@ -223,32 +233,93 @@ Test(originals, load_sorted)
         cr_assert_eq(rmdir(dir), 0);
 }
 
+/* Writes a record of the given lines (each without its newline): a rewrite or an append. */
+static int write_lines(OriginalsJournal *j, bool rewrite, const char *const *lines, size_t n)
+{
+        OriginalsWrite w;
+
+        originals_write_begin(&w, j, rewrite);
+        for (size_t i = 0; i < n; i++) {
+                OriginalEntry e;
+
+                cr_assert_eq(originals_parse_line(lines[i], &e), 0, "%s", lines[i]);
+                originals_write_entry(&w, &e);
+        }
+        return originals_write_end(&w);
+}
+
 /* Appends go after a rewrite; a rewrite with nothing removes the file. */
 Test(originals, journal_write)
 {
         char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
         OriginalsJournal j;
         Originals o;
-        const char *line1 = "3 v0 igmpv3_unsolicited_report_interval=1000/200\n",
-                   *line2 = "3 v0 igmpv3_unsolicited_report_interval=1000/250/200\n";
+        const char *line1[] = { "3 v0 igmpv3_unsolicited_report_interval=1000/200" },
+                   *line2[] = { "3 v0 igmpv3_unsolicited_report_interval=1000/250/200" };
 
         cr_assert_not_null(mkdtemp(dir));
         cr_assert_eq(originals_journal_init(&j, dir, "1:2"), 0);
         cr_assert(originals_journal_wants_rewrite(&j));
-        cr_assert_eq(originals_journal_append(&j, line2, strlen(line2)), -EBADF);
-        cr_assert_eq(originals_journal_rewrite(&j, line1, strlen(line1)), 0);
+        cr_assert_eq(write_lines(&j, false, line2, 1), -EBADF);
+        cr_assert_eq(write_lines(&j, true, line1, 1), 0);
         cr_assert_not(originals_journal_wants_rewrite(&j));
-        cr_assert_eq(originals_journal_append(&j, line2, strlen(line2)), 0);
+        cr_assert_eq(write_lines(&j, false, line2, 1), 0);
+        cr_assert_eq(write_lines(&j, false, NULL, 0), 0); /* nothing to append */
         cr_assert_eq(originals_load(dir, "1:2", &o), 1);
         cr_assert_eq(o.n, 1);
         cr_assert_eq(o.entries[0].written[KNOB_IGMPV3_INTERVAL], 250);
         originals_done(&o);
 
-        cr_assert_eq(originals_journal_rewrite(&j, "", 0), 0);
+        cr_assert_eq(write_lines(&j, true, NULL, 0), 0);
         cr_assert_eq(originals_load(dir, "1:2", &o), 0);
         cr_assert(originals_journal_wants_rewrite(&j));
         originals_journal_done(&j);
         cr_assert_eq(rmdir(dir), 0);
+}
+
+/* Records far bigger than a chunk (OriginalsWrite.buf), rewritten and appended: every line
+ * arrives, whole, and nothing but the record is left in the directory. */
+Test(originals, journal_write_chunks)
+{
+        enum { N = 3000 };
+        char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
+        OriginalsJournal j;
+        OriginalsWrite w;
+        Originals o;
+
+        cr_assert_not_null(mkdtemp(dir));
+        cr_assert_eq(originals_journal_init(&j, dir, "1:2"), 0);
+        for (int pass = 0; pass < 2; pass++) {
+                originals_write_begin(&w, &j, pass == 0);
+                for (int i = 1; i <= N; i++) {
+                        OriginalEntry e = { .ifindex = i };
+
+                        snprintf(e.ifname, sizeof e.ifname, "veth%d", i);
+                        for (Knob k = 0; k < _KNOB_MAX; k++) {
+                                e.set[k] = true;
+                                e.original[k] = 1000 + k;
+                                e.written[k] = pass == 0 ? 200 : 300;
+                        }
+                        originals_write_entry(&w, &e);
+                }
+                cr_assert_eq(originals_write_end(&w), 0);
+                cr_assert_eq(originals_load(dir, "1:2", &o), 1);
+                cr_assert_eq(o.n, N);
+                cr_assert_eq(o.compact, pass == 0); /* the append supersedes every line */
+                for (int i = 1; i <= N; i++) {
+                        const OriginalEntry *e = originals_find(&o, i);
+
+                        cr_assert_not_null(e, "ifindex %d", i);
+                        cr_assert_eq(e->written[KNOB_MLD_VERSION], pass == 0 ? 200 : 300, "ifindex %d", i);
+                        cr_assert_eq(e->original[KNOB_MLD_VERSION], 1000 + KNOB_MLD_VERSION);
+                }
+                if (pass == 0)
+                        cr_assert_eq(o.file_size, j.size);
+                originals_done(&o);
+        }
+        originals_journal_done(&j);
+        cr_assert_eq(remove_file_sync(dir, ORIGINALS_NAME), 1);
+        cr_assert_eq(rmdir(dir), 0); /* no temp file left */
 }
 
 /* A file holding exactly its records, in this version's format, is compact: igmpd may take it as
@@ -272,7 +343,7 @@ Test(originals, compact_and_adopt)
                 { "igmpd-originals 3 1:2\n4 v1 igmpv3_unsolicited_report_interval=1000/200\n5 v", false },
         };
         char dir[] = "/tmp/igmpd-test-originals.XXXXXX";
-        const char *line = "5 v2 igmpv3_unsolicited_report_interval=1000/200\n";
+        const char *line = "5 v2 igmpv3_unsolicited_report_interval=1000/200";
         OriginalsJournal j;
         Originals o;
 
@@ -296,7 +367,7 @@ Test(originals, compact_and_adopt)
         cr_assert_eq(originals_journal_adopt(&j, &o), 0);
         originals_done(&o);
         cr_assert(originals_journal_compact(&j));
-        cr_assert_eq(originals_journal_append(&j, line, strlen(line)), 0);
+        cr_assert_eq(write_lines(&j, false, &line, 1), 0);
         cr_assert_eq(originals_load(dir, "1:2", &o), 1);
         cr_assert_eq(o.n, 3);
         cr_assert(o.compact);
