@@ -144,15 +144,6 @@ static void audit_manager_publish(AuditManager *a, AuditEvent *e)
                 a->observer(stored, a->observer_userdata);
 }
 
-/* The event loop's idea of now (the time of this wake-up): one clock read per iteration. */
-static uint64_t audit_manager_now(AuditManager *a)
-{
-        uint64_t now = 0;
-
-        (void) sd_event_now(a->source_ctx.event, CLOCK_MONOTONIC, &now);
-        return now;
-}
-
 static int audit_manager_on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 /* Idle means idle: the timer exists only while an event is pending. */
@@ -175,7 +166,7 @@ static int audit_manager_on_timer(sd_event_source *s, uint64_t usec, void *userd
         AuditManager *a = userdata;
         AuditEvent e;
 
-        while (audit_coalescer_pop_due(&a->coalescer, audit_manager_now(a), &e) > 0)
+        while (audit_coalescer_pop_due(&a->coalescer, now_usec(CLOCK_MONOTONIC), &e) > 0)
                 audit_manager_publish(a, &e);
         audit_manager_arm_timer(a);
         return 0;
@@ -187,7 +178,9 @@ static void audit_manager_submit(AuditEvent *e, void *userdata)
         AuditManager *a = userdata;
         int r;
 
-        r = audit_coalescer_submit(&a->coalescer, e, audit_manager_now(a));
+        /* Now, not the loop's wake-up (sd_event_now()): a key's window opens when its event is
+         * published, which may be late in a long dispatch, and lasts a second from there. */
+        r = audit_coalescer_submit(&a->coalescer, e, now_usec(CLOCK_MONOTONIC));
         if (r != 0) /* 1: publish now; -ENOMEM: publish uncoalesced */
                 audit_manager_publish(a, e);
         audit_event_done(e);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit-rules.h"
 #include "audit.h"
@@ -277,6 +278,50 @@ Test(audit, history_of_one)
 }
 
 /* ---- coalescing ---- */
+
+/* The window of a key opens when its first event is published, not when the event loop woke
+ * up: a key first met late in a long dispatch (a batch of records) gets its folded calls a full
+ * second after that publication. The old code took the loop's wake-up time (sd_event_now()), so
+ * the second signal came as much earlier as the dispatch had already run (bench: 995 ms). */
+static uint64_t published_usec[2];
+static size_t n_published;
+
+static void on_published(const AuditEvent *e, void *userdata)
+{
+        if (e && n_published < 2)
+                published_usec[n_published++] = now_usec(CLOCK_MONOTONIC);
+}
+
+static int submit_late(sd_event_source *s, void *userdata)
+{
+        AuditManager *a = userdata;
+        const int name[] = { 1, 4 };
+        AuditEvent e;
+
+        usleep(200 * 1000); /* a dispatch that has already run for 200 ms */
+        for (uint64_t t = 1; t <= 2; t++) { /* the first published now, the second folded */
+                e = make_event(10, "mcastd", name, 2, t);
+                a->source_ctx.submit(&e, a->source_ctx.userdata);
+        }
+        return 0;
+}
+
+Test(audit, coalesce_window_from_publication)
+{
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(audit_manager_freep) AuditManager *a = NULL;
+
+        cr_assert_eq(sd_event_new(&event), 0);
+        cr_assert_eq(audit_manager_new(event, NULL, 16, NULL, NULL, &a), 0);
+        a->observer = on_published;
+        cr_assert_geq(sd_event_add_defer(event, NULL, submit_late, a), 0);
+        for (int i = 0; i < 100 && n_published < 2; i++)
+                cr_assert_geq(sd_event_run(event, 5 * SEC), 0);
+        cr_assert_eq(n_published, 2);
+        cr_expect_geq(published_usec[1] - published_usec[0], SEC, "second signal %llu us after the first",
+                      (unsigned long long) (published_usec[1] - published_usec[0]));
+}
+
 
 Test(audit, coalesce_one_per_second_per_key)
 {
