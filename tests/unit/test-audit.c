@@ -298,7 +298,9 @@ static int submit_late(sd_event_source *s, void *userdata)
         const int name[] = { 1, 4 };
         AuditEvent e;
 
-        usleep(200 * 1000); /* a dispatch that has already run for 200 ms */
+        /* A dispatch that has already run for 600 ms: more than sd-event's default timer accuracy
+         * (250 ms), by which the timer may fire late, so the old clock cannot pass by luck. */
+        usleep(600 * 1000);
         for (uint64_t t = 1; t <= 2; t++) { /* the first published now, the second folded */
                 e = make_event(10, "mcastd", name, 2, t);
                 a->source_ctx.submit(&e, a->source_ctx.userdata);
